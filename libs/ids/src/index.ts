@@ -1,0 +1,34 @@
+import { randomBytes } from "node:crypto";
+
+let lastMs = 0;
+let sequence = 0;
+
+/**
+ * A UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then random bits. Within one
+ * millisecond a 12-bit counter in `rand_a` keeps ids from this process ordered.
+ */
+export function uuidv7(): string {
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    sequence = randomBytes(2).readUInt16BE(0) & 0x3ff;
+  } else {
+    sequence = (sequence + 1) & 0xfff;
+    if (sequence === 0) lastMs += 1; // counter wrapped: borrow the next millisecond
+  }
+  const bytes = randomBytes(16);
+  const ms = BigInt(lastMs);
+  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
+  bytes[6] = 0x70 | ((sequence >> 8) & 0x0f);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** True for a canonical lower-case UUID string of any version. */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}

@@ -1,0 +1,54 @@
+import http from "node:http";
+import type { DescService } from "@bufbuild/protobuf";
+import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import { REQUEST_ID_HEADER, currentContext } from "./context.js";
+
+export interface ServiceClientOptions {
+  /** e.g. http://127.0.0.1:50053 */
+  baseUrl: string;
+  serviceToken: string;
+  /** Deadline for calls that do not set their own. */
+  timeoutMs?: number;
+  /**
+   * Wire protocol. "connect" (binary, HTTP/1.1 keep-alive) measured fastest here
+   * for one call per request; "grpc" uses one HTTP/2 session.
+   */
+  protocol?: "connect" | "grpc";
+  /** Upper bound on pooled connections to the service. */
+  maxSockets?: number;
+}
+
+/** Adds the service credential and the current request id to every call. */
+function outgoingHeaders(serviceToken: string): Interceptor {
+  const authorization = `Bearer ${serviceToken}`;
+  return (next) => (req) => {
+    req.header.set("authorization", authorization);
+    const requestId = currentContext()?.requestId;
+    if (requestId) req.header.set(REQUEST_ID_HEADER, requestId);
+    return next(req);
+  };
+}
+
+/** Creates a transport to one internal service with auth, request ids and deadlines. */
+export function createServiceTransport(options: ServiceClientOptions): Transport {
+  const common = {
+    baseUrl: options.baseUrl,
+    interceptors: [outgoingHeaders(options.serviceToken)],
+    defaultTimeoutMs: options.timeoutMs ?? 5_000,
+    useBinaryFormat: true,
+  };
+  if (options.protocol === "grpc") {
+    return createGrpcTransport(common);
+  }
+  return createConnectTransport({
+    ...common,
+    httpVersion: "1.1",
+    nodeOptions: { agent: new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 128 }) },
+  });
+}
+
+/** Creates a typed client for `service` (see createServiceTransport). */
+export function createServiceClient<T extends DescService>(service: T, options: ServiceClientOptions): Client<T> {
+  return createClient(service, createServiceTransport(options));
+}

@@ -1,0 +1,28 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+
+/** What travels with one request through a process and on to the next hop. */
+export interface RequestContext {
+  readonly requestId: string;
+}
+
+const storage = new AsyncLocalStorage<RequestContext>();
+
+/** Runs `fn` with `context` as the current request context. */
+export function runWithContext<T>(context: RequestContext, fn: () => T): T {
+  return storage.run(context, fn);
+}
+
+/** The current request context, if any. */
+export function currentContext(): RequestContext | undefined {
+  return storage.getStore();
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Accepts a caller's request id when it is printable and short; otherwise mints one. */
+export function requestIdFrom(value: string | null | undefined): string {
+  return value && REQUEST_ID.test(value) ? value : `req_${randomUUID().replaceAll("-", "")}`;
+}
+
+export const REQUEST_ID_HEADER = "x-request-id";

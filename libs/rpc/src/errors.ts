@@ -1,0 +1,81 @@
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import { DomainError } from "@payin/errors";
+import { ErrorDetailSchema } from "@payin/proto";
+import type { Logger } from "@payin/logging";
+
+export { Code, ConnectError };
+
+/** Reason given to every failure that no domain rule explains. */
+export const INTERNAL_REASON = "INTERNAL";
+
+/**
+ * Turns a service's domain errors into ConnectErrors carrying the reason in an
+ * ErrorDetail. `codes` maps every reason of the service to a status code; any
+ * other error is logged and becomes a bare INTERNAL with a generic message.
+ */
+export function domainErrorInterceptor<R extends string>(
+  domain: string,
+  codes: Record<R, Code>,
+  logger: Logger,
+): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (error) {
+      throw toConnectError(error, domain, codes, logger, req.method.name);
+    }
+  };
+}
+
+function toConnectError<R extends string>(
+  error: unknown,
+  domain: string,
+  codes: Record<R, Code>,
+  logger: Logger,
+  method: string,
+): ConnectError {
+  if (error instanceof DomainError && Object.hasOwn(codes, error.reason)) {
+    return new ConnectError(error.message, codes[error.reason as R], undefined, [
+      { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { reason: error.reason, domain }) },
+    ]);
+  }
+  if (error instanceof ConnectError) {
+    // Errors of downstream calls keep their code and details; the message is theirs.
+    if (error.code !== Code.Internal && error.code !== Code.Unknown) return error;
+  }
+  logger.error({ err: error, method }, "unexpected error");
+  return new ConnectError("internal error", Code.Internal, undefined, [
+    { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { reason: INTERNAL_REASON, domain }) },
+  ]);
+}
+
+/** The reason carried by a ConnectError, or undefined. */
+export function reasonOf(error: ConnectError): string | undefined {
+  return error.findDetails(ErrorDetailSchema)[0]?.reason || undefined;
+}
+
+/** The HTTP status a gateway answers for an RPC status code (DESIGN §2). */
+export function httpStatusForCode(code: Code): number {
+  switch (code) {
+    case Code.InvalidArgument:
+      return 400;
+    case Code.Unauthenticated:
+      return 401;
+    case Code.PermissionDenied:
+      return 403;
+    case Code.NotFound:
+      return 404;
+    case Code.AlreadyExists:
+    case Code.FailedPrecondition:
+    case Code.Aborted:
+      return 409;
+    case Code.ResourceExhausted:
+      return 429;
+    case Code.Unavailable:
+    case Code.DeadlineExceeded:
+      return 503;
+    default:
+      return 500;
+  }
+}
