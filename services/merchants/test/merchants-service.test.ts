@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { createLogger } from "@payin/logging";
+import { merchantsV1 } from "@payin/proto";
+import { ConnectError, Code, domainErrorInterceptor, reasonOf } from "@payin/rpc";
+import { createTestDatabase } from "@payin/testing";
+import { routes } from "../src/routes.js";
+import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { ormOptions } from "../src/store/orm.js";
+
+const { MerchantsService, MerchantStatus, MerchantTransition } = merchantsV1;
+
+let orm: MikroORM;
+let client: Client<typeof MerchantsService>;
+
+beforeAll(async () => {
+  const url = await createTestDatabase("merchants");
+  await migrate(ormOptions(url));
+  orm = await openOrm(ormOptions(url, 20));
+  const transport = createRouterTransport(routes(orm), {
+    router: { interceptors: [domainErrorInterceptor("merchants", reasonCodes, createLogger("test", { level: "silent" }))] },
+  });
+  client = createClient(MerchantsService, transport);
+});
+
+afterAll(async () => {
+  await orm?.close();
+});
+
+async function failure(promise: Promise<unknown>): Promise<ConnectError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConnectError);
+  return error as ConnectError;
+}
+
+describe("MerchantsService", () => {
+  it("creates merchants inactive and reads them back", async () => {
+    const { merchant } = await client.createMerchant({ displayName: "Acme", legalName: "Acme Ltd" });
+    expect(merchant?.status).toBe(MerchantStatus.INACTIVE);
+    const read = await client.getMerchant({ uuid: merchant!.uuid });
+    expect(read.merchant).toMatchObject({ displayName: "Acme", legalName: "Acme Ltd" });
+  });
+
+  it.each([
+    ["empty display_name", { displayName: "" }],
+    ["151-character display_name", { displayName: "x".repeat(151) }],
+    ["empty legal_name", { displayName: "ok", legalName: "" }],
+    ["256-character legal_name", { displayName: "ok", legalName: "y".repeat(256) }],
+  ])("refuses %s", async (_name, input) => {
+    const error = await failure(client.createMerchant(input));
+    expect(error.code).toBe(Code.InvalidArgument);
+    expect(reasonOf(error)).toBe("INVALID_ARGUMENT");
+  });
+
+  it("answers NOT_FOUND for an unknown or malformed uuid", async () => {
+    for (const uuid of ["01a1fe6a-0000-7000-8000-000000000000", "not-a-uuid"]) {
+      const error = await failure(client.getMerchant({ uuid }));
+      expect(error.code).toBe(Code.NotFound);
+      expect(reasonOf(error)).toBe("MERCHANT_NOT_FOUND");
+    }
+  });
+
+  it("follows the transition table and keeps closed terminal", async () => {
+    const { merchant } = await client.createMerchant({ displayName: "Lifecycle" });
+    const uuid = merchant!.uuid;
+    const step = (transition: merchantsV1.MerchantTransition) => client.transitionMerchant({ uuid, transition });
+    expect((await failure(step(MerchantTransition.SUSPEND))).code).toBe(Code.FailedPrecondition);
+    expect((await step(MerchantTransition.ACTIVATE)).merchant?.status).toBe(MerchantStatus.ACTIVE);
+    expect((await failure(step(MerchantTransition.ACTIVATE))).code).toBe(Code.FailedPrecondition);
+    expect((await step(MerchantTransition.SUSPEND)).merchant?.status).toBe(MerchantStatus.SUSPENDED);
+    expect((await step(MerchantTransition.ACTIVATE)).merchant?.status).toBe(MerchantStatus.ACTIVE);
+    expect((await step(MerchantTransition.DEACTIVATE)).merchant?.status).toBe(MerchantStatus.INACTIVE);
+    expect((await step(MerchantTransition.CLOSE)).merchant?.status).toBe(MerchantStatus.CLOSED);
+    for (const t of [MerchantTransition.ACTIVATE, MerchantTransition.DEACTIVATE, MerchantTransition.SUSPEND, MerchantTransition.CLOSE]) {
+      const error = await failure(step(t));
+      expect(reasonOf(error)).toBe("MERCHANT_TRANSITION_NOT_ALLOWED");
+    }
+    expect((await client.getMerchant({ uuid })).merchant?.status).toBe(MerchantStatus.CLOSED);
+  });
+
+  it("lets exactly one of many concurrent activations win", async () => {
+    const { merchant } = await client.createMerchant({ displayName: "Race" });
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => client.transitionMerchant({ uuid: merchant!.uuid, transition: MerchantTransition.ACTIVATE })),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const context = await client.getPayinContext({ merchantUuid: merchant!.uuid });
+    expect(context.status).toBe(MerchantStatus.ACTIVE);
+  });
+});
