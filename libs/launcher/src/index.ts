@@ -1,10 +1,10 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
-import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { REPO_ROOT } from "./paths.js";
 
-/** Root of the repository (this file is libs/launcher/src/index.ts). */
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+export { REPO_ROOT };
+export * from "./local-settings.js";
 
 /** A process of the platform: where its entry point is and which variable sets its port. */
 export interface ProcessSpec {
@@ -99,4 +99,50 @@ export async function stopProcess(proc: RunningProcess, graceMs = 8_000): Promis
   const timer = setTimeout(() => proc.child.kill("SIGKILL"), graceMs);
   await proc.exited;
   clearTimeout(timer);
+}
+
+export interface Platform {
+  /** Every running process by name. */
+  readonly processes: Map<string, RunningProcess>;
+  /** The environment every process was started with. */
+  readonly env: Record<string, string>;
+  /** Stops one process (SIGTERM, then SIGKILL). */
+  stop(name: string): Promise<void>;
+  /** Starts a stopped process again with the same environment. */
+  start(name: string): Promise<void>;
+  /** Stops everything, gateways first. */
+  stopAll(): Promise<void>;
+}
+
+/**
+ * Starts the four services (identity, merchants and allocation together, then
+ * payins, which calls them) and then the gateways, all with `env`. Ports come
+ * from `env`; each process migrates its own schema on boot.
+ */
+export async function launchPlatform(options: StartOptions & { env: Record<string, string> }): Promise<Platform> {
+  const processes = new Map<string, RunningProcess>();
+  const specs = new Map([...SERVICES, ...GATEWAYS].map((s) => [s.name, s]));
+  const start = async (name: string) => {
+    const spec = specs.get(name);
+    if (!spec) throw new Error(`unknown process ${name}`);
+    processes.set(name, await startProcess(spec, options));
+  };
+  const stop = async (name: string) => {
+    const proc = processes.get(name);
+    if (proc) await stopProcess(proc);
+  };
+  const stopAll = async () => {
+    for (const group of [GATEWAYS, [SERVICES[3]!], SERVICES.slice(0, 3)]) {
+      await Promise.all(group.map((s) => stop(s.name)));
+    }
+  };
+  try {
+    await Promise.all(SERVICES.slice(0, 3).map((s) => start(s.name)));
+    await start("payins");
+    await Promise.all(GATEWAYS.map((s) => start(s.name)));
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  return { processes, env: options.env, stop, start, stopAll };
 }

@@ -1,0 +1,38 @@
+import Koa from "koa";
+import Router from "@koa/router";
+import type { Client } from "@connectrpc/connect";
+import type { Logger } from "@payin/logging";
+import type { payinsV1 } from "@payin/proto";
+import type { Authenticator } from "./auth/authenticator.js";
+import { ApiError } from "./http/api-error.js";
+import { errorMiddleware } from "./http/error-middleware.js";
+import { payInIntentRoutes } from "./routes/pay-in-intents.js";
+
+export interface AppDeps {
+  logger: Logger;
+  auth: Authenticator;
+  payins: Client<typeof payinsV1.PayinsService>;
+}
+
+/** Builds the API gateway: error middleware first, then health and /api/v1 routes. */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  app.use(errorMiddleware(deps.logger));
+
+  const health = new Router();
+  health.get("/health", (ctx) => {
+    ctx.body = { status: "ok", request_id: ctx.state.requestId };
+  });
+
+  for (const router of [health, payInIntentRoutes(deps)]) {
+    app.use(router.routes());
+    app.use(
+      router.allowedMethods({
+        throw: true,
+        methodNotAllowed: () => new ApiError(405, "METHOD_NOT_ALLOWED", "method not allowed on this path"),
+        notImplemented: () => new ApiError(501, "NOT_IMPLEMENTED", "method not implemented"),
+      }),
+    );
+  }
+  return app;
+}

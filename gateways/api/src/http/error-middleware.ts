@@ -1,0 +1,80 @@
+import type { Context, Next } from "koa";
+import type { Logger } from "@payin/logging";
+import { ConnectError, Code, REQUEST_ID_HEADER, httpStatusForCode, reasonOf, requestIdFrom, runWithContext } from "@payin/rpc";
+import { ApiError } from "./api-error.js";
+
+/** Public code for an RPC failure that carries no reason of its own. */
+const GENERIC_CODES: Record<number, string> = {
+  400: "VALIDATION_ERROR",
+  401: "AUTH_INVALID_CREDENTIALS",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  409: "CONFLICT",
+  429: "RATE_LIMITED",
+  503: "SERVICE_UNAVAILABLE",
+};
+
+interface Mapped {
+  status: number;
+  code: string;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** Maps any thrown value to the public answer. Nothing internal leaks. */
+export function mapError(error: unknown): Mapped {
+  if (error instanceof ApiError) return { status: error.status, code: error.code, message: error.message, headers: error.headers };
+  if (error instanceof ConnectError) {
+    if (error.code === Code.Unavailable || error.code === Code.DeadlineExceeded) {
+      return {
+        status: 503,
+        code: "SERVICE_UNAVAILABLE",
+        message: "the service is temporarily unavailable; retry with backoff",
+        headers: { "retry-after": "1" },
+      };
+    }
+    const reason = reasonOf(error);
+    const status = httpStatusForCode(error.code);
+    // Only a reasoned 4xx is a domain answer; a bare one (e.g. a refused service
+    // credential) is a fault of ours and is masked like any other.
+    if (reason && reason !== "INTERNAL" && status < 500) {
+      return { status, code: reason, message: error.rawMessage };
+    }
+  }
+  const httpError = error as { status?: unknown; expose?: unknown; message?: unknown };
+  if (typeof httpError?.status === "number" && httpError.status >= 400 && httpError.status < 500 && httpError.expose) {
+    return { status: httpError.status, code: GENERIC_CODES[httpError.status] ?? "BAD_REQUEST", message: String(httpError.message) };
+  }
+  return { status: 500, code: "INTERNAL_ERROR", message: "an unexpected error occurred" };
+}
+
+/**
+ * Installed first. Gives every request an id (the caller's `x-request-id` when it
+ * is sane), echoes it as a header, runs the rest inside that request context so
+ * RPCs carry it, and writes every failure as `{error:{code,message,request_id}}`.
+ */
+export function errorMiddleware(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const requestId = requestIdFrom(ctx.get(REQUEST_ID_HEADER));
+    ctx.state.requestId = requestId;
+    ctx.set(REQUEST_ID_HEADER, requestId);
+    ctx.set("cache-control", "no-store");
+    ctx.set("x-content-type-options", "nosniff");
+    await runWithContext({ requestId }, async () => {
+      try {
+        await next();
+        if (ctx.status === 404 && ctx.body === undefined) {
+          throw new ApiError(404, "NOT_FOUND", "no such route");
+        }
+      } catch (error) {
+        const mapped = mapError(error);
+        if (mapped.status >= 500) {
+          logger.error({ err: error, requestId, method: ctx.method, path: ctx.path }, "request failed");
+        }
+        ctx.status = mapped.status;
+        for (const [name, value] of Object.entries(mapped.headers ?? {})) ctx.set(name, value);
+        ctx.body = { error: { code: mapped.code, message: mapped.message, request_id: requestId } };
+      }
+    });
+  };
+}

@@ -1,0 +1,32 @@
+import http from "node:http";
+import { loadConfig } from "@payin/config";
+import { createLogger } from "@payin/logging";
+import { identityV1, payinsV1 } from "@payin/proto";
+import { createServiceClient } from "@payin/rpc";
+import { createApp } from "./app.js";
+import { Authenticator } from "./auth/authenticator.js";
+import { configSchema } from "./config.js";
+
+const config = loadConfig(configSchema);
+const logger = createLogger("api");
+const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken: config.SERVICE_TOKEN });
+const payins = createServiceClient(payinsV1.PayinsService, { baseUrl: config.PAYINS_URL, serviceToken: config.SERVICE_TOKEN });
+const app = createApp({ logger, auth: new Authenticator(identity, config.AUTH_CACHE_TTL_MS), payins });
+
+const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000 }, app.callback());
+server.listen(config.API_PORT, config.HOST, () => {
+  const { port } = server.address() as import("node:net").AddressInfo;
+  logger.info({ port }, "api gateway listening");
+  if (process.send) {
+    process.once("disconnect", () => stop());
+    process.send({ ready: "api", port });
+  }
+});
+
+function stop(): void {
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+  setTimeout(() => process.exit(0), 5_000).unref();
+}
+process.once("SIGINT", stop);
+process.once("SIGTERM", stop);

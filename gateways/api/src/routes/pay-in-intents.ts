@@ -1,0 +1,172 @@
+import Router from "@koa/router";
+import type { Client } from "@connectrpc/connect";
+import { payinsV1 } from "@payin/proto";
+import { isoFromTimestamp, toTimestamp } from "@payin/rpc";
+import type { Context } from "koa";
+import { requireMerchant, requirePermission, type Authenticator } from "../auth/authenticator.js";
+import { badRequest } from "../http/api-error.js";
+import { readJsonObject } from "../http/body.js";
+import { intParam, readQuery } from "../http/query.js";
+
+const { PayInStatus } = payinsV1;
+
+const STATUS_NAME: Record<number, string> = {
+  [PayInStatus.CREATED]: "created",
+  [PayInStatus.AWAITING_PAYMENT]: "awaiting_payment",
+  [PayInStatus.PAID]: "paid",
+};
+const STATUS_BY_NAME: Record<string, payinsV1.PayInStatus> = {
+  created: PayInStatus.CREATED,
+  awaiting_payment: PayInStatus.AWAITING_PAYMENT,
+  paid: PayInStatus.PAID,
+};
+const ASSETS = ["usdt", "usdc"];
+const CREATE_FIELDS = ["asset", "amount", "jurisdiction", "expires_at", "reference"];
+const REQUIRED_FIELDS = ["asset", "amount", "jurisdiction", "expires_at"];
+
+/** RFC 3339 date-time with a time zone (Z or ±hh:mm). */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Create response: exactly the spec's fields. */
+export function createView(i: payinsV1.PayInIntent) {
+  return {
+    intent_uuid: i.intentUuid,
+    status: STATUS_NAME[i.status],
+    asset: i.asset,
+    rail: i.rail,
+    expected_amount: i.expectedAmount,
+    address: i.address ?? null,
+    allocation_reference: i.allocationReference ?? null,
+    expires_at: isoFromTimestamp(i.expiresAt),
+  };
+}
+
+/** Read response: the full representation. */
+export function readView(i: payinsV1.PayInIntent) {
+  return {
+    intent_uuid: i.intentUuid,
+    merchant_uuid: i.merchantUuid,
+    status: STATUS_NAME[i.status],
+    asset: i.asset,
+    rail: i.rail,
+    expected_amount: i.expectedAmount,
+    address: i.address ?? null,
+    reference: i.reference ?? null,
+    created_at: isoFromTimestamp(i.createdAt),
+    expires_at: isoFromTimestamp(i.expiresAt),
+    updated_at: isoFromTimestamp(i.updatedAt),
+  };
+}
+
+/** List item: no address, merchant_uuid or updated_at. */
+export function listItemView(i: payinsV1.PayInIntent) {
+  return {
+    intent_uuid: i.intentUuid,
+    status: STATUS_NAME[i.status],
+    asset: i.asset,
+    rail: i.rail,
+    expected_amount: i.expectedAmount,
+    reference: i.reference ?? null,
+    created_at: isoFromTimestamp(i.createdAt),
+    expires_at: isoFromTimestamp(i.expiresAt),
+  };
+}
+
+function parseDateTime(value: string): Date | null {
+  if (!DATE_TIME.test(value)) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** Checks the create body's shape and types; value rules are the payins service's. */
+function parseCreateBody(body: Record<string, unknown>) {
+  for (const field of Object.keys(body)) {
+    if (!CREATE_FIELDS.includes(field)) {
+      const hint = field === "rail" ? " (routing chooses the rail)" : field === "merchant_reference" ? " (the correlation field is reference)" : "";
+      throw badRequest("VALIDATION_ERROR", `unknown field "${field}"${hint}; allowed: ${CREATE_FIELDS.join(", ")}`);
+    }
+  }
+  for (const field of REQUIRED_FIELDS) {
+    if (body[field] === undefined || body[field] === null) throw badRequest("VALIDATION_ERROR", `${field} is required`);
+    if (typeof body[field] !== "string") throw badRequest("VALIDATION_ERROR", `${field} must be a string`);
+  }
+  if (body.reference !== undefined && body.reference !== null && typeof body.reference !== "string") {
+    throw badRequest("VALIDATION_ERROR", "reference must be a string");
+  }
+  const expiresAt = parseDateTime(body.expires_at as string);
+  if (!expiresAt) throw badRequest("VALIDATION_ERROR", "expires_at must be an RFC 3339 date-time, e.g. 2030-01-01T00:00:00Z");
+  return {
+    asset: body.asset as string,
+    amount: body.amount as string,
+    jurisdiction: body.jurisdiction as string,
+    expiresAt,
+    reference: (body.reference as string | null | undefined) ?? undefined,
+  };
+}
+
+function idempotencyKey(ctx: Context): string {
+  const key = ctx.get("idempotency-key");
+  if (!key) throw badRequest("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header is required (1 to 64 characters)");
+  if ([...key].length > 64) throw badRequest("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be at most 64 characters");
+  return key;
+}
+
+/** The three merchant pay-in operations under /api/v1. */
+export function payInIntentRoutes(deps: { auth: Authenticator; payins: Client<typeof payinsV1.PayinsService> }) {
+  const router = new Router({ prefix: "/api/v1/merchants/:merchant_uuid/pay-in-intents" });
+
+  router.post("/", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "merchant.payin.create");
+    requireMerchant(principal, ctx.params.merchant_uuid!);
+    readQuery(ctx, []);
+    const key = idempotencyKey(ctx);
+    const body = parseCreateBody(await readJsonObject(ctx));
+    const res = await deps.payins.createPayInIntent({
+      merchantUuid: ctx.params.merchant_uuid!,
+      idempotencyKey: key,
+      asset: body.asset,
+      amount: body.amount,
+      jurisdiction: body.jurisdiction,
+      expiresAt: toTimestamp(body.expiresAt),
+      reference: body.reference,
+    });
+    ctx.status = 201;
+    if (res.replayed) ctx.set("idempotent-replayed", "true");
+    ctx.body = createView(res.intent!);
+  });
+
+  router.get("/", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "merchant.payin.read");
+    requireMerchant(principal, ctx.params.merchant_uuid!);
+    const query = readQuery(ctx, ["limit", "offset", "status", "asset"]);
+    const limit = intParam(query, "limit", 20, 1, 100);
+    const offset = intParam(query, "offset", 0, 0, 4_294_967_295);
+    if (query.status !== undefined && !(query.status in STATUS_BY_NAME)) {
+      throw badRequest("VALIDATION_ERROR", "status must be one of: created, awaiting_payment, paid");
+    }
+    if (query.asset !== undefined && !ASSETS.includes(query.asset)) {
+      throw badRequest("VALIDATION_ERROR", "asset must be one of: usdt, usdc");
+    }
+    const res = await deps.payins.listPayInIntents({
+      merchantUuid: ctx.params.merchant_uuid!,
+      limit,
+      offset,
+      status: query.status ? STATUS_BY_NAME[query.status] : PayInStatus.UNSPECIFIED,
+      asset: query.asset ?? "",
+    });
+    ctx.body = { data: res.intents.map(listItemView), pagination: { total: Number(res.total), limit, offset } };
+  });
+
+  router.get("/:intent_uuid", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "merchant.payin.read");
+    requireMerchant(principal, ctx.params.merchant_uuid!);
+    readQuery(ctx, []);
+    const res = await deps.payins.getPayInIntent({ merchantUuid: ctx.params.merchant_uuid!, intentUuid: ctx.params.intent_uuid! });
+    ctx.body = readView(res.intent!);
+  });
+
+  return router;
+}

@@ -1,0 +1,37 @@
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { inject } from "vitest";
+import { freePort } from "@payin/db";
+import { GATEWAYS, launchPlatform, SERVICES, type Platform } from "@payin/launcher";
+import { createTestDatabase } from "./database.js";
+
+export interface TestPlatform extends Platform {
+  /** Base URL of the API gateway, e.g. http://127.0.0.1:40123 */
+  readonly apiUrl: string;
+  /** Base URL of each service by name. */
+  readonly serviceUrls: Record<string, string>;
+  readonly serviceToken: string;
+  readonly databaseUrl: string;
+  /** File every process of this platform writes its logs to. */
+  readonly logFile: string;
+}
+
+/**
+ * Starts the real platform for a test file: its own database, free ports, every
+ * service and gateway as its own process, logs in the run's log directory.
+ */
+export async function startTestPlatform(options: { env?: Record<string, string> } = {}): Promise<TestPlatform> {
+  const databaseUrl = await createTestDatabase("stack");
+  const serviceToken = randomBytes(32).toString("base64url");
+  const env: Record<string, string> = { DATABASE_URL: databaseUrl, SERVICE_TOKEN: serviceToken, LOG_LEVEL: "info", ...options.env };
+  const serviceUrls: Record<string, string> = {};
+  for (const spec of [...SERVICES, ...GATEWAYS]) {
+    const port = await freePort();
+    env[spec.portVariable] = String(port);
+    serviceUrls[spec.name] = `http://127.0.0.1:${port}`;
+  }
+  for (const spec of SERVICES) env[`${spec.name.toUpperCase()}_URL`] = serviceUrls[spec.name]!;
+  const logFile = path.join(inject("testLogDir"), `platform-${randomBytes(4).toString("hex")}.log`);
+  const platform = await launchPlatform({ env, output: logFile });
+  return { ...platform, apiUrl: serviceUrls.api!, serviceUrls, serviceToken, databaseUrl, logFile };
+}

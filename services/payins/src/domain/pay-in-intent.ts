@@ -1,0 +1,131 @@
+import { createHash } from "node:crypto";
+import { DomainError } from "@payin/errors";
+import { AmountError, canonicalAmount } from "@payin/money";
+import { isCountryCode } from "./countries.js";
+import { PayinsReason } from "./reasons.js";
+import { isAsset, RAIL_FOR_ASSET, type Asset, type Rail } from "./routing.js";
+
+export type PayInStatus = "created" | "awaiting_payment" | "paid";
+export const PAY_IN_STATUSES: readonly PayInStatus[] = ["created", "awaiting_payment", "paid"];
+
+export interface PayInIntent {
+  intentUuid: string;
+  merchantUuid: string;
+  status: PayInStatus;
+  asset: Asset;
+  rail: Rail;
+  expectedAmount: string;
+  address: string | null;
+  allocationReference: string | null;
+  reference: string | null;
+  jurisdiction: string;
+  createdAt: Date;
+  expiresAt: Date;
+  updatedAt: Date;
+}
+
+/** A create request as the service receives it. */
+export interface CreateRequest {
+  merchantUuid: string;
+  idempotencyKey: string;
+  asset: string;
+  amount: string;
+  jurisdiction: string;
+  expiresAt: Date | undefined;
+  reference: string | undefined;
+}
+
+/** A create request that passed every format rule, with its payload fingerprint. */
+export interface ValidCreateRequest {
+  merchantUuid: string;
+  idempotencyKey: string;
+  asset: Asset;
+  rail: Rail;
+  amount: string;
+  jurisdiction: string;
+  expiresAt: Date;
+  reference: string | null;
+  /** SHA-256 over the canonical payload: what "same payload" means for replays. */
+  requestHash: string;
+}
+
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 64;
+export const MAX_REFERENCE_LENGTH = 255;
+
+function invalid(message: string): never {
+  throw new DomainError(PayinsReason.ValidationError, message);
+}
+
+/** Length in characters (code points), as a client counts them. */
+export function charLength(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}
+
+/**
+ * Checks every format rule of a create request (not the clock: see
+ * `checkNotExpired`) and fingerprints its canonical payload. Two requests with the
+ * same asset, amount value, jurisdiction, deadline instant and reference are the
+ * same payload, so `"10.50"` replays `"10.5"`.
+ */
+export function validateCreate(req: CreateRequest): ValidCreateRequest {
+  const keyLength = charLength(req.idempotencyKey);
+  if (keyLength < 1 || keyLength > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw new DomainError(PayinsReason.IdempotencyKeyInvalid, `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  }
+  if (!isAsset(req.asset)) invalid("asset must be one of: usdt, usdc");
+  let amount: string;
+  try {
+    amount = canonicalAmount(req.amount);
+  } catch (error) {
+    if (error instanceof AmountError) invalid(error.message);
+    throw error;
+  }
+  if (!/^[A-Z]{2}$/.test(req.jurisdiction)) invalid("jurisdiction must be exactly 2 upper-case letters (ISO 3166-1 alpha-2)");
+  if (!isCountryCode(req.jurisdiction)) invalid("jurisdiction must be an assigned ISO 3166-1 alpha-2 country code");
+  if (!req.expiresAt || Number.isNaN(req.expiresAt.getTime())) invalid("expires_at is required");
+  const reference = req.reference ?? null;
+  if (reference !== null && charLength(reference) > MAX_REFERENCE_LENGTH) {
+    invalid(`reference must be at most ${MAX_REFERENCE_LENGTH} characters`);
+  }
+  const payload = JSON.stringify([req.asset, amount, req.jurisdiction, req.expiresAt.getTime(), reference]);
+  return {
+    merchantUuid: req.merchantUuid,
+    idempotencyKey: req.idempotencyKey,
+    asset: req.asset,
+    rail: RAIL_FOR_ASSET[req.asset],
+    amount,
+    jurisdiction: req.jurisdiction,
+    expiresAt: req.expiresAt,
+    reference,
+    requestHash: createHash("sha256").update(payload).digest("hex"),
+  };
+}
+
+/** The deadline must lie in the future when the intent is first created. */
+export function checkNotExpired(req: ValidCreateRequest, now: Date): void {
+  if (req.expiresAt.getTime() <= now.getTime()) invalid("expires_at must lie in the future");
+}
+
+/** Refuses a replay whose payload differs from the original's. */
+export function checkSamePayload(storedHash: string, req: ValidCreateRequest): void {
+  if (storedHash !== req.requestHash) {
+    throw new DomainError(
+      PayinsReason.IdempotencyKeyReused,
+      "Idempotency-Key was reused with a different payload; use a new key for a new payment",
+    );
+  }
+}
+
+/** The answer while another request with the same key is still being processed. */
+export function keyInUse(): DomainError {
+  return new DomainError(
+    PayinsReason.IdempotencyKeyInUse,
+    "a request with this Idempotency-Key is still in progress; retry later with the same key and body",
+  );
+}
+
+export function intentNotFound(): DomainError {
+  return new DomainError(PayinsReason.PayInIntentNotFound, "pay-in intent not found");
+}

@@ -1,0 +1,9 @@
+/** Every reason the payins service fails with on its own account. */
+export enum PayinsReason {
+  ValidationError = "VALIDATION_ERROR",
+  IdempotencyKeyInvalid = "IDEMPOTENCY_KEY_INVALID",
+  IdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED",
+  IdempotencyKeyInUse = "IDEMPOTENCY_KEY_IN_USE",
+  MerchantNotActive = "MERCHANT_NOT_ACTIVE",
+  PayInIntentNotFound = "PAY_IN_INTENT_NOT_FOUND",
+}

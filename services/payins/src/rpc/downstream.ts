@@ -1,0 +1,36 @@
+import type { Client } from "@connectrpc/connect";
+import { allocationV1, merchantsV1 } from "@payin/proto";
+import { Code, ConnectError } from "@payin/rpc";
+import type { AddressAllocator, MerchantDirectory } from "../domain/create-pay-in-intent.js";
+
+const STATUS_NAMES: Record<number, string> = {
+  [merchantsV1.MerchantStatus.INACTIVE]: "inactive",
+  [merchantsV1.MerchantStatus.ACTIVE]: "active",
+  [merchantsV1.MerchantStatus.SUSPENDED]: "suspended",
+  [merchantsV1.MerchantStatus.CLOSED]: "closed",
+};
+
+/** MerchantDirectory over the merchants service. */
+export function merchantDirectory(client: Client<typeof merchantsV1.MerchantsService>): MerchantDirectory {
+  return {
+    async status(merchantUuid) {
+      try {
+        const context = await client.getPayinContext({ merchantUuid });
+        return STATUS_NAMES[context.status] ?? "unknown";
+      } catch (error) {
+        if (error instanceof ConnectError && error.code === Code.NotFound) return null;
+        throw error;
+      }
+    },
+  };
+}
+
+/** AddressAllocator over the allocation service. Its errors (WALLET_NOT_READY) pass through. */
+export function addressAllocator(client: Client<typeof allocationV1.AllocationService>): AddressAllocator {
+  return {
+    async allocate(merchantUuid, intentUuid, rail) {
+      const res = await client.allocateAddress({ merchantUuid, intentUuid, rail });
+      return { address: res.address, reference: res.derivationPath };
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { create } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { MikroORM } from "@payin/db";
+import { uuidv7, isUuid } from "@payin/ids";
+import { payinsV1 } from "@payin/proto";
+import { fromTimestamp, toTimestamp } from "@payin/rpc";
+import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../domain/create-pay-in-intent.js";
+import { intentNotFound, type PayInIntent, type PayInStatus } from "../domain/pay-in-intent.js";
+import { getPayInIntent, listPayInIntents } from "../domain/read-pay-in-intents.js";
+import { PayInRepository } from "../store/pay-in-repository.js";
+
+const { PayInIntentSchema, PayInStatus: PbStatus } = payinsV1;
+
+const STATUS_TO_PB: Record<PayInStatus, payinsV1.PayInStatus> = {
+  created: PbStatus.CREATED,
+  awaiting_payment: PbStatus.AWAITING_PAYMENT,
+  paid: PbStatus.PAID,
+};
+const STATUS_FROM_PB: Partial<Record<payinsV1.PayInStatus, PayInStatus>> = {
+  [PbStatus.CREATED]: "created",
+  [PbStatus.AWAITING_PAYMENT]: "awaiting_payment",
+  [PbStatus.PAID]: "paid",
+};
+
+function toPb(i: PayInIntent): payinsV1.PayInIntent {
+  return create(PayInIntentSchema, {
+    intentUuid: i.intentUuid,
+    merchantUuid: i.merchantUuid,
+    status: STATUS_TO_PB[i.status],
+    asset: i.asset,
+    rail: i.rail,
+    expectedAmount: i.expectedAmount,
+    address: i.address ?? undefined,
+    allocationReference: i.allocationReference ?? undefined,
+    reference: i.reference ?? undefined,
+    jurisdiction: i.jurisdiction,
+    createdAt: toTimestamp(i.createdAt),
+    expiresAt: toTimestamp(i.expiresAt),
+    updatedAt: toTimestamp(i.updatedAt),
+  });
+}
+
+export interface PayinsDeps {
+  orm: MikroORM;
+  merchants: MerchantDirectory;
+  allocator: AddressAllocator;
+}
+
+/** PayinsService handlers: proto in, domain call, proto out. */
+export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.PayinsService> {
+  const repo = () => new PayInRepository(deps.orm.em.fork());
+  return {
+    async createPayInIntent(req) {
+      const result = await createPayInIntent(
+        { store: repo(), merchants: deps.merchants, allocator: deps.allocator, newUuid: uuidv7, now: () => new Date() },
+        {
+          merchantUuid: req.merchantUuid,
+          idempotencyKey: req.idempotencyKey,
+          asset: req.asset,
+          amount: req.amount,
+          jurisdiction: req.jurisdiction,
+          expiresAt: fromTimestamp(req.expiresAt),
+          reference: req.reference,
+        },
+      );
+      return { intent: toPb(result.intent), replayed: result.replayed };
+    },
+    async getPayInIntent(req) {
+      if (!isUuid(req.intentUuid) || !isUuid(req.merchantUuid)) throw intentNotFound();
+      return { intent: toPb(await getPayInIntent(repo(), req.merchantUuid, req.intentUuid)) };
+    },
+    async listPayInIntents(req) {
+      const { intents, total } = await listPayInIntents(repo(), {
+        merchantUuid: req.merchantUuid,
+        limit: req.limit,
+        offset: req.offset,
+        status: STATUS_FROM_PB[req.status],
+        asset: req.asset || undefined,
+      });
+      return { intents: intents.map(toPb), total: BigInt(total) };
+    },
+  };
+}

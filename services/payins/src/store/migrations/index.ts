@@ -1,0 +1,4 @@
+import { InitialPayins } from "./migration-2026-11-21-initial.js";
+
+/** Every migration of the payins schema, oldest first. Never edit a shipped one. */
+export const migrations = [{ name: "2026-11-21-initial", class: InitialPayins }];

@@ -1,0 +1,60 @@
+/**
+ * `npm start`: the whole platform on one machine. Starts an embedded PostgreSQL
+ * with its data under .data/ (unless DATABASE_URL names one), then the four
+ * services and the API gateway, prints the URLs, and stops everything on Ctrl-C.
+ */
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { DEFAULT_PORTS } from "@payin/config";
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db";
+import { dataDir, launchPlatform, readServiceToken } from "@payin/launcher";
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(): Promise<void> {
+  await mkdir(dataDir(), { recursive: true });
+  let embedded: EmbeddedPostgresHandle | undefined;
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    out("starting embedded PostgreSQL (data in .data/postgres)…");
+    embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir(), "postgres"), port: Number(process.env.PG_PORT ?? 0) || undefined });
+    databaseUrl = await embedded.createDatabase("payin");
+  }
+  const env: Record<string, string> = { DATABASE_URL: databaseUrl, SERVICE_TOKEN: await readServiceToken({ create: true }) };
+  for (const [name, port] of Object.entries(DEFAULT_PORTS)) env[name] = process.env[name] ?? String(port);
+
+  const platform = await launchPlatform({ env, output: "inherit" });
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    out("stopping…");
+    await platform.stopAll();
+    await embedded?.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown());
+  process.on("SIGTERM", () => void shutdown());
+  for (const proc of platform.processes.values()) {
+    void proc.exited.then((code) => {
+      if (!stopping) {
+        out(`${proc.spec.name} exited with code ${code}; stopping the platform`);
+        void shutdown();
+      }
+    });
+  }
+  const host = process.env.HOST ?? "127.0.0.1";
+  out("");
+  out("payin platform is running");
+  out(`  API gateway   http://${host}:${env.API_PORT}   (health: /health, API: /api/v1)`);
+  for (const name of ["identity", "merchants", "payins", "allocation"]) {
+    out(`  ${name.padEnd(13)} grpc+connect://${host}:${env[`${name.toUpperCase()}_PORT`]}`);
+  }
+  out("  operator CLI  npm run -s payinctl -- --help");
+  out("press Ctrl-C to stop");
+}
+
+main().catch((error) => {
+  process.stderr.write(`npm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
