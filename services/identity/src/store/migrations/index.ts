@@ -1,0 +1,4 @@
+import { MachineCredentials } from "./migration-2026-11-21-machine-credentials.js";
+
+/** Every migration of the identity schema, oldest first. Never edit a shipped one. */
+export const migrations = [{ name: "2026-11-21-machine-credentials", class: MachineCredentials }];
