@@ -3,15 +3,7 @@ import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db";
 import { REPO_ROOT } from "@payin/launcher";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** Admin URL of the PostgreSQL server tests create their databases on. */
-    pgServerUrl: string;
-    /** Directory for logs written by processes tests start. */
-    testLogDir: string;
-  }
-}
+import "./provided-context.js";
 
 let embedded: EmbeddedPostgresHandle | undefined;
 

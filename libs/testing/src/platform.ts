@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { inject } from "vitest";
+import "./provided-context.js";
 import { freePort } from "@payin/db";
 import { GATEWAYS, launchPlatform, SERVICES, type Platform } from "@payin/launcher";
 import { createTestDatabase } from "./database.js";
