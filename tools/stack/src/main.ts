@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   let embedded: EmbeddedPostgresHandle | undefined;
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
-    out("starting embedded PostgreSQL (data in .data/postgres)…");
+    out(`starting embedded PostgreSQL (data in ${path.join(dataDir(), "postgres")})…`);
     embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir(), "postgres"), port: Number(process.env.PG_PORT ?? 0) || undefined });
     databaseUrl = await embedded.createDatabase("payin");
   }
