@@ -14,15 +14,27 @@ export function dataDir(): string {
  * stack keeps in .data/service-token (mode 0600), created on first start.
  */
 export async function readServiceToken(options: { create: boolean }): Promise<string> {
-  if (process.env.SERVICE_TOKEN) return process.env.SERVICE_TOKEN;
-  const file = path.join(dataDir(), "service-token");
+  return readLocalSecret("SERVICE_TOKEN", "service-token", options);
+}
+
+/**
+ * The key TOTP secrets are encrypted with: TOTP_ENCRYPTION_KEY when set, else the
+ * local stack's .data/totp-encryption-key (mode 0600), created on first start.
+ */
+export async function readTotpEncryptionKey(options: { create: boolean }): Promise<string> {
+  return readLocalSecret("TOTP_ENCRYPTION_KEY", "totp-encryption-key", options);
+}
+
+async function readLocalSecret(variable: string, fileName: string, options: { create: boolean }): Promise<string> {
+  const fromEnv = process.env[variable];
+  if (fromEnv) return fromEnv;
+  const file = path.join(dataDir(), fileName);
   try {
     return (await readFile(file, "utf8")).trim();
-  } catch (error) {
+  } catch {
     if (!options.create) {
-      throw new Error("SERVICE_TOKEN is not set and .data/service-token does not exist: start the platform with npm start first");
+      throw new Error(`${variable} is not set and .data/${fileName} does not exist: start the platform with npm start first`);
     }
-    void error;
   }
   const token = randomBytes(32).toString("base64url");
   await mkdir(dataDir(), { recursive: true });

@@ -24,7 +24,13 @@ export interface TestPlatform extends Platform {
 export async function startTestPlatform(options: { env?: Record<string, string> } = {}): Promise<TestPlatform> {
   const databaseUrl = await createTestDatabase("stack");
   const serviceToken = randomBytes(32).toString("base64url");
-  const env: Record<string, string> = { DATABASE_URL: databaseUrl, SERVICE_TOKEN: serviceToken, LOG_LEVEL: "info", ...options.env };
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    SERVICE_TOKEN: serviceToken,
+    TOTP_ENCRYPTION_KEY: randomBytes(32).toString("base64url"),
+    LOG_LEVEL: "info",
+    ...options.env,
+  };
   const serviceUrls: Record<string, string> = {};
   for (const spec of [...SERVICES, ...GATEWAYS]) {
     const port = await freePort();

@@ -7,7 +7,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { DEFAULT_PORTS } from "@payin/config";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db";
-import { dataDir, launchPlatform, readServiceToken } from "@payin/launcher";
+import { dataDir, launchPlatform, readServiceToken, readTotpEncryptionKey } from "@payin/launcher";
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -20,7 +20,11 @@ async function main(): Promise<void> {
     embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir(), "postgres"), port: Number(process.env.PG_PORT ?? 0) || undefined });
     databaseUrl = await embedded.createDatabase("payin");
   }
-  const env: Record<string, string> = { DATABASE_URL: databaseUrl, SERVICE_TOKEN: await readServiceToken({ create: true }) };
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    SERVICE_TOKEN: await readServiceToken({ create: true }),
+    TOTP_ENCRYPTION_KEY: await readTotpEncryptionKey({ create: true }),
+  };
   for (const [name, port] of Object.entries(DEFAULT_PORTS)) env[name] = process.env[name] ?? String(port);
 
   const platform = await launchPlatform({ env, output: "inherit" });
