@@ -1,0 +1,145 @@
+import { secp256k1 } from "@noble/curves/secp256k1";
+import { bytesToNumberBE } from "@noble/curves/utils";
+import { hmac } from "@noble/hashes/hmac";
+import { sha256, sha512 } from "@noble/hashes/sha2";
+import { createBase58check } from "@scure/base";
+import { HARDENED_OFFSET, HDKey } from "@scure/bip32";
+import { DomainError } from "@payin/errors";
+import { addressFromPublicKey } from "./eip55.js";
+import { AllocationReason } from "./reasons.js";
+
+/** Mainnet BIP32 version bytes: `xpub…` and `xprv…`. */
+const VERSIONS = { public: 0x0488b21e, private: 0x0488ade4 } as const;
+/** version(4) depth(1) parent fingerprint(4) child number(4) chain code(32) key(33). */
+const SERIALIZED_LENGTH = 78;
+/** The account level of m/44'/60'/0'. */
+const ACCOUNT_DEPTH = 3;
+const ACCOUNT_CHILD = HARDENED_OFFSET + 0;
+/** A serialized key is 111 characters; anything far longer is refused before decoding. */
+const MAX_XPUB_LENGTH = 120;
+/** Addresses come from the external chain, `xpub/0`, non-hardened indexes only. */
+export const MAX_ADDRESS_INDEX = HARDENED_OFFSET - 1;
+/** Path of the account key every registered xpub stands for. */
+export const ACCOUNT_PATH = "m/44'/60'/0'";
+
+const base58check = createBase58check(sha256);
+
+function invalid(problem: string): DomainError<AllocationReason> {
+  // The key itself never goes into the message: it is the merchant's wallet.
+  return new DomainError(AllocationReason.WalletXpubInvalid, `xpub ${problem}`);
+}
+
+/**
+ * Parses a merchant's account key and checks it is what a receiving wallet needs:
+ * a mainnet BIP32 extended PUBLIC key of depth 3, child 0' (m/44'/60'/0'), whose
+ * key is a valid compressed secp256k1 point. Private keys of any form are refused,
+ * and so is every invalid key of BIP32 test vector 5. Fails with
+ * WALLET_XPUB_INVALID; the message never repeats the key.
+ */
+export function parseAccountXpub(xpub: string): HDKey {
+  if (typeof xpub !== "string" || xpub.length === 0) throw invalid("is required");
+  if (xpub.length > MAX_XPUB_LENGTH) throw invalid("is not a BIP32 extended key (too long)");
+  let bytes: Uint8Array;
+  try {
+    bytes = base58check.decode(xpub);
+  } catch {
+    throw invalid("is not a BIP32 extended key (bad base58 or checksum)");
+  }
+  if (bytes.length !== SERIALIZED_LENGTH) throw invalid("is not a BIP32 extended key (wrong length)");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint32(0, false);
+  const depth = bytes[4]!;
+  const parentFingerprint = view.getUint32(5, false);
+  const index = view.getUint32(9, false);
+  const chainCode = bytes.slice(13, 45);
+  const key = bytes.slice(45);
+  if (version === VERSIONS.private || key[0] === 0x00) {
+    throw invalid("must be an extended public key: private keys are refused, never send one");
+  }
+  if (version !== VERSIONS.public) throw invalid("must be a mainnet extended public key (xpub…)");
+  if (key[0] !== 0x02 && key[0] !== 0x03) throw invalid("holds an invalid public key");
+  if (depth !== ACCOUNT_DEPTH) {
+    throw invalid(`must be the account key of ${ACCOUNT_PATH} (depth ${ACCOUNT_DEPTH}), got depth ${depth}`);
+  }
+  if (index !== ACCOUNT_CHILD) throw invalid(`must be the account key of ${ACCOUNT_PATH} (account 0')`);
+  try {
+    // The constructor checks the point is on the curve.
+    return new HDKey({ versions: VERSIONS, depth, index, parentFingerprint, chainCode, publicKey: key });
+  } catch {
+    throw invalid("holds an invalid public key");
+  }
+}
+
+/** The derivation path of address `index`, also its `allocation_reference`. */
+export function derivationPath(index: number): string {
+  return `${ACCOUNT_PATH}/0/${index}`;
+}
+
+/** The `xpub/0` node, kept as a parsed point so each address costs one base multiplication. */
+interface ChainNode {
+  point: ReturnType<typeof secp256k1.ProjectivePoint.fromHex>;
+  /** Compressed SEC1 encoding, the HMAC input of public child derivation. */
+  publicKey: Uint8Array;
+  chainCode: Uint8Array;
+}
+
+/** Most xpubs whose external-chain node is kept; the least recently used is dropped first. */
+const CACHE_SIZE = 1024;
+const externalChains = new Map<string, ChainNode>();
+
+/**
+ * The `xpub/0` node of an account key. Parsing it costs a base58 decode and a few
+ * point operations, and allocation is on the hot path of pay-in creation (inside
+ * the transaction that holds the merchant's counter lock), so nodes are kept in a
+ * small least-recently-used map keyed by the xpub text.
+ */
+function externalChain(xpub: string): ChainNode {
+  const cached = externalChains.get(xpub);
+  if (cached) {
+    externalChains.delete(xpub);
+    externalChains.set(xpub, cached);
+    return cached;
+  }
+  const hd = parseAccountXpub(xpub).deriveChild(0);
+  if (hd.index !== 0 || !hd.publicKey || !hd.chainCode) throw new Error("the external chain of this xpub is not derivable");
+  const node = { point: secp256k1.ProjectivePoint.fromHex(hd.publicKey), publicKey: hd.publicKey, chainCode: hd.chainCode };
+  externalChains.set(xpub, node);
+  if (externalChains.size > CACHE_SIZE) externalChains.delete(externalChains.keys().next().value!);
+  return node;
+}
+
+/**
+ * BIP32 CKDpub for a non-hardened index, returning the child's uncompressed key:
+ * I = HMAC-SHA512(chain code, serP(K) || ser32(i)); child = K + I_L·G. Done here
+ * rather than through HDKey.deriveChild, which re-parses the parent and child
+ * points and hashes the child for its fingerprint: more than twice the cost.
+ */
+function childPublicKey(node: ChainNode, index: number): Uint8Array {
+  const data = new Uint8Array(37);
+  data.set(node.publicKey, 0);
+  new DataView(data.buffer).setUint32(33, index, false);
+  const i = hmac(sha512, node.chainCode, data);
+  const tweak = bytesToNumberBE(i.subarray(0, 32));
+  // BIP32 says to skip to the next index in these cases (odds below 2^-127);
+  // refusing keeps every recorded path true to its address.
+  if (tweak === 0n || tweak >= secp256k1.CURVE.n) throw new Error(`address index ${index} is not derivable`);
+  const child = node.point.add(secp256k1.ProjectivePoint.BASE.multiply(tweak));
+  if (child.equals(secp256k1.ProjectivePoint.ZERO)) throw new Error(`address index ${index} is not derivable`);
+  return child.toRawBytes(false);
+}
+
+export interface DerivedAddress {
+  /** EIP-55 checksummed address. */
+  address: string;
+  index: number;
+  derivationPath: string;
+}
+
+/** The address of `xpub/0/index` for an account key accepted by parseAccountXpub. */
+export function deriveAddress(xpub: string, index: number): DerivedAddress {
+  if (!Number.isInteger(index) || index < 0 || index > MAX_ADDRESS_INDEX) {
+    throw new Error(`address index out of range: ${index}`);
+  }
+  const publicKey = childPublicKey(externalChain(xpub), index);
+  return { address: addressFromPublicKey(publicKey), index, derivationPath: derivationPath(index) };
+}

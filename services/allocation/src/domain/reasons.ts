@@ -1,0 +1,8 @@
+/** Every reason the allocation service fails with. */
+export enum AllocationReason {
+  InvalidArgument = "INVALID_ARGUMENT",
+  WalletXpubInvalid = "WALLET_XPUB_INVALID",
+  WalletNotFound = "WALLET_NOT_FOUND",
+  WalletNotReady = "WALLET_NOT_READY",
+  WalletXpubInUse = "WALLET_XPUB_IN_USE",
+}

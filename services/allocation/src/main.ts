@@ -1,0 +1,24 @@
+import { loadConfig } from "@payin/config";
+import { migrate, openOrm } from "@payin/db";
+import { createLogger } from "@payin/logging";
+import { domainErrorInterceptor, runService } from "@payin/rpc";
+import { configSchema } from "./config.js";
+import { reasonCodes } from "./rpc/reason-codes.js";
+import { routes, SERVICE_NAMES } from "./routes.js";
+import { ormOptions } from "./store/orm.js";
+
+const config = loadConfig(configSchema);
+const logger = createLogger("allocation");
+if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
+const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
+await runService({
+  name: "allocation",
+  services: SERVICE_NAMES,
+  routes: routes(orm),
+  interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)],
+  serviceToken: config.SERVICE_TOKEN,
+  host: config.HOST,
+  port: config.ALLOCATION_PORT,
+  logger,
+  onClose: () => orm.close(),
+});

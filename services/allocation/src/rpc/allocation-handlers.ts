@@ -1,0 +1,50 @@
+import { create } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { MikroORM } from "@payin/db";
+import { DomainError } from "@payin/errors";
+import { isUuid } from "@payin/ids";
+import { allocationV1 } from "@payin/proto";
+import { toTimestamp } from "@payin/rpc";
+import { AllocationReason } from "../domain/reasons.js";
+import { allocateAddress, getWallet, setWallet, type Wallet } from "../domain/wallet.js";
+import { WalletRepository } from "../store/wallet-repository.js";
+
+const { WalletSchema } = allocationV1;
+
+function toPb(w: Wallet): allocationV1.Wallet {
+  return create(WalletSchema, {
+    merchantUuid: w.merchantUuid,
+    xpub: w.xpub,
+    nextIndex: w.nextIndex,
+    createdAt: toTimestamp(w.createdAt),
+    updatedAt: toTimestamp(w.updatedAt),
+  });
+}
+
+function uuid(field: string, value: string): string {
+  if (!isUuid(value)) throw new DomainError(AllocationReason.InvalidArgument, `${field} must be a lower-case UUID`);
+  return value;
+}
+
+/** AllocationService handlers: proto in, domain call, proto out. */
+export function allocationHandlers(orm: MikroORM): ServiceImpl<typeof allocationV1.AllocationService> {
+  const repo = () => new WalletRepository(orm.em.fork());
+  return {
+    async setWallet(req) {
+      const merchantUuid = uuid("merchant_uuid", req.merchantUuid);
+      return { wallet: toPb(await setWallet(repo(), { merchantUuid, xpub: req.xpub, now: new Date() })) };
+    },
+    async getWallet(req) {
+      return { wallet: toPb(await getWallet(repo(), uuid("merchant_uuid", req.merchantUuid))) };
+    },
+    async allocateAddress(req) {
+      const allocation = await allocateAddress(repo(), {
+        merchantUuid: uuid("merchant_uuid", req.merchantUuid),
+        intentUuid: uuid("intent_uuid", req.intentUuid),
+        rail: req.rail,
+        now: new Date(),
+      });
+      return { address: allocation.address, index: allocation.index, derivationPath: allocation.derivationPath };
+    },
+  };
+}

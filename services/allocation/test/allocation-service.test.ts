@@ -1,0 +1,228 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { HDKey } from "@scure/bip32";
+import { mnemonicToSeedSync } from "@scure/bip39";
+import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { uuidv7 } from "@payin/ids";
+import { createLogger } from "@payin/logging";
+import { allocationV1 } from "@payin/proto";
+import { ConnectError, Code, domainErrorInterceptor, reasonOf } from "@payin/rpc";
+import { createTestDatabase } from "@payin/testing";
+import { deriveAddress } from "../src/domain/hd.js";
+import { routes } from "../src/routes.js";
+import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { ormOptions } from "../src/store/orm.js";
+
+const { AllocationService } = allocationV1;
+
+let orm: MikroORM;
+let client: Client<typeof AllocationService>;
+
+const devMaster = HDKey.fromMasterSeed(mnemonicToSeedSync("test test test test test test test test test test test junk"));
+const DEV_XPUB = devMaster.derive("m/44'/60'/0'").publicExtendedKey;
+
+/** The account xpub of a fresh random wallet. */
+function randomXpub(): string {
+  return HDKey.fromMasterSeed(randomBytes(32)).derive("m/44'/60'/0'").publicExtendedKey;
+}
+
+beforeAll(async () => {
+  const url = await createTestDatabase("allocation");
+  await migrate(ormOptions(url));
+  orm = await openOrm(ormOptions(url, 20));
+  const transport = createRouterTransport(routes(orm), {
+    router: { interceptors: [domainErrorInterceptor("allocation", reasonCodes, createLogger("test", { level: "silent" }))] },
+  });
+  client = createClient(AllocationService, transport);
+});
+
+afterAll(async () => {
+  await orm?.close();
+});
+
+async function failure(promise: Promise<unknown>): Promise<ConnectError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConnectError);
+  return error as ConnectError;
+}
+
+async function nextIndex(merchantUuid: string): Promise<number> {
+  return (await client.getWallet({ merchantUuid })).wallet!.nextIndex;
+}
+
+describe("AllocationService wallets", () => {
+  it("sets, reads and replaces a wallet, keeping its counter", async () => {
+    const merchantUuid = uuidv7();
+    const set = await client.setWallet({ merchantUuid, xpub: randomXpub() });
+    expect(set.wallet).toMatchObject({ merchantUuid, nextIndex: 0 });
+    const read = await client.getWallet({ merchantUuid });
+    expect(read.wallet?.xpub).toBe(set.wallet?.xpub);
+    expect(read.wallet?.createdAt).toEqual(set.wallet?.createdAt);
+
+    await client.allocateAddress({ merchantUuid, intentUuid: uuidv7(), rail: "bep20" });
+    await client.allocateAddress({ merchantUuid, intentUuid: uuidv7(), rail: "erc20" });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const replacement = randomXpub();
+    const replaced = await client.setWallet({ merchantUuid, xpub: replacement });
+    expect(replaced.wallet).toMatchObject({ merchantUuid, xpub: replacement, nextIndex: 2 });
+    expect(replaced.wallet?.createdAt).toEqual(set.wallet?.createdAt);
+    expect(replaced.wallet?.updatedAt).not.toEqual(set.wallet?.updatedAt);
+
+    const third = await client.allocateAddress({ merchantUuid, intentUuid: uuidv7(), rail: "bep20" });
+    expect(third.index).toBe(2);
+    expect(third.address).toBe(deriveAddress(replacement, 2).address);
+  });
+
+  it("answers NOT_FOUND for a merchant without wallet and INVALID_ARGUMENT for a malformed uuid", async () => {
+    const missing = await failure(client.getWallet({ merchantUuid: uuidv7() }));
+    expect(missing.code).toBe(Code.NotFound);
+    expect(reasonOf(missing)).toBe("WALLET_NOT_FOUND");
+    for (const merchantUuid of ["", "not-a-uuid", uuidv7().toUpperCase()]) {
+      const error = await failure(client.getWallet({ merchantUuid }));
+      expect(error.code).toBe(Code.InvalidArgument);
+      expect(reasonOf(error)).toBe("INVALID_ARGUMENT");
+    }
+  });
+
+  it("refuses private keys, wrong depths and garbage without repeating them", async () => {
+    const merchantUuid = uuidv7();
+    for (const xpub of [
+      devMaster.derive("m/44'/60'/0'").privateExtendedKey,
+      devMaster.publicExtendedKey,
+      devMaster.derive("m/44'/60'/0'/0").publicExtendedKey,
+      "xpub-garbage",
+      "",
+    ]) {
+      const error = await failure(client.setWallet({ merchantUuid, xpub }));
+      expect(error.code).toBe(Code.InvalidArgument);
+      expect(reasonOf(error)).toBe("WALLET_XPUB_INVALID");
+      if (xpub) expect(error.rawMessage).not.toContain(xpub);
+    }
+    expect((await failure(client.getWallet({ merchantUuid }))).code).toBe(Code.NotFound);
+  });
+
+  it("refuses an xpub another merchant holds", async () => {
+    const xpub = randomXpub();
+    await client.setWallet({ merchantUuid: uuidv7(), xpub });
+    const error = await failure(client.setWallet({ merchantUuid: uuidv7(), xpub }));
+    expect(error.code).toBe(Code.FailedPrecondition);
+    expect(reasonOf(error)).toBe("WALLET_XPUB_IN_USE");
+  });
+});
+
+describe("AllocationService.AllocateAddress", () => {
+  it("derives xpub/0/index from the counter, idempotently on the intent", async () => {
+    const merchantUuid = uuidv7();
+    await client.setWallet({ merchantUuid, xpub: DEV_XPUB });
+    const intentUuid = uuidv7();
+    const first = await client.allocateAddress({ merchantUuid, intentUuid, rail: "bep20" });
+    expect(first).toMatchObject({ address: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", index: 0, derivationPath: "m/44'/60'/0'/0/0" });
+    const retry = await client.allocateAddress({ merchantUuid, intentUuid, rail: "bep20" });
+    expect(retry).toMatchObject({ address: first.address, index: 0, derivationPath: first.derivationPath });
+    expect(await nextIndex(merchantUuid)).toBe(1);
+
+    const second = await client.allocateAddress({ merchantUuid, intentUuid: uuidv7(), rail: "erc20" });
+    expect(second).toMatchObject({ address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", index: 1, derivationPath: "m/44'/60'/0'/0/1" });
+    expect(await nextIndex(merchantUuid)).toBe(2);
+  });
+
+  it("answers WALLET_NOT_READY for a merchant without wallet", async () => {
+    const error = await failure(client.allocateAddress({ merchantUuid: uuidv7(), intentUuid: uuidv7(), rail: "bep20" }));
+    expect(error.code).toBe(Code.FailedPrecondition);
+    expect(reasonOf(error)).toBe("WALLET_NOT_READY");
+  });
+
+  it("refuses malformed arguments, and a retry naming another merchant or rail", async () => {
+    const merchantUuid = uuidv7();
+    await client.setWallet({ merchantUuid, xpub: randomXpub() });
+    const other = uuidv7();
+    await client.setWallet({ merchantUuid: other, xpub: randomXpub() });
+    const intentUuid = uuidv7();
+    await client.allocateAddress({ merchantUuid, intentUuid, rail: "bep20" });
+    for (const request of [
+      { merchantUuid, intentUuid: uuidv7(), rail: "trc20" },
+      { merchantUuid, intentUuid: uuidv7(), rail: "" },
+      { merchantUuid, intentUuid: "nope", rail: "bep20" },
+      { merchantUuid: "nope", intentUuid: uuidv7(), rail: "bep20" },
+      { merchantUuid: other, intentUuid, rail: "bep20" },
+      { merchantUuid, intentUuid, rail: "erc20" },
+    ]) {
+      const error = await failure(client.allocateAddress(request));
+      expect(error.code).toBe(Code.InvalidArgument);
+      expect(reasonOf(error)).toBe("INVALID_ARGUMENT");
+    }
+    // Neither refused retry moved a counter.
+    expect(await nextIndex(merchantUuid)).toBe(1);
+    expect(await nextIndex(other)).toBe(0);
+  });
+
+  it("hands out distinct addresses with gap-free indexes under 200 concurrent calls over 4 merchants", async () => {
+    const merchants = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const merchantUuid = uuidv7();
+        const xpub = randomXpub();
+        await client.setWallet({ merchantUuid, xpub });
+        return { merchantUuid, xpub };
+      }),
+    );
+    const intents = Array.from({ length: 200 }, (_, i) => ({ ...merchants[i % 4]!, intentUuid: uuidv7(), rail: i % 2 ? "bep20" : "erc20" }));
+    // Every fifth intent is also sent twice more, concurrently with the rest.
+    const calls = [...intents, ...intents.filter((_, i) => i % 5 === 0).flatMap((x) => [x, x])];
+    for (let i = calls.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [calls[i], calls[j]] = [calls[j]!, calls[i]!];
+    }
+    const answers = await Promise.all(
+      calls.map(async (c) => ({ c, r: await client.allocateAddress({ merchantUuid: c.merchantUuid, intentUuid: c.intentUuid, rail: c.rail }) })),
+    );
+
+    const byIntent = new Map<string, { address: string; index: number }>();
+    for (const { c, r } of answers) {
+      const seen = byIntent.get(c.intentUuid);
+      if (seen) expect(r).toMatchObject(seen);
+      else byIntent.set(c.intentUuid, { address: r.address, index: r.index });
+      expect(r.address).toBe(deriveAddress(c.xpub, r.index).address);
+      expect(r.derivationPath).toBe(`m/44'/60'/0'/0/${r.index}`);
+    }
+    expect(byIntent.size).toBe(200);
+    expect(new Set([...byIntent.values()].map((a) => a.address)).size).toBe(200);
+    for (const { merchantUuid } of merchants) {
+      const indexes = intents
+        .filter((x) => x.merchantUuid === merchantUuid)
+        .map((x) => byIntent.get(x.intentUuid)!.index)
+        .sort((a, b) => a - b);
+      expect(indexes).toEqual(Array.from({ length: 50 }, (_, i) => i));
+      expect(await nextIndex(merchantUuid)).toBe(50);
+    }
+  });
+
+  it("gives concurrent calls for one intent one address and one index", async () => {
+    const merchantUuid = uuidv7();
+    await client.setWallet({ merchantUuid, xpub: randomXpub() });
+    const intentUuid = uuidv7();
+    const answers = await Promise.all(Array.from({ length: 25 }, () => client.allocateAddress({ merchantUuid, intentUuid, rail: "bep20" })));
+    expect(new Set(answers.map((a) => a.address)).size).toBe(1);
+    expect(answers.every((a) => a.index === 0)).toBe(true);
+    expect(await nextIndex(merchantUuid)).toBe(1);
+    const next = await client.allocateAddress({ merchantUuid, intentUuid: uuidv7(), rail: "bep20" });
+    expect(next.index).toBe(1);
+  });
+
+  it("never hands out an address twice, even when two merchants' keys collide", async () => {
+    const [first, second] = [uuidv7(), uuidv7()];
+    const shared = randomXpub();
+    await client.setWallet({ merchantUuid: first, xpub: shared });
+    await client.allocateAddress({ merchantUuid: first, intentUuid: uuidv7(), rail: "bep20" });
+    // The first merchant moves to another key, freeing the old one for the second.
+    await client.setWallet({ merchantUuid: first, xpub: randomXpub() });
+    await client.setWallet({ merchantUuid: second, xpub: shared });
+    const error = await failure(client.allocateAddress({ merchantUuid: second, intentUuid: uuidv7(), rail: "bep20" }));
+    expect(error.code).toBe(Code.FailedPrecondition);
+    expect(reasonOf(error)).toBe("WALLET_XPUB_IN_USE");
+    expect(await nextIndex(second)).toBe(0);
+  });
+});
