@@ -1,5 +1,8 @@
 import { DomainError } from "@payin/errors";
+import { optionalActor, type ActorInput } from "./audit.js";
 import { MerchantsReason } from "./reasons.js";
+import { recordChange, type Deps, type MerchantsStores } from "./unit-of-work.js";
+import { checkMerchantUuid, checkPage, checkUuid } from "./validation.js";
 
 export type MerchantStatus = "inactive" | "active" | "suspended" | "closed";
 export type MerchantTransition = "activate" | "deactivate" | "suspend" | "close";
@@ -25,12 +28,28 @@ export const TRANSITIONS: Record<MerchantTransition, { from: readonly MerchantSt
   close: { from: ["inactive", "active", "suspended"], to: "closed" },
 };
 
+/** Exact filters and page of a merchant listing. */
+export interface MerchantFilter {
+  limit: number;
+  offset: number;
+  status?: MerchantStatus;
+  uuid?: string;
+  displayName?: string;
+}
+
 /** Storage the merchant rules need. */
 export interface MerchantStore {
   insert(merchant: Merchant): Promise<void>;
   find(uuid: string): Promise<Merchant | null>;
+  /**
+   * Reads the merchant and holds a share lock on its row until the transaction
+   * ends, so its status cannot change while a dependent record is written.
+   */
+  lockForChange(uuid: string): Promise<Merchant | null>;
   /** Atomically moves the merchant to `to` if its status is in `from`; null if it was not. */
   transition(uuid: string, from: readonly MerchantStatus[], to: MerchantStatus, at: Date): Promise<Merchant | null>;
+  /** A page, newest first, and the number of merchants that match the filter. */
+  list(filter: MerchantFilter): Promise<{ merchants: Merchant[]; total: number }>;
 }
 
 function checkLength(field: string, value: string, min: number, max: number): void {
@@ -80,4 +99,59 @@ export async function transitionMerchant(
     MerchantsReason.TransitionNotAllowed,
     `cannot ${transition} a merchant that is ${current.status}`,
   );
+}
+
+/** Creates a merchant (always `inactive`) and audits it when an actor is named. */
+export async function createMerchant(
+  deps: Deps,
+  input: { displayName: string; legalName?: string | null; actor?: ActorInput },
+): Promise<Merchant> {
+  const merchant = newMerchant({ uuid: deps.newUuid(), displayName: input.displayName, legalName: input.legalName, now: deps.now() });
+  const actor = optionalActor(input.actor);
+  return deps.uow.transaction(async (stores) => {
+    await stores.merchants.insert(merchant);
+    await recordChange(stores, deps, actor, { action: "merchant.create", targetType: "merchant", targetUuid: merchant.uuid });
+    return merchant;
+  });
+}
+
+/** Applies a lifecycle transition and audits it (as `merchant.<transition>`) in one transaction. */
+export async function changeMerchantStatus(
+  deps: Deps,
+  input: { uuid: string; transition: MerchantTransition; actor?: ActorInput },
+): Promise<Merchant> {
+  const actor = optionalActor(input.actor);
+  const uuid = checkMerchantUuid(input.uuid);
+  return deps.uow.transaction(async (stores) => {
+    const merchant = await transitionMerchant(stores.merchants, uuid, input.transition, deps.now());
+    await recordChange(stores, deps, actor, { action: `merchant.${input.transition}`, targetType: "merchant", targetUuid: uuid });
+    return merchant;
+  });
+}
+
+/**
+ * Lists merchants newest first with exact filters. A malformed uuid filter is
+ * INVALID_ARGUMENT (it is a query parameter, not a path).
+ */
+export async function listMerchants(store: MerchantStore, filter: MerchantFilter): Promise<{ merchants: Merchant[]; total: number }> {
+  const page = checkPage(filter.limit, filter.offset);
+  if (filter.uuid !== undefined) checkUuid("uuid", filter.uuid);
+  return store.list({ ...filter, ...page });
+}
+
+/** Locks the merchant for a dependent change; MERCHANT_NOT_FOUND when there is none. */
+export async function requireMerchant(stores: MerchantsStores, uuid: string): Promise<Merchant> {
+  const merchant = await stores.merchants.lockForChange(uuid);
+  if (!merchant) throw new DomainError(MerchantsReason.MerchantNotFound, "merchant not found");
+  return merchant;
+}
+
+/**
+ * Locks the merchant for a configuration change. A closed merchant stays
+ * readable but its configuration is frozen: MERCHANT_CLOSED.
+ */
+export async function requireOpenMerchant(stores: MerchantsStores, uuid: string): Promise<Merchant> {
+  const merchant = await requireMerchant(stores, uuid);
+  if (merchant.status === "closed") throw new DomainError(MerchantsReason.MerchantClosed, "merchant is closed");
+  return merchant;
 }

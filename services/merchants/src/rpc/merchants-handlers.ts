@@ -1,73 +1,165 @@
-import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { MikroORM } from "@payin/db";
-import { DomainError } from "@payin/errors";
-import { isUuid, uuidv7 } from "@payin/ids";
+import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
-import { toTimestamp } from "@payin/rpc";
+import { listAuditEvents, recordAuditEvent } from "../domain/audit.js";
+import { ensureMember, listMemberships } from "../domain/membership.js";
+import { changeMerchantStatus, createMerchant, getMerchant, listMerchants } from "../domain/merchant.js";
+import { ensureOperatingProfile } from "../domain/operating-profile.js";
+import { getPayinContext } from "../domain/payin-context.js";
+import { createPolicy } from "../domain/policy.js";
 import {
-  getMerchant,
-  newMerchant,
-  transitionMerchant,
-  type Merchant,
-  type MerchantStatus,
-  type MerchantTransition,
-} from "../domain/merchant.js";
-import { MerchantsReason } from "../domain/reasons.js";
-import { MerchantRepository } from "../store/merchant-repository.js";
-
-const { MerchantSchema, MerchantStatus: PbStatus, MerchantTransition: PbTransition } = merchantsV1;
-
-const STATUS_TO_PB: Record<MerchantStatus, merchantsV1.MerchantStatus> = {
-  inactive: PbStatus.INACTIVE,
-  active: PbStatus.ACTIVE,
-  suspended: PbStatus.SUSPENDED,
-  closed: PbStatus.CLOSED,
-};
-
-const TRANSITION_FROM_PB: Partial<Record<merchantsV1.MerchantTransition, MerchantTransition>> = {
-  [PbTransition.ACTIVATE]: "activate",
-  [PbTransition.DEACTIVATE]: "deactivate",
-  [PbTransition.SUSPEND]: "suspend",
-  [PbTransition.CLOSE]: "close",
-};
-
-function toPb(m: Merchant): merchantsV1.Merchant {
-  return create(MerchantSchema, {
-    uuid: m.uuid,
-    displayName: m.displayName,
-    legalName: m.legalName ?? undefined,
-    status: STATUS_TO_PB[m.status],
-    createdAt: toTimestamp(m.createdAt),
-    updatedAt: toTimestamp(m.updatedAt),
-  });
-}
-
-function merchantUuid(value: string): string {
-  if (!isUuid(value)) throw new DomainError(MerchantsReason.MerchantNotFound, "merchant not found");
-  return value;
-}
+  createProvider,
+  ensureProviderBinding,
+  ensureProviderConnection,
+  listProviders,
+  rotateProviderConnectionSecret,
+} from "../domain/provider.js";
+import { createRule, listRules } from "../domain/rule.js";
+import type { Deps } from "../domain/unit-of-work.js";
+import { checkMerchantUuid, invalid } from "../domain/validation.js";
+import { PgUnitOfWork } from "../store/unit-of-work.js";
+import {
+  actorFromPb,
+  auditEventToPb,
+  bindingToPb,
+  connectionToPb,
+  membershipToPb,
+  merchantToPb,
+  policyToPb,
+  profileToPb,
+  providerToPb,
+  ruleToPb,
+  STATUS_TO_PB,
+  statusFilterFromPb,
+  TRANSITION_FROM_PB,
+} from "./pb.js";
 
 /** MerchantsService handlers: proto in, domain call, proto out. */
 export function merchantsHandlers(orm: MikroORM): ServiceImpl<typeof merchantsV1.MerchantsService> {
-  const repo = () => new MerchantRepository(orm.em.fork());
+  const deps: Deps = { uow: new PgUnitOfWork(orm), now: () => new Date(), newUuid: uuidv7 };
+  const read = () => deps.uow.read();
   return {
     async createMerchant(req) {
-      const merchant = newMerchant({ uuid: uuidv7(), displayName: req.displayName, legalName: req.legalName, now: new Date() });
-      await repo().insert(merchant);
-      return { merchant: toPb(merchant) };
+      const merchant = await createMerchant(deps, { displayName: req.displayName, legalName: req.legalName, actor: actorFromPb(req.actor) });
+      return { merchant: merchantToPb(merchant) };
     },
     async getMerchant(req) {
-      return { merchant: toPb(await getMerchant(repo(), merchantUuid(req.uuid))) };
+      return { merchant: merchantToPb(await getMerchant(read().merchants, checkMerchantUuid(req.uuid))) };
     },
     async transitionMerchant(req) {
-      const transition = TRANSITION_FROM_PB[req.transition];
-      if (!transition) throw new DomainError(MerchantsReason.InvalidArgument, "transition is required");
-      return { merchant: toPb(await transitionMerchant(repo(), merchantUuid(req.uuid), transition, new Date())) };
+      const transition = TRANSITION_FROM_PB[req.transition] ?? invalid("transition is required");
+      const merchant = await changeMerchantStatus(deps, { uuid: req.uuid, transition, actor: actorFromPb(req.actor) });
+      return { merchant: merchantToPb(merchant) };
     },
     async getPayinContext(req) {
-      const merchant = await getMerchant(repo(), merchantUuid(req.merchantUuid));
-      return { status: STATUS_TO_PB[merchant.status] };
+      const context = await getPayinContext(read().payinContexts, req.merchantUuid, req.jurisdiction);
+      return {
+        status: STATUS_TO_PB[context.status],
+        ruleEffect: context.ruleEffect ?? "",
+        payinPolicyEffect: context.payinPolicyEffect ?? "",
+        operatingMode: context.operatingMode ?? "",
+      };
+    },
+    async listMerchants(req) {
+      const { merchants, total } = await listMerchants(read().merchants, {
+        limit: req.limit,
+        offset: req.offset,
+        status: statusFilterFromPb(req.status),
+        uuid: req.uuid,
+        displayName: req.displayName,
+      });
+      return { merchants: merchants.map(merchantToPb), total: BigInt(total) };
+    },
+    async ensureMember(req) {
+      const { membership, created } = await ensureMember(deps, {
+        merchantUuid: req.merchantUuid,
+        identityUuid: req.identityUuid,
+        actor: actorFromPb(req.actor),
+      });
+      return { membership: membershipToPb(membership), created };
+    },
+    async listMemberships(req) {
+      return { memberships: (await listMemberships(read().memberships, req.identityUuid)).map(membershipToPb) };
+    },
+    async createRule(req) {
+      const rule = await createRule(deps, {
+        capability: req.capability,
+        jurisdiction: req.jurisdiction,
+        effect: req.effect,
+        actor: actorFromPb(req.actor),
+      });
+      return { rule: ruleToPb(rule) };
+    },
+    async listRules(req) {
+      return { rules: (await listRules(read().rules, req.includeClosed)).map(ruleToPb) };
+    },
+    async ensureOperatingProfile(req) {
+      const profile = await ensureOperatingProfile(deps, {
+        merchantUuid: req.merchantUuid,
+        operatingMode: req.operatingMode,
+        actor: actorFromPb(req.actor),
+      });
+      return { profile: profileToPb(profile) };
+    },
+    async createPolicy(req) {
+      const policy = await createPolicy(deps, {
+        merchantUuid: req.merchantUuid,
+        scope: req.scope,
+        effect: req.effect,
+        actor: actorFromPb(req.actor),
+      });
+      return { policy: policyToPb(policy) };
+    },
+    async createProvider(req) {
+      return { provider: providerToPb(await createProvider(deps, { name: req.name, actor: actorFromPb(req.actor) })) };
+    },
+    async listProviders() {
+      return { providers: (await listProviders(read().providers)).map(providerToPb) };
+    },
+    async ensureProviderBinding(req) {
+      const { binding, created } = await ensureProviderBinding(deps, {
+        merchantUuid: req.merchantUuid,
+        providerUuid: req.providerUuid,
+        capability: req.capability,
+        jurisdiction: req.jurisdiction,
+        actor: actorFromPb(req.actor),
+      });
+      return { binding: bindingToPb(binding), created };
+    },
+    async ensureProviderConnection(req) {
+      const { connection, created } = await ensureProviderConnection(deps, {
+        merchantUuid: req.merchantUuid,
+        providerUuid: req.providerUuid,
+        secretReference: req.secretReference,
+        actor: actorFromPb(req.actor),
+      });
+      return { connection: connectionToPb(connection), created };
+    },
+    async rotateProviderConnectionSecret(req) {
+      const connection = await rotateProviderConnectionSecret(deps, {
+        merchantUuid: req.merchantUuid,
+        connectionUuid: req.connectionUuid,
+        secretReference: req.secretReference,
+        actor: actorFromPb(req.actor),
+      });
+      return { connection: connectionToPb(connection) };
+    },
+    async recordAuditEvent(req) {
+      const e = req.event;
+      const input = e && {
+        actor: actorFromPb(e.actor),
+        action: e.action,
+        targetType: e.targetType,
+        targetUuid: e.targetUuid,
+        outcome: e.outcome,
+        errorCode: e.errorCode,
+      };
+      return { event: auditEventToPb(await recordAuditEvent(deps, input)) };
+    },
+    async listAuditEvents(req) {
+      const { events, total } = await listAuditEvents(read().audit, { limit: req.limit, offset: req.offset });
+      return { events: events.map(auditEventToPb), total: BigInt(total) };
     },
   };
 }

@@ -6,4 +6,13 @@ export const reasonCodes: Record<MerchantsReason, Code> = {
   [MerchantsReason.InvalidArgument]: Code.InvalidArgument,
   [MerchantsReason.MerchantNotFound]: Code.NotFound,
   [MerchantsReason.TransitionNotAllowed]: Code.FailedPrecondition,
+  [MerchantsReason.MerchantClosed]: Code.FailedPrecondition,
+  [MerchantsReason.RuleUnchanged]: Code.FailedPrecondition,
+  [MerchantsReason.PolicyUnchanged]: Code.FailedPrecondition,
+  [MerchantsReason.ProviderNotFound]: Code.NotFound,
+  [MerchantsReason.ProviderNameTaken]: Code.AlreadyExists,
+  [MerchantsReason.ConnectionExists]: Code.FailedPrecondition,
+  [MerchantsReason.ConnectionNotFound]: Code.NotFound,
+  [MerchantsReason.SecretReferenceUnchanged]: Code.FailedPrecondition,
+  [MerchantsReason.ConcurrentChange]: Code.Aborted,
 };

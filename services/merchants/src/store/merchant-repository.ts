@@ -1,20 +1,26 @@
 import type { EntityManager } from "@payin/db";
-import type { Merchant, MerchantStatus, MerchantStore } from "../domain/merchant.js";
+import type { Merchant, MerchantFilter, MerchantStatus, MerchantStore } from "../domain/merchant.js";
+import type { OperatingMode } from "../domain/operating-profile.js";
+import type { PayinContext, PayinContextReader } from "../domain/payin-context.js";
+import type { Effect } from "../domain/validation.js";
 import { MerchantEntity, type MerchantRow } from "./entities.js";
+import { date, textOrNull, type Row } from "./rows.js";
 
-function fromRow(row: Record<string, unknown>): Merchant {
+const COLUMNS = `uuid, display_name, legal_name, status, created_at, updated_at`;
+
+function fromRow(row: Row): Merchant {
   return {
     uuid: row.uuid as string,
     displayName: row.display_name as string,
-    legalName: (row.legal_name as string | null) ?? null,
+    legalName: textOrNull(row.legal_name),
     status: row.status as MerchantStatus,
-    createdAt: new Date(row.created_at as string | Date),
-    updatedAt: new Date(row.updated_at as string | Date),
+    createdAt: date(row.created_at),
+    updatedAt: date(row.updated_at),
   };
 }
 
 /** MerchantStore on PostgreSQL; one instance per request (a forked EntityManager). */
-export class MerchantRepository implements MerchantStore {
+export class MerchantRepository implements MerchantStore, PayinContextReader {
   constructor(private readonly em: EntityManager) {}
 
   async insert(merchant: Merchant): Promise<void> {
@@ -23,7 +29,15 @@ export class MerchantRepository implements MerchantStore {
   }
 
   async find(uuid: string): Promise<Merchant | null> {
-    const rows = await this.em.execute(`select * from merchants where uuid = ?`, [uuid]);
+    const rows = await this.em.execute(`select ${COLUMNS} from merchants where uuid = ?`, [uuid]);
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  async lockForChange(uuid: string): Promise<Merchant | null> {
+    // FOR SHARE conflicts with the UPDATE of a transition, so a merchant cannot
+    // be closed while a dependent record is being written (nor the reverse);
+    // dependent writers do not block each other.
+    const rows = await this.em.execute(`select ${COLUMNS} from merchants where uuid = ? for share`, [uuid]);
     return rows[0] ? fromRow(rows[0]) : null;
   }
 
@@ -31,9 +45,66 @@ export class MerchantRepository implements MerchantStore {
     // One statement: the row lock taken by UPDATE makes concurrent transitions
     // serialise, and the status test is re-checked on the locked row.
     const rows = await this.em.execute(
-      `update merchants set status = ?, updated_at = ? where uuid = ? and status = any(?::text[]) returning *`,
+      `update merchants set status = ?, updated_at = ? where uuid = ? and status = any(?::text[]) returning ${COLUMNS}`,
       [to, at, uuid, `{${from.join(",")}}`],
     );
     return rows[0] ? fromRow(rows[0]) : null;
+  }
+
+  async list(filter: MerchantFilter): Promise<{ merchants: Merchant[]; total: number }> {
+    // Exact filters on indexed columns only: uuid (primary key), status, display_name.
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.status !== undefined) {
+      where.push("status = ?");
+      params.push(filter.status);
+    }
+    if (filter.uuid !== undefined) {
+      where.push("uuid = ?");
+      params.push(filter.uuid);
+    }
+    if (filter.displayName !== undefined) {
+      where.push("display_name = ?");
+      params.push(filter.displayName);
+    }
+    const condition = where.length > 0 ? `where ${where.join(" and ")}` : "";
+    // Page and exact total in one round trip; merchants are few.
+    const rows = await this.em.execute(
+      `select (select count(*) from merchants ${condition}) as total, page.*
+         from (select 1) one
+         left join lateral (
+           select ${COLUMNS} from merchants ${condition}
+            order by created_at desc, uuid desc limit ? offset ?
+         ) page on true`,
+      [...params, ...params, filter.limit, filter.offset],
+    );
+    return {
+      merchants: rows.filter((row: Row) => row.uuid !== null).map(fromRow),
+      total: Number(rows[0]?.total ?? 0),
+    };
+  }
+
+  async payinContext(merchantUuid: string, capability: string, jurisdiction: string | null): Promise<PayinContext | null> {
+    // One statement, each part an index lookup: the merchant's primary key, the
+    // open-rule and open-policy partial unique indexes, the profile's primary key.
+    const rows = await this.em.execute(
+      `select m.status,
+              (select r.effect from rules r
+                where r.capability = ? and r.jurisdiction = ? and r.valid_to is null) as rule_effect,
+              (select p.effect from policies p
+                where p.merchant_uuid = m.uuid and p.scope = 'payin' and p.valid_to is null) as payin_policy_effect,
+              (select o.operating_mode from operating_profiles o where o.merchant_uuid = m.uuid) as operating_mode
+         from merchants m
+        where m.uuid = ?`,
+      [capability, jurisdiction, merchantUuid],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      status: row.status as MerchantStatus,
+      ruleEffect: textOrNull(row.rule_effect) as Effect | null,
+      payinPolicyEffect: textOrNull(row.payin_policy_effect) as Effect | null,
+      operatingMode: textOrNull(row.operating_mode) as OperatingMode | null,
+    };
   }
 }

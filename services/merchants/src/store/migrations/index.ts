@@ -1,4 +1,8 @@
 import { InitialMerchants } from "./migration-2026-11-21-initial.js";
+import { MerchantAdministration } from "./migration-2026-11-22-administration.js";
 
 /** Every migration of the merchants schema, oldest first. Never edit a shipped one. */
-export const migrations = [{ name: "2026-11-21-initial", class: InitialMerchants }];
+export const migrations = [
+  { name: "2026-11-21-initial", class: InitialMerchants },
+  { name: "2026-11-22-administration", class: MerchantAdministration },
+];

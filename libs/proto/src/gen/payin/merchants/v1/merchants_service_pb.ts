@@ -12,7 +12,42 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/merchants/v1/merchants_service.proto.
  */
 export const file_payin_merchants_v1_merchants_service: GenFile = /*@__PURE__*/
-  fileDesc("CipwYXlpbi9tZXJjaGFudHMvdjEvbWVyY2hhbnRzX3NlcnZpY2UucHJvdG8SEnBheWluLm1lcmNoYW50cy52MSLqAQoITWVyY2hhbnQSDAoEdXVpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSFwoKbGVnYWxfbmFtZRgDIAEoCUgAiAEBEjIKBnN0YXR1cxgEIAEoDjIiLnBheWluLm1lcmNoYW50cy52MS5NZXJjaGFudFN0YXR1cxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfbGVnYWxfbmFtZSJVChVDcmVhdGVNZXJjaGFudFJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEhcKCmxlZ2FsX25hbWUYAiABKAlIAIgBAUINCgtfbGVnYWxfbmFtZSJIChZDcmVhdGVNZXJjaGFudFJlc3BvbnNlEi4KCG1lcmNoYW50GAEgASgLMhwucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50IiIKEkdldE1lcmNoYW50UmVxdWVzdBIMCgR1dWlkGAEgASgJIkUKE0dldE1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC5wYXlpbi5tZXJjaGFudHMudjEuTWVyY2hhbnQiZQoZVHJhbnNpdGlvbk1lcmNoYW50UmVxdWVzdBIMCgR1dWlkGAEgASgJEjoKCnRyYW5zaXRpb24YAiABKA4yJi5wYXlpbi5tZXJjaGFudHMudjEuTWVyY2hhbnRUcmFuc2l0aW9uIkwKGlRyYW5zaXRpb25NZXJjaGFudFJlc3BvbnNlEi4KCG1lcmNoYW50GAEgASgLMhwucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50Ii8KFkdldFBheWluQ29udGV4dFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJNChdHZXRQYXlpbkNvbnRleHRSZXNwb25zZRIyCgZzdGF0dXMYASABKA4yIi5wYXlpbi5tZXJjaGFudHMudjEuTWVyY2hhbnRTdGF0dXMqpgEKDk1lcmNoYW50U3RhdHVzEh8KG01FUkNIQU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGE1FUkNIQU5UX1NUQVRVU19JTkFDVElWRRABEhoKFk1FUkNIQU5UX1NUQVRVU19BQ1RJVkUQAhIdChlNRVJDSEFOVF9TVEFUVVNfU1VTUEVOREVEEAMSGgoWTUVSQ0hBTlRfU1RBVFVTX0NMT1NFRBAEKr8BChJNZXJjaGFudFRyYW5zaXRpb24SIwofTUVSQ0hBTlRfVFJBTlNJVElPTl9VTlNQRUNJRklFRBAAEiAKHE1FUkNIQU5UX1RSQU5TSVRJT05fQUNUSVZBVEUQARIiCh5NRVJDSEFOVF9UUkFOU0lUSU9OX0RFQUNUSVZBVEUQAhIfChtNRVJDSEFOVF9UUkFOU0lUSU9OX1NVU1BFTkQQAxIdChlNRVJDSEFOVF9UUkFOU0lUSU9OX0NMT1NFEAQyvAMKEE1lcmNoYW50c1NlcnZpY2USZwoOQ3JlYXRlTWVyY2hhbnQSKS5wYXlpbi5tZXJjaGFudHMudjEuQ3JlYXRlTWVyY2hhbnRSZXF1ZXN0GioucGF5aW4ubWVyY2hhbnRzLnYxLkNyZWF0ZU1lcmNoYW50UmVzcG9uc2USXgoLR2V0TWVyY2hhbnQSJi5wYXlpbi5tZXJjaGFudHMudjEuR2V0TWVyY2hhbnRSZXF1ZXN0GicucGF5aW4ubWVyY2hhbnRzLnYxLkdldE1lcmNoYW50UmVzcG9uc2UScwoSVHJhbnNpdGlvbk1lcmNoYW50Ei0ucGF5aW4ubWVyY2hhbnRzLnYxLlRyYW5zaXRpb25NZXJjaGFudFJlcXVlc3QaLi5wYXlpbi5tZXJjaGFudHMudjEuVHJhbnNpdGlvbk1lcmNoYW50UmVzcG9uc2USagoPR2V0UGF5aW5Db250ZXh0EioucGF5aW4ubWVyY2hhbnRzLnYxLkdldFBheWluQ29udGV4dFJlcXVlc3QaKy5wYXlpbi5tZXJjaGFudHMudjEuR2V0UGF5aW5Db250ZXh0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CipwYXlpbi9tZXJjaGFudHMvdjEvbWVyY2hhbnRzX3NlcnZpY2UucHJvdG8SEnBheWluLm1lcmNoYW50cy52MSI3CgVBY3RvchIMCgRraW5kGAEgASgJEgwKBHV1aWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSLqAQoITWVyY2hhbnQSDAoEdXVpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSFwoKbGVnYWxfbmFtZRgDIAEoCUgAiAEBEjIKBnN0YXR1cxgEIAEoDjIiLnBheWluLm1lcmNoYW50cy52MS5NZXJjaGFudFN0YXR1cxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfbGVnYWxfbmFtZSJ/ChVDcmVhdGVNZXJjaGFudFJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEhcKCmxlZ2FsX25hbWUYAiABKAlIAIgBARIoCgVhY3RvchgDIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvckINCgtfbGVnYWxfbmFtZSJIChZDcmVhdGVNZXJjaGFudFJlc3BvbnNlEi4KCG1lcmNoYW50GAEgASgLMhwucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50IiIKEkdldE1lcmNoYW50UmVxdWVzdBIMCgR1dWlkGAEgASgJIkUKE0dldE1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC5wYXlpbi5tZXJjaGFudHMudjEuTWVyY2hhbnQijwEKGVRyYW5zaXRpb25NZXJjaGFudFJlcXVlc3QSDAoEdXVpZBgBIAEoCRI6Cgp0cmFuc2l0aW9uGAIgASgOMiYucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50VHJhbnNpdGlvbhIoCgVhY3RvchgDIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJMChpUcmFuc2l0aW9uTWVyY2hhbnRSZXNwb25zZRIuCghtZXJjaGFudBgBIAEoCzIcLnBheWluLm1lcmNoYW50cy52MS5NZXJjaGFudCJFChZHZXRQYXlpbkNvbnRleHRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSFAoManVyaXNkaWN0aW9uGAIgASgJIpcBChdHZXRQYXlpbkNvbnRleHRSZXNwb25zZRIyCgZzdGF0dXMYASABKA4yIi5wYXlpbi5tZXJjaGFudHMudjEuTWVyY2hhbnRTdGF0dXMSEwoLcnVsZV9lZmZlY3QYAiABKAkSGwoTcGF5aW5fcG9saWN5X2VmZmVjdBgDIAEoCRIWCg5vcGVyYXRpbmdfbW9kZRgEIAEoCSKxAQoUTGlzdE1lcmNoYW50c1JlcXVlc3QSDQoFbGltaXQYASABKA0SDgoGb2Zmc2V0GAIgASgNEjIKBnN0YXR1cxgDIAEoDjIiLnBheWluLm1lcmNoYW50cy52MS5NZXJjaGFudFN0YXR1cxIRCgR1dWlkGAQgASgJSACIAQESGQoMZGlzcGxheV9uYW1lGAUgASgJSAGIAQFCBwoFX3V1aWRCDwoNX2Rpc3BsYXlfbmFtZSJXChVMaXN0TWVyY2hhbnRzUmVzcG9uc2USLwoJbWVyY2hhbnRzGAEgAygLMhwucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50Eg0KBXRvdGFsGAIgASgEIm0KE0Vuc3VyZU1lbWJlclJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIVCg1pZGVudGl0eV91dWlkGAIgASgJEigKBWFjdG9yGAMgASgLMhkucGF5aW4ubWVyY2hhbnRzLnYxLkFjdG9yImoKCk1lbWJlcnNoaXASFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIVCg1pZGVudGl0eV91dWlkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlsKFEVuc3VyZU1lbWJlclJlc3BvbnNlEjIKCm1lbWJlcnNoaXAYASABKAsyHi5wYXlpbi5tZXJjaGFudHMudjEuTWVtYmVyc2hpcBIPCgdjcmVhdGVkGAIgASgIIi8KFkxpc3RNZW1iZXJzaGlwc1JlcXVlc3QSFQoNaWRlbnRpdHlfdXVpZBgBIAEoCSJOChdMaXN0TWVtYmVyc2hpcHNSZXNwb25zZRIzCgttZW1iZXJzaGlwcxgBIAMoCzIeLnBheWluLm1lcmNoYW50cy52MS5NZW1iZXJzaGlwIsIBCgRSdWxlEhEKCXJ1bGVfdXVpZBgBIAEoCRISCgpjYXBhYmlsaXR5GAIgASgJEhQKDGp1cmlzZGljdGlvbhgDIAEoCRIOCgZlZmZlY3QYBCABKAkSDwoHdmVyc2lvbhgFIAEoBRIuCgp2YWxpZF9mcm9tGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgh2YWxpZF90bxgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidwoRQ3JlYXRlUnVsZVJlcXVlc3QSEgoKY2FwYWJpbGl0eRgBIAEoCRIUCgxqdXJpc2RpY3Rpb24YAiABKAkSDgoGZWZmZWN0GAMgASgJEigKBWFjdG9yGAQgASgLMhkucGF5aW4ubWVyY2hhbnRzLnYxLkFjdG9yIjwKEkNyZWF0ZVJ1bGVSZXNwb25zZRImCgRydWxlGAEgASgLMhgucGF5aW4ubWVyY2hhbnRzLnYxLlJ1bGUiKgoQTGlzdFJ1bGVzUmVxdWVzdBIWCg5pbmNsdWRlX2Nsb3NlZBgBIAEoCCI8ChFMaXN0UnVsZXNSZXNwb25zZRInCgVydWxlcxgBIAMoCzIYLnBheWluLm1lcmNoYW50cy52MS5SdWxlIqEBChBPcGVyYXRpbmdQcm9maWxlEhUKDW1lcmNoYW50X3V1aWQYASABKAkSFgoOb3BlcmF0aW5nX21vZGUYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAieAodRW5zdXJlT3BlcmF0aW5nUHJvZmlsZVJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIWCg5vcGVyYXRpbmdfbW9kZRgCIAEoCRIoCgVhY3RvchgDIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJXCh5FbnN1cmVPcGVyYXRpbmdQcm9maWxlUmVzcG9uc2USNQoHcHJvZmlsZRgBIAEoCzIkLnBheWluLm1lcmNoYW50cy52MS5PcGVyYXRpbmdQcm9maWxlIsIBCgZQb2xpY3kSEwoLcG9saWN5X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRINCgVzY29wZRgDIAEoCRIOCgZlZmZlY3QYBCABKAkSDwoHdmVyc2lvbhgFIAEoBRIuCgp2YWxpZF9mcm9tGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgh2YWxpZF90bxgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidQoTQ3JlYXRlUG9saWN5UmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEg0KBXNjb3BlGAIgASgJEg4KBmVmZmVjdBgDIAEoCRIoCgVhY3RvchgEIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJCChRDcmVhdGVQb2xpY3lSZXNwb25zZRIqCgZwb2xpY3kYASABKAsyGi5wYXlpbi5tZXJjaGFudHMudjEuUG9saWN5Il8KCFByb3ZpZGVyEhUKDXByb3ZpZGVyX3V1aWQYASABKAkSDAoEbmFtZRgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJPChVDcmVhdGVQcm92aWRlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRIoCgVhY3RvchgCIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJIChZDcmVhdGVQcm92aWRlclJlc3BvbnNlEi4KCHByb3ZpZGVyGAEgASgLMhwucGF5aW4ubWVyY2hhbnRzLnYxLlByb3ZpZGVyIhYKFExpc3RQcm92aWRlcnNSZXF1ZXN0IkgKFUxpc3RQcm92aWRlcnNSZXNwb25zZRIvCglwcm92aWRlcnMYASADKAsyHC5wYXlpbi5tZXJjaGFudHMudjEuUHJvdmlkZXIirwEKD1Byb3ZpZGVyQmluZGluZxIUCgxiaW5kaW5nX3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIVCg1wcm92aWRlcl91dWlkGAMgASgJEhIKCmNhcGFiaWxpdHkYBCABKAkSFAoManVyaXNkaWN0aW9uGAUgASgJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIqABChxFbnN1cmVQcm92aWRlckJpbmRpbmdSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSFQoNcHJvdmlkZXJfdXVpZBgCIAEoCRISCgpjYXBhYmlsaXR5GAMgASgJEhQKDGp1cmlzZGljdGlvbhgEIAEoCRIoCgVhY3RvchgFIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJmCh1FbnN1cmVQcm92aWRlckJpbmRpbmdSZXNwb25zZRI0CgdiaW5kaW5nGAEgASgLMiMucGF5aW4ubWVyY2hhbnRzLnYxLlByb3ZpZGVyQmluZGluZxIPCgdjcmVhdGVkGAIgASgIIu8BChJQcm92aWRlckNvbm5lY3Rpb24SFwoPY29ubmVjdGlvbl91dWlkGAEgASgJEhUKDW1lcmNoYW50X3V1aWQYAiABKAkSFQoNcHJvdmlkZXJfdXVpZBgDIAEoCRIdChBzZWNyZXRfcmVmZXJlbmNlGAQgASgJSACIAQESLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEwoRX3NlY3JldF9yZWZlcmVuY2UirQEKH0Vuc3VyZVByb3ZpZGVyQ29ubmVjdGlvblJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIVCg1wcm92aWRlcl91dWlkGAIgASgJEh0KEHNlY3JldF9yZWZlcmVuY2UYAyABKAlIAIgBARIoCgVhY3RvchgEIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvckITChFfc2VjcmV0X3JlZmVyZW5jZSJvCiBFbnN1cmVQcm92aWRlckNvbm5lY3Rpb25SZXNwb25zZRI6Cgpjb25uZWN0aW9uGAEgASgLMiYucGF5aW4ubWVyY2hhbnRzLnYxLlByb3ZpZGVyQ29ubmVjdGlvbhIPCgdjcmVhdGVkGAIgASgIIpsBCiVSb3RhdGVQcm92aWRlckNvbm5lY3Rpb25TZWNyZXRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSFwoPY29ubmVjdGlvbl91dWlkGAIgASgJEhgKEHNlY3JldF9yZWZlcmVuY2UYAyABKAkSKAoFYWN0b3IYBCABKAsyGS5wYXlpbi5tZXJjaGFudHMudjEuQWN0b3IiZAomUm90YXRlUHJvdmlkZXJDb25uZWN0aW9uU2VjcmV0UmVzcG9uc2USOgoKY29ubmVjdGlvbhgBIAEoCzImLnBheWluLm1lcmNoYW50cy52MS5Qcm92aWRlckNvbm5lY3Rpb24i2gEKCkF1ZGl0RXZlbnQSEgoKZXZlbnRfdXVpZBgBIAEoCRIoCgVhY3RvchgCIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvchIOCgZhY3Rpb24YAyABKAkSEwoLdGFyZ2V0X3R5cGUYBCABKAkSEwoLdGFyZ2V0X3V1aWQYBSABKAkSDwoHb3V0Y29tZRgGIAEoCRIvCgtvY2N1cnJlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKZXJyb3JfY29kZRgIIAEoCSJIChdSZWNvcmRBdWRpdEV2ZW50UmVxdWVzdBItCgVldmVudBgBIAEoCzIeLnBheWluLm1lcmNoYW50cy52MS5BdWRpdEV2ZW50IkkKGFJlY29yZEF1ZGl0RXZlbnRSZXNwb25zZRItCgVldmVudBgBIAEoCzIeLnBheWluLm1lcmNoYW50cy52MS5BdWRpdEV2ZW50IjcKFkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QSDQoFbGltaXQYASABKA0SDgoGb2Zmc2V0GAIgASgNIlgKF0xpc3RBdWRpdEV2ZW50c1Jlc3BvbnNlEi4KBmV2ZW50cxgBIAMoCzIeLnBheWluLm1lcmNoYW50cy52MS5BdWRpdEV2ZW50Eg0KBXRvdGFsGAIgASgEKqYBCg5NZXJjaGFudFN0YXR1cxIfChtNRVJDSEFOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhNRVJDSEFOVF9TVEFUVVNfSU5BQ1RJVkUQARIaChZNRVJDSEFOVF9TVEFUVVNfQUNUSVZFEAISHQoZTUVSQ0hBTlRfU1RBVFVTX1NVU1BFTkRFRBADEhoKFk1FUkNIQU5UX1NUQVRVU19DTE9TRUQQBCq/AQoSTWVyY2hhbnRUcmFuc2l0aW9uEiMKH01FUkNIQU5UX1RSQU5TSVRJT05fVU5TUEVDSUZJRUQQABIgChxNRVJDSEFOVF9UUkFOU0lUSU9OX0FDVElWQVRFEAESIgoeTUVSQ0hBTlRfVFJBTlNJVElPTl9ERUFDVElWQVRFEAISHwobTUVSQ0hBTlRfVFJBTlNJVElPTl9TVVNQRU5EEAMSHQoZTUVSQ0hBTlRfVFJBTlNJVElPTl9DTE9TRRAEMtYPChBNZXJjaGFudHNTZXJ2aWNlEmcKDkNyZWF0ZU1lcmNoYW50EikucGF5aW4ubWVyY2hhbnRzLnYxLkNyZWF0ZU1lcmNoYW50UmVxdWVzdBoqLnBheWluLm1lcmNoYW50cy52MS5DcmVhdGVNZXJjaGFudFJlc3BvbnNlEl4KC0dldE1lcmNoYW50EiYucGF5aW4ubWVyY2hhbnRzLnYxLkdldE1lcmNoYW50UmVxdWVzdBonLnBheWluLm1lcmNoYW50cy52MS5HZXRNZXJjaGFudFJlc3BvbnNlEnMKElRyYW5zaXRpb25NZXJjaGFudBItLnBheWluLm1lcmNoYW50cy52MS5UcmFuc2l0aW9uTWVyY2hhbnRSZXF1ZXN0Gi4ucGF5aW4ubWVyY2hhbnRzLnYxLlRyYW5zaXRpb25NZXJjaGFudFJlc3BvbnNlEmoKD0dldFBheWluQ29udGV4dBIqLnBheWluLm1lcmNoYW50cy52MS5HZXRQYXlpbkNvbnRleHRSZXF1ZXN0GisucGF5aW4ubWVyY2hhbnRzLnYxLkdldFBheWluQ29udGV4dFJlc3BvbnNlEmQKDUxpc3RNZXJjaGFudHMSKC5wYXlpbi5tZXJjaGFudHMudjEuTGlzdE1lcmNoYW50c1JlcXVlc3QaKS5wYXlpbi5tZXJjaGFudHMudjEuTGlzdE1lcmNoYW50c1Jlc3BvbnNlEmEKDEVuc3VyZU1lbWJlchInLnBheWluLm1lcmNoYW50cy52MS5FbnN1cmVNZW1iZXJSZXF1ZXN0GigucGF5aW4ubWVyY2hhbnRzLnYxLkVuc3VyZU1lbWJlclJlc3BvbnNlEmoKD0xpc3RNZW1iZXJzaGlwcxIqLnBheWluLm1lcmNoYW50cy52MS5MaXN0TWVtYmVyc2hpcHNSZXF1ZXN0GisucGF5aW4ubWVyY2hhbnRzLnYxLkxpc3RNZW1iZXJzaGlwc1Jlc3BvbnNlElsKCkNyZWF0ZVJ1bGUSJS5wYXlpbi5tZXJjaGFudHMudjEuQ3JlYXRlUnVsZVJlcXVlc3QaJi5wYXlpbi5tZXJjaGFudHMudjEuQ3JlYXRlUnVsZVJlc3BvbnNlElgKCUxpc3RSdWxlcxIkLnBheWluLm1lcmNoYW50cy52MS5MaXN0UnVsZXNSZXF1ZXN0GiUucGF5aW4ubWVyY2hhbnRzLnYxLkxpc3RSdWxlc1Jlc3BvbnNlEn8KFkVuc3VyZU9wZXJhdGluZ1Byb2ZpbGUSMS5wYXlpbi5tZXJjaGFudHMudjEuRW5zdXJlT3BlcmF0aW5nUHJvZmlsZVJlcXVlc3QaMi5wYXlpbi5tZXJjaGFudHMudjEuRW5zdXJlT3BlcmF0aW5nUHJvZmlsZVJlc3BvbnNlEmEKDENyZWF0ZVBvbGljeRInLnBheWluLm1lcmNoYW50cy52MS5DcmVhdGVQb2xpY3lSZXF1ZXN0GigucGF5aW4ubWVyY2hhbnRzLnYxLkNyZWF0ZVBvbGljeVJlc3BvbnNlEmcKDkNyZWF0ZVByb3ZpZGVyEikucGF5aW4ubWVyY2hhbnRzLnYxLkNyZWF0ZVByb3ZpZGVyUmVxdWVzdBoqLnBheWluLm1lcmNoYW50cy52MS5DcmVhdGVQcm92aWRlclJlc3BvbnNlEmQKDUxpc3RQcm92aWRlcnMSKC5wYXlpbi5tZXJjaGFudHMudjEuTGlzdFByb3ZpZGVyc1JlcXVlc3QaKS5wYXlpbi5tZXJjaGFudHMudjEuTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEnwKFUVuc3VyZVByb3ZpZGVyQmluZGluZxIwLnBheWluLm1lcmNoYW50cy52MS5FbnN1cmVQcm92aWRlckJpbmRpbmdSZXF1ZXN0GjEucGF5aW4ubWVyY2hhbnRzLnYxLkVuc3VyZVByb3ZpZGVyQmluZGluZ1Jlc3BvbnNlEoUBChhFbnN1cmVQcm92aWRlckNvbm5lY3Rpb24SMy5wYXlpbi5tZXJjaGFudHMudjEuRW5zdXJlUHJvdmlkZXJDb25uZWN0aW9uUmVxdWVzdBo0LnBheWluLm1lcmNoYW50cy52MS5FbnN1cmVQcm92aWRlckNvbm5lY3Rpb25SZXNwb25zZRKXAQoeUm90YXRlUHJvdmlkZXJDb25uZWN0aW9uU2VjcmV0EjkucGF5aW4ubWVyY2hhbnRzLnYxLlJvdGF0ZVByb3ZpZGVyQ29ubmVjdGlvblNlY3JldFJlcXVlc3QaOi5wYXlpbi5tZXJjaGFudHMudjEuUm90YXRlUHJvdmlkZXJDb25uZWN0aW9uU2VjcmV0UmVzcG9uc2USbQoQUmVjb3JkQXVkaXRFdmVudBIrLnBheWluLm1lcmNoYW50cy52MS5SZWNvcmRBdWRpdEV2ZW50UmVxdWVzdBosLnBheWluLm1lcmNoYW50cy52MS5SZWNvcmRBdWRpdEV2ZW50UmVzcG9uc2USagoPTGlzdEF1ZGl0RXZlbnRzEioucGF5aW4ubWVyY2hhbnRzLnYxLkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QaKy5wYXlpbi5tZXJjaGFudHMudjEuTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+
+/**
+ * Actor says who asked for a change, for the audit log.
+ *
+ * @generated from message payin.merchants.v1.Actor
+ */
+export type Actor = Message<"payin.merchants.v1.Actor"> & {
+  /**
+   * "identity", "machine_credential", "operator_cli" or "system".
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * Identity or credential uuid; empty for the CLI and the system.
+   *
+   * @generated from field: string uuid = 2;
+   */
+  uuid: string;
+
+  /**
+   * Request id of the call that made the change.
+   *
+   * @generated from field: string request_id = 3;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message payin.merchants.v1.Actor.
+ * Use `create(ActorSchema)` to create a new message.
+ */
+export const ActorSchema: GenMessage<Actor> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 0);
 
 /**
  * @generated from message payin.merchants.v1.Merchant
@@ -54,7 +89,7 @@ export type Merchant = Message<"payin.merchants.v1.Merchant"> & {
  * Use `create(MerchantSchema)` to create a new message.
  */
 export const MerchantSchema: GenMessage<Merchant> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 0);
+  messageDesc(file_payin_merchants_v1_merchants_service, 1);
 
 /**
  * @generated from message payin.merchants.v1.CreateMerchantRequest
@@ -73,6 +108,11 @@ export type CreateMerchantRequest = Message<"payin.merchants.v1.CreateMerchantRe
    * @generated from field: optional string legal_name = 2;
    */
   legalName?: string | undefined;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 3;
+   */
+  actor?: Actor | undefined;
 };
 
 /**
@@ -80,7 +120,7 @@ export type CreateMerchantRequest = Message<"payin.merchants.v1.CreateMerchantRe
  * Use `create(CreateMerchantRequestSchema)` to create a new message.
  */
 export const CreateMerchantRequestSchema: GenMessage<CreateMerchantRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 1);
+  messageDesc(file_payin_merchants_v1_merchants_service, 2);
 
 /**
  * @generated from message payin.merchants.v1.CreateMerchantResponse
@@ -97,7 +137,7 @@ export type CreateMerchantResponse = Message<"payin.merchants.v1.CreateMerchantR
  * Use `create(CreateMerchantResponseSchema)` to create a new message.
  */
 export const CreateMerchantResponseSchema: GenMessage<CreateMerchantResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 2);
+  messageDesc(file_payin_merchants_v1_merchants_service, 3);
 
 /**
  * @generated from message payin.merchants.v1.GetMerchantRequest
@@ -114,7 +154,7 @@ export type GetMerchantRequest = Message<"payin.merchants.v1.GetMerchantRequest"
  * Use `create(GetMerchantRequestSchema)` to create a new message.
  */
 export const GetMerchantRequestSchema: GenMessage<GetMerchantRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 3);
+  messageDesc(file_payin_merchants_v1_merchants_service, 4);
 
 /**
  * @generated from message payin.merchants.v1.GetMerchantResponse
@@ -131,7 +171,7 @@ export type GetMerchantResponse = Message<"payin.merchants.v1.GetMerchantRespons
  * Use `create(GetMerchantResponseSchema)` to create a new message.
  */
 export const GetMerchantResponseSchema: GenMessage<GetMerchantResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 4);
+  messageDesc(file_payin_merchants_v1_merchants_service, 5);
 
 /**
  * @generated from message payin.merchants.v1.TransitionMerchantRequest
@@ -146,6 +186,11 @@ export type TransitionMerchantRequest = Message<"payin.merchants.v1.TransitionMe
    * @generated from field: payin.merchants.v1.MerchantTransition transition = 2;
    */
   transition: MerchantTransition;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 3;
+   */
+  actor?: Actor | undefined;
 };
 
 /**
@@ -153,7 +198,7 @@ export type TransitionMerchantRequest = Message<"payin.merchants.v1.TransitionMe
  * Use `create(TransitionMerchantRequestSchema)` to create a new message.
  */
 export const TransitionMerchantRequestSchema: GenMessage<TransitionMerchantRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 5);
+  messageDesc(file_payin_merchants_v1_merchants_service, 6);
 
 /**
  * @generated from message payin.merchants.v1.TransitionMerchantResponse
@@ -170,7 +215,7 @@ export type TransitionMerchantResponse = Message<"payin.merchants.v1.TransitionM
  * Use `create(TransitionMerchantResponseSchema)` to create a new message.
  */
 export const TransitionMerchantResponseSchema: GenMessage<TransitionMerchantResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 6);
+  messageDesc(file_payin_merchants_v1_merchants_service, 7);
 
 /**
  * @generated from message payin.merchants.v1.GetPayinContextRequest
@@ -180,6 +225,13 @@ export type GetPayinContextRequest = Message<"payin.merchants.v1.GetPayinContext
    * @generated from field: string merchant_uuid = 1;
    */
   merchantUuid: string;
+
+  /**
+   * Jurisdiction of the pay-in, for the crypto.payin rule.
+   *
+   * @generated from field: string jurisdiction = 2;
+   */
+  jurisdiction: string;
 };
 
 /**
@@ -187,7 +239,7 @@ export type GetPayinContextRequest = Message<"payin.merchants.v1.GetPayinContext
  * Use `create(GetPayinContextRequestSchema)` to create a new message.
  */
 export const GetPayinContextRequestSchema: GenMessage<GetPayinContextRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 7);
+  messageDesc(file_payin_merchants_v1_merchants_service, 8);
 
 /**
  * @generated from message payin.merchants.v1.GetPayinContextResponse
@@ -199,6 +251,28 @@ export type GetPayinContextResponse = Message<"payin.merchants.v1.GetPayinContex
    * @generated from field: payin.merchants.v1.MerchantStatus status = 1;
    */
   status: MerchantStatus;
+
+  /**
+   * Effect of the open rule for (crypto.payin, jurisdiction): "allow", "deny",
+   * or "" when there is none.
+   *
+   * @generated from field: string rule_effect = 2;
+   */
+  ruleEffect: string;
+
+  /**
+   * Effect of the merchant's open payin policy, or "" when there is none.
+   *
+   * @generated from field: string payin_policy_effect = 3;
+   */
+  payinPolicyEffect: string;
+
+  /**
+   * Operating mode, or "" when the merchant has no operating profile.
+   *
+   * @generated from field: string operating_mode = 4;
+   */
+  operatingMode: string;
 };
 
 /**
@@ -206,7 +280,978 @@ export type GetPayinContextResponse = Message<"payin.merchants.v1.GetPayinContex
  * Use `create(GetPayinContextResponseSchema)` to create a new message.
  */
 export const GetPayinContextResponseSchema: GenMessage<GetPayinContextResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 8);
+  messageDesc(file_payin_merchants_v1_merchants_service, 9);
+
+/**
+ * @generated from message payin.merchants.v1.ListMerchantsRequest
+ */
+export type ListMerchantsRequest = Message<"payin.merchants.v1.ListMerchantsRequest"> & {
+  /**
+   * @generated from field: uint32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: uint32 offset = 2;
+   */
+  offset: number;
+
+  /**
+   * @generated from field: payin.merchants.v1.MerchantStatus status = 3;
+   */
+  status: MerchantStatus;
+
+  /**
+   * @generated from field: optional string uuid = 4;
+   */
+  uuid?: string | undefined;
+
+  /**
+   * @generated from field: optional string display_name = 5;
+   */
+  displayName?: string | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.ListMerchantsRequest.
+ * Use `create(ListMerchantsRequestSchema)` to create a new message.
+ */
+export const ListMerchantsRequestSchema: GenMessage<ListMerchantsRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 10);
+
+/**
+ * @generated from message payin.merchants.v1.ListMerchantsResponse
+ */
+export type ListMerchantsResponse = Message<"payin.merchants.v1.ListMerchantsResponse"> & {
+  /**
+   * @generated from field: repeated payin.merchants.v1.Merchant merchants = 1;
+   */
+  merchants: Merchant[];
+
+  /**
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message payin.merchants.v1.ListMerchantsResponse.
+ * Use `create(ListMerchantsResponseSchema)` to create a new message.
+ */
+export const ListMerchantsResponseSchema: GenMessage<ListMerchantsResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 11);
+
+/**
+ * @generated from message payin.merchants.v1.EnsureMemberRequest
+ */
+export type EnsureMemberRequest = Message<"payin.merchants.v1.EnsureMemberRequest"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string identity_uuid = 2;
+   */
+  identityUuid: string;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 3;
+   */
+  actor?: Actor | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.EnsureMemberRequest.
+ * Use `create(EnsureMemberRequestSchema)` to create a new message.
+ */
+export const EnsureMemberRequestSchema: GenMessage<EnsureMemberRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 12);
+
+/**
+ * @generated from message payin.merchants.v1.Membership
+ */
+export type Membership = Message<"payin.merchants.v1.Membership"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string identity_uuid = 2;
+   */
+  identityUuid: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.Membership.
+ * Use `create(MembershipSchema)` to create a new message.
+ */
+export const MembershipSchema: GenMessage<Membership> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 13);
+
+/**
+ * @generated from message payin.merchants.v1.EnsureMemberResponse
+ */
+export type EnsureMemberResponse = Message<"payin.merchants.v1.EnsureMemberResponse"> & {
+  /**
+   * @generated from field: payin.merchants.v1.Membership membership = 1;
+   */
+  membership?: Membership | undefined;
+
+  /**
+   * False when the identity was already a member.
+   *
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message payin.merchants.v1.EnsureMemberResponse.
+ * Use `create(EnsureMemberResponseSchema)` to create a new message.
+ */
+export const EnsureMemberResponseSchema: GenMessage<EnsureMemberResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 14);
+
+/**
+ * @generated from message payin.merchants.v1.ListMembershipsRequest
+ */
+export type ListMembershipsRequest = Message<"payin.merchants.v1.ListMembershipsRequest"> & {
+  /**
+   * @generated from field: string identity_uuid = 1;
+   */
+  identityUuid: string;
+};
+
+/**
+ * Describes the message payin.merchants.v1.ListMembershipsRequest.
+ * Use `create(ListMembershipsRequestSchema)` to create a new message.
+ */
+export const ListMembershipsRequestSchema: GenMessage<ListMembershipsRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 15);
+
+/**
+ * @generated from message payin.merchants.v1.ListMembershipsResponse
+ */
+export type ListMembershipsResponse = Message<"payin.merchants.v1.ListMembershipsResponse"> & {
+  /**
+   * @generated from field: repeated payin.merchants.v1.Membership memberships = 1;
+   */
+  memberships: Membership[];
+};
+
+/**
+ * Describes the message payin.merchants.v1.ListMembershipsResponse.
+ * Use `create(ListMembershipsResponseSchema)` to create a new message.
+ */
+export const ListMembershipsResponseSchema: GenMessage<ListMembershipsResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 16);
+
+/**
+ * Rule is one version of a platform rule.
+ *
+ * @generated from message payin.merchants.v1.Rule
+ */
+export type Rule = Message<"payin.merchants.v1.Rule"> & {
+  /**
+   * @generated from field: string rule_uuid = 1;
+   */
+  ruleUuid: string;
+
+  /**
+   * @generated from field: string capability = 2;
+   */
+  capability: string;
+
+  /**
+   * @generated from field: string jurisdiction = 3;
+   */
+  jurisdiction: string;
+
+  /**
+   * "allow" or "deny".
+   *
+   * @generated from field: string effect = 4;
+   */
+  effect: string;
+
+  /**
+   * @generated from field: int32 version = 5;
+   */
+  version: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp valid_from = 6;
+   */
+  validFrom?: Timestamp | undefined;
+
+  /**
+   * Unset while this is the open version.
+   *
+   * @generated from field: google.protobuf.Timestamp valid_to = 7;
+   */
+  validTo?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.Rule.
+ * Use `create(RuleSchema)` to create a new message.
+ */
+export const RuleSchema: GenMessage<Rule> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 17);
+
+/**
+ * @generated from message payin.merchants.v1.CreateRuleRequest
+ */
+export type CreateRuleRequest = Message<"payin.merchants.v1.CreateRuleRequest"> & {
+  /**
+   * @generated from field: string capability = 1;
+   */
+  capability: string;
+
+  /**
+   * @generated from field: string jurisdiction = 2;
+   */
+  jurisdiction: string;
+
+  /**
+   * @generated from field: string effect = 3;
+   */
+  effect: string;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 4;
+   */
+  actor?: Actor | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.CreateRuleRequest.
+ * Use `create(CreateRuleRequestSchema)` to create a new message.
+ */
+export const CreateRuleRequestSchema: GenMessage<CreateRuleRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 18);
+
+/**
+ * @generated from message payin.merchants.v1.CreateRuleResponse
+ */
+export type CreateRuleResponse = Message<"payin.merchants.v1.CreateRuleResponse"> & {
+  /**
+   * @generated from field: payin.merchants.v1.Rule rule = 1;
+   */
+  rule?: Rule | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.CreateRuleResponse.
+ * Use `create(CreateRuleResponseSchema)` to create a new message.
+ */
+export const CreateRuleResponseSchema: GenMessage<CreateRuleResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 19);
+
+/**
+ * @generated from message payin.merchants.v1.ListRulesRequest
+ */
+export type ListRulesRequest = Message<"payin.merchants.v1.ListRulesRequest"> & {
+  /**
+   * @generated from field: bool include_closed = 1;
+   */
+  includeClosed: boolean;
+};
+
+/**
+ * Describes the message payin.merchants.v1.ListRulesRequest.
+ * Use `create(ListRulesRequestSchema)` to create a new message.
+ */
+export const ListRulesRequestSchema: GenMessage<ListRulesRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 20);
+
+/**
+ * @generated from message payin.merchants.v1.ListRulesResponse
+ */
+export type ListRulesResponse = Message<"payin.merchants.v1.ListRulesResponse"> & {
+  /**
+   * @generated from field: repeated payin.merchants.v1.Rule rules = 1;
+   */
+  rules: Rule[];
+};
+
+/**
+ * Describes the message payin.merchants.v1.ListRulesResponse.
+ * Use `create(ListRulesResponseSchema)` to create a new message.
+ */
+export const ListRulesResponseSchema: GenMessage<ListRulesResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 21);
+
+/**
+ * @generated from message payin.merchants.v1.OperatingProfile
+ */
+export type OperatingProfile = Message<"payin.merchants.v1.OperatingProfile"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * "non_custodial", "platform_custody" or "hybrid".
+   *
+   * @generated from field: string operating_mode = 2;
+   */
+  operatingMode: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 4;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.OperatingProfile.
+ * Use `create(OperatingProfileSchema)` to create a new message.
+ */
+export const OperatingProfileSchema: GenMessage<OperatingProfile> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 22);
+
+/**
+ * @generated from message payin.merchants.v1.EnsureOperatingProfileRequest
+ */
+export type EnsureOperatingProfileRequest = Message<"payin.merchants.v1.EnsureOperatingProfileRequest"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string operating_mode = 2;
+   */
+  operatingMode: string;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 3;
+   */
+  actor?: Actor | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.EnsureOperatingProfileRequest.
+ * Use `create(EnsureOperatingProfileRequestSchema)` to create a new message.
+ */
+export const EnsureOperatingProfileRequestSchema: GenMessage<EnsureOperatingProfileRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 23);
+
+/**
+ * @generated from message payin.merchants.v1.EnsureOperatingProfileResponse
+ */
+export type EnsureOperatingProfileResponse = Message<"payin.merchants.v1.EnsureOperatingProfileResponse"> & {
+  /**
+   * @generated from field: payin.merchants.v1.OperatingProfile profile = 1;
+   */
+  profile?: OperatingProfile | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.EnsureOperatingProfileResponse.
+ * Use `create(EnsureOperatingProfileResponseSchema)` to create a new message.
+ */
+export const EnsureOperatingProfileResponseSchema: GenMessage<EnsureOperatingProfileResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 24);
+
+/**
+ * Policy is one version of a merchant's policy for a scope.
+ *
+ * @generated from message payin.merchants.v1.Policy
+ */
+export type Policy = Message<"payin.merchants.v1.Policy"> & {
+  /**
+   * @generated from field: string policy_uuid = 1;
+   */
+  policyUuid: string;
+
+  /**
+   * @generated from field: string merchant_uuid = 2;
+   */
+  merchantUuid: string;
+
+  /**
+   * "payin", "payout", "custody" or "settlement".
+   *
+   * @generated from field: string scope = 3;
+   */
+  scope: string;
+
+  /**
+   * @generated from field: string effect = 4;
+   */
+  effect: string;
+
+  /**
+   * @generated from field: int32 version = 5;
+   */
+  version: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp valid_from = 6;
+   */
+  validFrom?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp valid_to = 7;
+   */
+  validTo?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.Policy.
+ * Use `create(PolicySchema)` to create a new message.
+ */
+export const PolicySchema: GenMessage<Policy> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 25);
+
+/**
+ * @generated from message payin.merchants.v1.CreatePolicyRequest
+ */
+export type CreatePolicyRequest = Message<"payin.merchants.v1.CreatePolicyRequest"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string scope = 2;
+   */
+  scope: string;
+
+  /**
+   * @generated from field: string effect = 3;
+   */
+  effect: string;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 4;
+   */
+  actor?: Actor | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.CreatePolicyRequest.
+ * Use `create(CreatePolicyRequestSchema)` to create a new message.
+ */
+export const CreatePolicyRequestSchema: GenMessage<CreatePolicyRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 26);
+
+/**
+ * @generated from message payin.merchants.v1.CreatePolicyResponse
+ */
+export type CreatePolicyResponse = Message<"payin.merchants.v1.CreatePolicyResponse"> & {
+  /**
+   * @generated from field: payin.merchants.v1.Policy policy = 1;
+   */
+  policy?: Policy | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.CreatePolicyResponse.
+ * Use `create(CreatePolicyResponseSchema)` to create a new message.
+ */
+export const CreatePolicyResponseSchema: GenMessage<CreatePolicyResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 27);
+
+/**
+ * @generated from message payin.merchants.v1.Provider
+ */
+export type Provider = Message<"payin.merchants.v1.Provider"> & {
+  /**
+   * @generated from field: string provider_uuid = 1;
+   */
+  providerUuid: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 3;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.Provider.
+ * Use `create(ProviderSchema)` to create a new message.
+ */
+export const ProviderSchema: GenMessage<Provider> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 28);
+
+/**
+ * @generated from message payin.merchants.v1.CreateProviderRequest
+ */
+export type CreateProviderRequest = Message<"payin.merchants.v1.CreateProviderRequest"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 2;
+   */
+  actor?: Actor | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.CreateProviderRequest.
+ * Use `create(CreateProviderRequestSchema)` to create a new message.
+ */
+export const CreateProviderRequestSchema: GenMessage<CreateProviderRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 29);
+
+/**
+ * @generated from message payin.merchants.v1.CreateProviderResponse
+ */
+export type CreateProviderResponse = Message<"payin.merchants.v1.CreateProviderResponse"> & {
+  /**
+   * @generated from field: payin.merchants.v1.Provider provider = 1;
+   */
+  provider?: Provider | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.CreateProviderResponse.
+ * Use `create(CreateProviderResponseSchema)` to create a new message.
+ */
+export const CreateProviderResponseSchema: GenMessage<CreateProviderResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 30);
+
+/**
+ * @generated from message payin.merchants.v1.ListProvidersRequest
+ */
+export type ListProvidersRequest = Message<"payin.merchants.v1.ListProvidersRequest"> & {
+};
+
+/**
+ * Describes the message payin.merchants.v1.ListProvidersRequest.
+ * Use `create(ListProvidersRequestSchema)` to create a new message.
+ */
+export const ListProvidersRequestSchema: GenMessage<ListProvidersRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 31);
+
+/**
+ * @generated from message payin.merchants.v1.ListProvidersResponse
+ */
+export type ListProvidersResponse = Message<"payin.merchants.v1.ListProvidersResponse"> & {
+  /**
+   * @generated from field: repeated payin.merchants.v1.Provider providers = 1;
+   */
+  providers: Provider[];
+};
+
+/**
+ * Describes the message payin.merchants.v1.ListProvidersResponse.
+ * Use `create(ListProvidersResponseSchema)` to create a new message.
+ */
+export const ListProvidersResponseSchema: GenMessage<ListProvidersResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 32);
+
+/**
+ * @generated from message payin.merchants.v1.ProviderBinding
+ */
+export type ProviderBinding = Message<"payin.merchants.v1.ProviderBinding"> & {
+  /**
+   * @generated from field: string binding_uuid = 1;
+   */
+  bindingUuid: string;
+
+  /**
+   * @generated from field: string merchant_uuid = 2;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string provider_uuid = 3;
+   */
+  providerUuid: string;
+
+  /**
+   * @generated from field: string capability = 4;
+   */
+  capability: string;
+
+  /**
+   * @generated from field: string jurisdiction = 5;
+   */
+  jurisdiction: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.ProviderBinding.
+ * Use `create(ProviderBindingSchema)` to create a new message.
+ */
+export const ProviderBindingSchema: GenMessage<ProviderBinding> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 33);
+
+/**
+ * @generated from message payin.merchants.v1.EnsureProviderBindingRequest
+ */
+export type EnsureProviderBindingRequest = Message<"payin.merchants.v1.EnsureProviderBindingRequest"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string provider_uuid = 2;
+   */
+  providerUuid: string;
+
+  /**
+   * @generated from field: string capability = 3;
+   */
+  capability: string;
+
+  /**
+   * @generated from field: string jurisdiction = 4;
+   */
+  jurisdiction: string;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 5;
+   */
+  actor?: Actor | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.EnsureProviderBindingRequest.
+ * Use `create(EnsureProviderBindingRequestSchema)` to create a new message.
+ */
+export const EnsureProviderBindingRequestSchema: GenMessage<EnsureProviderBindingRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 34);
+
+/**
+ * @generated from message payin.merchants.v1.EnsureProviderBindingResponse
+ */
+export type EnsureProviderBindingResponse = Message<"payin.merchants.v1.EnsureProviderBindingResponse"> & {
+  /**
+   * @generated from field: payin.merchants.v1.ProviderBinding binding = 1;
+   */
+  binding?: ProviderBinding | undefined;
+
+  /**
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message payin.merchants.v1.EnsureProviderBindingResponse.
+ * Use `create(EnsureProviderBindingResponseSchema)` to create a new message.
+ */
+export const EnsureProviderBindingResponseSchema: GenMessage<EnsureProviderBindingResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 35);
+
+/**
+ * @generated from message payin.merchants.v1.ProviderConnection
+ */
+export type ProviderConnection = Message<"payin.merchants.v1.ProviderConnection"> & {
+  /**
+   * @generated from field: string connection_uuid = 1;
+   */
+  connectionUuid: string;
+
+  /**
+   * @generated from field: string merchant_uuid = 2;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string provider_uuid = 3;
+   */
+  providerUuid: string;
+
+  /**
+   * A reference to a secret held elsewhere (e.g. "vault:kv/payin/acme"); never
+   * the secret itself.
+   *
+   * @generated from field: optional string secret_reference = 4;
+   */
+  secretReference?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 6;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.ProviderConnection.
+ * Use `create(ProviderConnectionSchema)` to create a new message.
+ */
+export const ProviderConnectionSchema: GenMessage<ProviderConnection> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 36);
+
+/**
+ * @generated from message payin.merchants.v1.EnsureProviderConnectionRequest
+ */
+export type EnsureProviderConnectionRequest = Message<"payin.merchants.v1.EnsureProviderConnectionRequest"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string provider_uuid = 2;
+   */
+  providerUuid: string;
+
+  /**
+   * "scheme:path" (e.g. "vault:kv/payin/acme", "env:EVM_RPC_KEY"), 1 to 255
+   * characters, matching ^[a-z][a-z0-9+.-]*:[^\s]+$; never echoed in errors.
+   *
+   * @generated from field: optional string secret_reference = 3;
+   */
+  secretReference?: string | undefined;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 4;
+   */
+  actor?: Actor | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.EnsureProviderConnectionRequest.
+ * Use `create(EnsureProviderConnectionRequestSchema)` to create a new message.
+ */
+export const EnsureProviderConnectionRequestSchema: GenMessage<EnsureProviderConnectionRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 37);
+
+/**
+ * @generated from message payin.merchants.v1.EnsureProviderConnectionResponse
+ */
+export type EnsureProviderConnectionResponse = Message<"payin.merchants.v1.EnsureProviderConnectionResponse"> & {
+  /**
+   * @generated from field: payin.merchants.v1.ProviderConnection connection = 1;
+   */
+  connection?: ProviderConnection | undefined;
+
+  /**
+   * @generated from field: bool created = 2;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message payin.merchants.v1.EnsureProviderConnectionResponse.
+ * Use `create(EnsureProviderConnectionResponseSchema)` to create a new message.
+ */
+export const EnsureProviderConnectionResponseSchema: GenMessage<EnsureProviderConnectionResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 38);
+
+/**
+ * @generated from message payin.merchants.v1.RotateProviderConnectionSecretRequest
+ */
+export type RotateProviderConnectionSecretRequest = Message<"payin.merchants.v1.RotateProviderConnectionSecretRequest"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string connection_uuid = 2;
+   */
+  connectionUuid: string;
+
+  /**
+   * @generated from field: string secret_reference = 3;
+   */
+  secretReference: string;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 4;
+   */
+  actor?: Actor | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.RotateProviderConnectionSecretRequest.
+ * Use `create(RotateProviderConnectionSecretRequestSchema)` to create a new message.
+ */
+export const RotateProviderConnectionSecretRequestSchema: GenMessage<RotateProviderConnectionSecretRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 39);
+
+/**
+ * @generated from message payin.merchants.v1.RotateProviderConnectionSecretResponse
+ */
+export type RotateProviderConnectionSecretResponse = Message<"payin.merchants.v1.RotateProviderConnectionSecretResponse"> & {
+  /**
+   * @generated from field: payin.merchants.v1.ProviderConnection connection = 1;
+   */
+  connection?: ProviderConnection | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.RotateProviderConnectionSecretResponse.
+ * Use `create(RotateProviderConnectionSecretResponseSchema)` to create a new message.
+ */
+export const RotateProviderConnectionSecretResponseSchema: GenMessage<RotateProviderConnectionSecretResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 40);
+
+/**
+ * @generated from message payin.merchants.v1.AuditEvent
+ */
+export type AuditEvent = Message<"payin.merchants.v1.AuditEvent"> & {
+  /**
+   * @generated from field: string event_uuid = 1;
+   */
+  eventUuid: string;
+
+  /**
+   * @generated from field: payin.merchants.v1.Actor actor = 2;
+   */
+  actor?: Actor | undefined;
+
+  /**
+   * e.g. "merchant.activate", "credential.rotate".
+   *
+   * @generated from field: string action = 3;
+   */
+  action: string;
+
+  /**
+   * e.g. "merchant".
+   *
+   * @generated from field: string target_type = 4;
+   */
+  targetType: string;
+
+  /**
+   * @generated from field: string target_uuid = 5;
+   */
+  targetUuid: string;
+
+  /**
+   * "succeeded" or "failed".
+   *
+   * @generated from field: string outcome = 6;
+   */
+  outcome: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 7;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * Public error code when the outcome is failed.
+   *
+   * @generated from field: string error_code = 8;
+   */
+  errorCode: string;
+};
+
+/**
+ * Describes the message payin.merchants.v1.AuditEvent.
+ * Use `create(AuditEventSchema)` to create a new message.
+ */
+export const AuditEventSchema: GenMessage<AuditEvent> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 41);
+
+/**
+ * @generated from message payin.merchants.v1.RecordAuditEventRequest
+ */
+export type RecordAuditEventRequest = Message<"payin.merchants.v1.RecordAuditEventRequest"> & {
+  /**
+   * @generated from field: payin.merchants.v1.AuditEvent event = 1;
+   */
+  event?: AuditEvent | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.RecordAuditEventRequest.
+ * Use `create(RecordAuditEventRequestSchema)` to create a new message.
+ */
+export const RecordAuditEventRequestSchema: GenMessage<RecordAuditEventRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 42);
+
+/**
+ * @generated from message payin.merchants.v1.RecordAuditEventResponse
+ */
+export type RecordAuditEventResponse = Message<"payin.merchants.v1.RecordAuditEventResponse"> & {
+  /**
+   * @generated from field: payin.merchants.v1.AuditEvent event = 1;
+   */
+  event?: AuditEvent | undefined;
+};
+
+/**
+ * Describes the message payin.merchants.v1.RecordAuditEventResponse.
+ * Use `create(RecordAuditEventResponseSchema)` to create a new message.
+ */
+export const RecordAuditEventResponseSchema: GenMessage<RecordAuditEventResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 43);
+
+/**
+ * @generated from message payin.merchants.v1.ListAuditEventsRequest
+ */
+export type ListAuditEventsRequest = Message<"payin.merchants.v1.ListAuditEventsRequest"> & {
+  /**
+   * @generated from field: uint32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: uint32 offset = 2;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message payin.merchants.v1.ListAuditEventsRequest.
+ * Use `create(ListAuditEventsRequestSchema)` to create a new message.
+ */
+export const ListAuditEventsRequestSchema: GenMessage<ListAuditEventsRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 44);
+
+/**
+ * @generated from message payin.merchants.v1.ListAuditEventsResponse
+ */
+export type ListAuditEventsResponse = Message<"payin.merchants.v1.ListAuditEventsResponse"> & {
+  /**
+   * @generated from field: repeated payin.merchants.v1.AuditEvent events = 1;
+   */
+  events: AuditEvent[];
+
+  /**
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message payin.merchants.v1.ListAuditEventsResponse.
+ * Use `create(ListAuditEventsResponseSchema)` to create a new message.
+ */
+export const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 45);
 
 /**
  * MerchantStatus is the lifecycle state of a merchant. `closed` is terminal.
@@ -293,7 +1338,11 @@ export const MerchantTransitionSchema: GenEnum<MerchantTransition> = /*@__PURE__
   enumDesc(file_payin_merchants_v1_merchants_service, 1);
 
 /**
- * MerchantsService owns merchant records and their lifecycle.
+ * MerchantsService owns merchant records and their lifecycle, memberships
+ * (identity <-> merchant), rules and policies (versioned), operating profiles,
+ * the provider registry, provider bindings and connections (secret references
+ * only, never secrets) and the platform audit log. Callers (the gateway) check
+ * permissions; every state change names its actor for the audit log.
  *
  * @generated from service payin.merchants.v1.MerchantsService
  */
@@ -332,7 +1381,9 @@ export const MerchantsService: GenService<{
   },
   /**
    * Everything the payins service needs about a merchant to accept a pay-in, in
-   * one call. NOT_FOUND when the merchant does not exist.
+   * one call (one SQL statement). NOT_FOUND (MERCHANT_NOT_FOUND) when the
+   * merchant does not exist; INVALID_ARGUMENT when a non-empty jurisdiction is
+   * not an assigned ISO 3166-1 alpha-2 code (an empty one gives rule_effect "").
    *
    * @generated from rpc payin.merchants.v1.MerchantsService.GetPayinContext
    */
@@ -340,6 +1391,173 @@ export const MerchantsService: GenService<{
     methodKind: "unary";
     input: typeof GetPayinContextRequestSchema;
     output: typeof GetPayinContextResponseSchema;
+  },
+  /**
+   * Lists merchants with exact filters (status, uuid, display_name), newest
+   * first, with the exact total. INVALID_ARGUMENT when limit is not 1..100 or the
+   * uuid filter is malformed.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.ListMerchants
+   */
+  listMerchants: {
+    methodKind: "unary";
+    input: typeof ListMerchantsRequestSchema;
+    output: typeof ListMerchantsResponseSchema;
+  },
+  /**
+   * Attaches an identity to a merchant as a member; idempotent (created=false on
+   * a repeat). NOT_FOUND (MERCHANT_NOT_FOUND) for an unknown merchant,
+   * INVALID_ARGUMENT for a malformed identity_uuid. A closed merchant still
+   * accepts members (it stays readable). The caller checks that the identity exists.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.EnsureMember
+   */
+  ensureMember: {
+    methodKind: "unary";
+    input: typeof EnsureMemberRequestSchema;
+    output: typeof EnsureMemberResponseSchema;
+  },
+  /**
+   * Lists the merchants an identity is a member of, oldest membership first.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.ListMemberships
+   */
+  listMemberships: {
+    methodKind: "unary";
+    input: typeof ListMembershipsRequestSchema;
+    output: typeof ListMembershipsResponseSchema;
+  },
+  /**
+   * Closes the open rule version for (capability, jurisdiction) and opens a new
+   * one, atomically. FAILED_PRECONDITION (RULE_UNCHANGED) when the open version
+   * already has that effect; INVALID_ARGUMENT unless capability matches
+   * ^[a-z][a-z0-9_.]{0,63}$, jurisdiction is an assigned ISO 3166-1 alpha-2 code
+   * and effect is "allow" or "deny".
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.CreateRule
+   */
+  createRule: {
+    methodKind: "unary";
+    input: typeof CreateRuleRequestSchema;
+    output: typeof CreateRuleResponseSchema;
+  },
+  /**
+   * Lists rules; open versions only unless include_closed.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.ListRules
+   */
+  listRules: {
+    methodKind: "unary";
+    input: typeof ListRulesRequestSchema;
+    output: typeof ListRulesResponseSchema;
+  },
+  /**
+   * Sets the merchant's operating profile (creates or updates; idempotent).
+   * NOT_FOUND (MERCHANT_NOT_FOUND), FAILED_PRECONDITION (MERCHANT_CLOSED).
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.EnsureOperatingProfile
+   */
+  ensureOperatingProfile: {
+    methodKind: "unary";
+    input: typeof EnsureOperatingProfileRequestSchema;
+    output: typeof EnsureOperatingProfileResponseSchema;
+  },
+  /**
+   * Closes the merchant's open policy for the scope and opens a new version.
+   * FAILED_PRECONDITION (POLICY_UNCHANGED) when the open one has that effect,
+   * MERCHANT_CLOSED for a closed merchant; NOT_FOUND (MERCHANT_NOT_FOUND).
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.CreatePolicy
+   */
+  createPolicy: {
+    methodKind: "unary";
+    input: typeof CreatePolicyRequestSchema;
+    output: typeof CreatePolicyResponseSchema;
+  },
+  /**
+   * Registers a provider (observation/network provider) in the registry.
+   * ALREADY_EXISTS (PROVIDER_NAME_TAKEN) when the name is in use, letter case
+   * ignored. The provider "evm-rpc" is always present, with the fixed uuid
+   * 01a2008d-7400-7000-8000-000000000001.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.CreateProvider
+   */
+  createProvider: {
+    methodKind: "unary";
+    input: typeof CreateProviderRequestSchema;
+    output: typeof CreateProviderResponseSchema;
+  },
+  /**
+   * Lists the provider registry.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.ListProviders
+   */
+  listProviders: {
+    methodKind: "unary";
+    input: typeof ListProvidersRequestSchema;
+    output: typeof ListProvidersResponseSchema;
+  },
+  /**
+   * Binds a provider to a merchant for (capability, jurisdiction); idempotent.
+   * NOT_FOUND (PROVIDER_NOT_FOUND) for an unknown provider, NOT_FOUND
+   * (MERCHANT_NOT_FOUND), FAILED_PRECONDITION (MERCHANT_CLOSED).
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.EnsureProviderBinding
+   */
+  ensureProviderBinding: {
+    methodKind: "unary";
+    input: typeof EnsureProviderBindingRequestSchema;
+    output: typeof EnsureProviderBindingResponseSchema;
+  },
+  /**
+   * Creates or returns the merchant's connection to a provider (one per
+   * merchant and provider); holds only a secret reference. A repeat naming no
+   * reference or the same one answers created=false; naming another reference is
+   * FAILED_PRECONDITION (CONNECTION_EXISTS): use RotateProviderConnectionSecret.
+   * Also PROVIDER_NOT_FOUND, MERCHANT_NOT_FOUND, MERCHANT_CLOSED.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.EnsureProviderConnection
+   */
+  ensureProviderConnection: {
+    methodKind: "unary";
+    input: typeof EnsureProviderConnectionRequestSchema;
+    output: typeof EnsureProviderConnectionResponseSchema;
+  },
+  /**
+   * Replaces a connection's secret reference. FAILED_PRECONDITION
+   * (SECRET_REFERENCE_UNCHANGED) when it is the current one; NOT_FOUND
+   * (CONNECTION_NOT_FOUND) for an unknown connection or another merchant's.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.RotateProviderConnectionSecret
+   */
+  rotateProviderConnectionSecret: {
+    methodKind: "unary";
+    input: typeof RotateProviderConnectionSecretRequestSchema;
+    output: typeof RotateProviderConnectionSecretResponseSchema;
+  },
+  /**
+   * Appends an event to the audit log. The service assigns event_uuid and
+   * occurred_at (values sent in the request are ignored). The service records
+   * its own state changes itself, in the same transaction, whenever the request
+   * carries an actor; callers record failures and other services' changes here.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.RecordAuditEvent
+   */
+  recordAuditEvent: {
+    methodKind: "unary";
+    input: typeof RecordAuditEventRequestSchema;
+    output: typeof RecordAuditEventResponseSchema;
+  },
+  /**
+   * Reads the audit log, newest first, with the exact total. INVALID_ARGUMENT
+   * when limit is not 1..100.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.ListAuditEvents
+   */
+  listAuditEvents: {
+    methodKind: "unary";
+    input: typeof ListAuditEventsRequestSchema;
+    output: typeof ListAuditEventsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_payin_merchants_v1_merchants_service, 0);

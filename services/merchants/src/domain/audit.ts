@@ -1,0 +1,151 @@
+import type { Deps } from "./unit-of-work.js";
+import { checkPage, checkUuid, invalid } from "./validation.js";
+
+export type ActorKind = "identity" | "machine_credential" | "operator_cli" | "system";
+export const ACTOR_KINDS: readonly ActorKind[] = ["identity", "machine_credential", "operator_cli", "system"];
+
+/** Who asked for a change. `uuid` is set exactly for identities and machine credentials. */
+export interface Actor {
+  kind: ActorKind;
+  uuid: string | null;
+  requestId: string | null;
+}
+
+/** An actor as a caller sends it, before validation. */
+export interface ActorInput {
+  kind: string;
+  uuid: string;
+  requestId: string;
+}
+
+export type AuditOutcome = "succeeded" | "failed";
+
+/** One entry of the append-only audit log. */
+export interface AuditEvent {
+  eventUuid: string;
+  actor: Actor;
+  /** Dotted lower-case name, e.g. `merchant.activate`. */
+  action: string;
+  /** Lower-case kind of the target, e.g. `merchant`. */
+  targetType: string;
+  targetUuid: string | null;
+  outcome: AuditOutcome;
+  /** Public error code when the outcome is `failed`, else null. */
+  errorCode: string | null;
+  occurredAt: Date;
+}
+
+/** An audit event as a caller sends it to RecordAuditEvent. */
+export interface AuditEventInput {
+  actor: ActorInput | undefined;
+  action: string;
+  targetType: string;
+  targetUuid: string;
+  outcome: string;
+  errorCode: string;
+}
+
+/** Storage of the audit log. */
+export interface AuditStore {
+  append(event: AuditEvent): Promise<void>;
+  /** A page, newest first, and the number of events in the log. */
+  list(page: { limit: number; offset: number }): Promise<{ events: AuditEvent[]; total: number }>;
+}
+
+const ACTION = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
+const TARGET_TYPE = /^[a-z][a-z0-9_]*$/;
+const ERROR_CODE = /^[A-Z][A-Z0-9_]*$/;
+/** Visible ASCII only: request ids are opaque tokens, never free text. */
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * Validates an actor. Identities and machine credentials carry their uuid; the
+ * operator CLI and the system carry none. The request id is optional.
+ */
+export function validateActor(input: ActorInput): Actor {
+  if (!(ACTOR_KINDS as readonly string[]).includes(input.kind)) {
+    invalid(`actor.kind must be one of: ${ACTOR_KINDS.join(", ")}`);
+  }
+  const kind = input.kind as ActorKind;
+  let uuid: string | null = null;
+  if (kind === "identity" || kind === "machine_credential") {
+    uuid = checkUuid("actor.uuid", input.uuid);
+  } else if (input.uuid !== "") {
+    invalid(`actor.uuid must be empty for actor.kind ${kind}`);
+  }
+  if (input.requestId !== "" && !REQUEST_ID.test(input.requestId)) {
+    invalid("actor.request_id must be 1 to 128 visible ASCII characters");
+  }
+  return { kind, uuid, requestId: input.requestId === "" ? null : input.requestId };
+}
+
+/** Validates an optional actor: an absent one stays absent (no audit event is written). */
+export function optionalActor(input: ActorInput | undefined): Actor | null {
+  return input ? validateActor(input) : null;
+}
+
+/**
+ * Validates an event sent by another component (the gateway records failures and
+ * the changes other services make). The event uuid and time are the service's.
+ */
+export function newAuditEvent(input: AuditEventInput, eventUuid: string, now: Date): AuditEvent {
+  if (!input.actor) invalid("actor is required");
+  const actor = validateActor(input.actor);
+  if (input.action.length > 64 || !ACTION.test(input.action)) {
+    invalid("action must be up to 64 characters of dotted lower-case words, e.g. merchant.activate");
+  }
+  if (input.targetType.length > 32 || !TARGET_TYPE.test(input.targetType)) {
+    invalid("target_type must be up to 32 characters of a-z, 0-9 and '_', starting with a letter");
+  }
+  const targetUuid = input.targetUuid === "" ? null : checkUuid("target_uuid", input.targetUuid);
+  let errorCode: string | null = null;
+  if (input.outcome === "failed") {
+    if (input.errorCode.length > 64 || !ERROR_CODE.test(input.errorCode)) {
+      invalid("error_code must be an UPPER_SNAKE code of up to 64 characters when the outcome is failed");
+    }
+    errorCode = input.errorCode;
+  } else if (input.outcome === "succeeded") {
+    if (input.errorCode !== "") invalid("error_code must be empty when the outcome is succeeded");
+  } else {
+    invalid("outcome must be one of: succeeded, failed");
+  }
+  return {
+    eventUuid,
+    actor,
+    action: input.action,
+    targetType: input.targetType,
+    targetUuid,
+    outcome: input.outcome,
+    errorCode,
+    occurredAt: now,
+  };
+}
+
+/**
+ * Appends an event sent by another component. The service assigns the event
+ * uuid (UUIDv7) and the time; those fields of the request are ignored.
+ */
+export async function recordAuditEvent(deps: Deps, input: AuditEventInput | undefined): Promise<AuditEvent> {
+  if (!input) invalid("event is required");
+  const event = newAuditEvent(input, deps.newUuid(), deps.now());
+  await deps.uow.read().audit.append(event);
+  return event;
+}
+
+/** A succeeded event for a change this service made itself. */
+export function changeEvent(
+  actor: Actor,
+  change: { action: string; targetType: string; targetUuid: string },
+  eventUuid: string,
+  now: Date,
+): AuditEvent {
+  return { eventUuid, actor, ...change, outcome: "succeeded", errorCode: null, occurredAt: now };
+}
+
+/** Reads a page of the audit log, newest first. */
+export async function listAuditEvents(
+  store: AuditStore,
+  page: { limit: number; offset: number },
+): Promise<{ events: AuditEvent[]; total: number }> {
+  return store.list(checkPage(page.limit, page.offset));
+}

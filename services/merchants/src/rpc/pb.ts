@@ -1,0 +1,148 @@
+import { create } from "@bufbuild/protobuf";
+import { merchantsV1 } from "@payin/proto";
+import { toTimestamp } from "@payin/rpc";
+import type { ActorInput, AuditEvent } from "../domain/audit.js";
+import type { Membership } from "../domain/membership.js";
+import type { Merchant, MerchantStatus, MerchantTransition } from "../domain/merchant.js";
+import type { OperatingProfile } from "../domain/operating-profile.js";
+import type { Policy } from "../domain/policy.js";
+import type { Provider, ProviderBinding, ProviderConnection } from "../domain/provider.js";
+import type { Rule } from "../domain/rule.js";
+import { invalid } from "../domain/validation.js";
+
+const { MerchantStatus: PbStatus, MerchantTransition: PbTransition } = merchantsV1;
+
+/** Domain status → proto enum. */
+export const STATUS_TO_PB: Record<MerchantStatus, merchantsV1.MerchantStatus> = {
+  inactive: PbStatus.INACTIVE,
+  active: PbStatus.ACTIVE,
+  suspended: PbStatus.SUSPENDED,
+  closed: PbStatus.CLOSED,
+};
+
+/** Proto enum → domain status (UNSPECIFIED and unknown numbers have none). */
+const STATUS_FROM_PB: Partial<Record<merchantsV1.MerchantStatus, MerchantStatus>> = {
+  [PbStatus.INACTIVE]: "inactive",
+  [PbStatus.ACTIVE]: "active",
+  [PbStatus.SUSPENDED]: "suspended",
+  [PbStatus.CLOSED]: "closed",
+};
+
+/** Proto transition → domain transition (UNSPECIFIED has none). */
+export const TRANSITION_FROM_PB: Partial<Record<merchantsV1.MerchantTransition, MerchantTransition>> = {
+  [PbTransition.ACTIVATE]: "activate",
+  [PbTransition.DEACTIVATE]: "deactivate",
+  [PbTransition.SUSPEND]: "suspend",
+  [PbTransition.CLOSE]: "close",
+};
+
+/** A status filter: UNSPECIFIED means none; an unknown number is INVALID_ARGUMENT. */
+export function statusFilterFromPb(status: merchantsV1.MerchantStatus): MerchantStatus | undefined {
+  if (status === PbStatus.UNSPECIFIED) return undefined;
+  return STATUS_FROM_PB[status] ?? invalid("status is not a merchant status");
+}
+
+/** The request's actor, or undefined when it names none. */
+export function actorFromPb(actor: merchantsV1.Actor | undefined): ActorInput | undefined {
+  return actor ? { kind: actor.kind, uuid: actor.uuid, requestId: actor.requestId } : undefined;
+}
+
+/** Merchant → proto. */
+export function merchantToPb(m: Merchant): merchantsV1.Merchant {
+  return create(merchantsV1.MerchantSchema, {
+    uuid: m.uuid,
+    displayName: m.displayName,
+    legalName: m.legalName ?? undefined,
+    status: STATUS_TO_PB[m.status],
+    createdAt: toTimestamp(m.createdAt),
+    updatedAt: toTimestamp(m.updatedAt),
+  });
+}
+
+/** Membership → proto. */
+export function membershipToPb(m: Membership): merchantsV1.Membership {
+  return create(merchantsV1.MembershipSchema, {
+    merchantUuid: m.merchantUuid,
+    identityUuid: m.identityUuid,
+    createdAt: toTimestamp(m.createdAt),
+  });
+}
+
+/** Rule → proto; valid_to unset while the version is open. */
+export function ruleToPb(r: Rule): merchantsV1.Rule {
+  return create(merchantsV1.RuleSchema, {
+    ruleUuid: r.ruleUuid,
+    capability: r.capability,
+    jurisdiction: r.jurisdiction,
+    effect: r.effect,
+    version: r.version,
+    validFrom: toTimestamp(r.validFrom),
+    validTo: r.validTo ? toTimestamp(r.validTo) : undefined,
+  });
+}
+
+/** OperatingProfile → proto. */
+export function profileToPb(p: OperatingProfile): merchantsV1.OperatingProfile {
+  return create(merchantsV1.OperatingProfileSchema, {
+    merchantUuid: p.merchantUuid,
+    operatingMode: p.operatingMode,
+    createdAt: toTimestamp(p.createdAt),
+    updatedAt: toTimestamp(p.updatedAt),
+  });
+}
+
+/** Policy → proto; valid_to unset while the version is open. */
+export function policyToPb(p: Policy): merchantsV1.Policy {
+  return create(merchantsV1.PolicySchema, {
+    policyUuid: p.policyUuid,
+    merchantUuid: p.merchantUuid,
+    scope: p.scope,
+    effect: p.effect,
+    version: p.version,
+    validFrom: toTimestamp(p.validFrom),
+    validTo: p.validTo ? toTimestamp(p.validTo) : undefined,
+  });
+}
+
+/** Provider → proto. */
+export function providerToPb(p: Provider): merchantsV1.Provider {
+  return create(merchantsV1.ProviderSchema, { providerUuid: p.providerUuid, name: p.name, createdAt: toTimestamp(p.createdAt) });
+}
+
+/** ProviderBinding → proto. */
+export function bindingToPb(b: ProviderBinding): merchantsV1.ProviderBinding {
+  return create(merchantsV1.ProviderBindingSchema, {
+    bindingUuid: b.bindingUuid,
+    merchantUuid: b.merchantUuid,
+    providerUuid: b.providerUuid,
+    capability: b.capability,
+    jurisdiction: b.jurisdiction,
+    createdAt: toTimestamp(b.createdAt),
+  });
+}
+
+/** ProviderConnection → proto (the reference only; there is no secret to leak). */
+export function connectionToPb(c: ProviderConnection): merchantsV1.ProviderConnection {
+  return create(merchantsV1.ProviderConnectionSchema, {
+    connectionUuid: c.connectionUuid,
+    merchantUuid: c.merchantUuid,
+    providerUuid: c.providerUuid,
+    secretReference: c.secretReference ?? undefined,
+    createdAt: toTimestamp(c.createdAt),
+    updatedAt: toTimestamp(c.updatedAt),
+  });
+}
+
+/** AuditEvent → proto; absent values are empty strings. */
+export function auditEventToPb(e: AuditEvent): merchantsV1.AuditEvent {
+  return create(merchantsV1.AuditEventSchema, {
+    eventUuid: e.eventUuid,
+    actor: { kind: e.actor.kind, uuid: e.actor.uuid ?? "", requestId: e.actor.requestId ?? "" },
+    action: e.action,
+    targetType: e.targetType,
+    targetUuid: e.targetUuid ?? "",
+    outcome: e.outcome,
+    occurredAt: toTimestamp(e.occurredAt),
+    errorCode: e.errorCode ?? "",
+  });
+}

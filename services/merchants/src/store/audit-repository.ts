@@ -1,0 +1,61 @@
+import type { EntityManager } from "@payin/db";
+import type { ActorKind, AuditEvent, AuditOutcome, AuditStore } from "../domain/audit.js";
+import { AuditEventEntity, type AuditEventRow } from "./entities.js";
+import { date, textOrNull, type Row } from "./rows.js";
+
+const COLUMNS = `event_uuid, actor_kind, actor_uuid, request_id, action, target_type, target_uuid, outcome, error_code, occurred_at`;
+
+function fromRow(row: Row): AuditEvent {
+  return {
+    eventUuid: row.event_uuid as string,
+    actor: {
+      kind: row.actor_kind as ActorKind,
+      uuid: textOrNull(row.actor_uuid),
+      requestId: textOrNull(row.request_id),
+    },
+    action: row.action as string,
+    targetType: row.target_type as string,
+    targetUuid: textOrNull(row.target_uuid),
+    outcome: row.outcome as AuditOutcome,
+    errorCode: textOrNull(row.error_code),
+    occurredAt: date(row.occurred_at),
+  };
+}
+
+/** AuditStore on PostgreSQL: an append-only table (a trigger refuses updates and deletes). */
+export class AuditRepository implements AuditStore {
+  constructor(private readonly em: EntityManager) {}
+
+  async append(event: AuditEvent): Promise<void> {
+    const row: AuditEventRow = {
+      eventUuid: event.eventUuid,
+      actorKind: event.actor.kind,
+      actorUuid: event.actor.uuid,
+      requestId: event.actor.requestId,
+      action: event.action,
+      targetType: event.targetType,
+      targetUuid: event.targetUuid,
+      outcome: event.outcome,
+      errorCode: event.errorCode,
+      occurredAt: event.occurredAt,
+    };
+    await this.em.insert(AuditEventEntity, row);
+  }
+
+  async list(page: { limit: number; offset: number }): Promise<{ events: AuditEvent[]; total: number }> {
+    // Page and exact total in one round trip. The count is an index-only scan;
+    // audit events are operator actions, far fewer than pay-ins.
+    const rows = await this.em.execute(
+      `select (select count(*) from audit_events) as total, page.*
+         from (select 1) one
+         left join lateral (
+           select ${COLUMNS} from audit_events order by occurred_at desc, event_uuid desc limit ? offset ?
+         ) page on true`,
+      [page.limit, page.offset],
+    );
+    return {
+      events: rows.filter((row: Row) => row.event_uuid !== null).map(fromRow),
+      total: Number(rows[0]?.total ?? 0),
+    };
+  }
+}
