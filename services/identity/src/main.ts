@@ -14,7 +14,7 @@ const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
 await runService({
   name: "identity",
   services: SERVICE_NAMES,
-  routes: routes(orm, logger),
+  routes: routes(orm, logger, { totpKey: config.TOTP_ENCRYPTION_KEY }),
   interceptors: [domainErrorInterceptor("identity", reasonCodes, logger)],
   serviceToken: config.SERVICE_TOKEN,
   host: config.HOST,

@@ -23,7 +23,7 @@ beforeAll(async () => {
   await migrate(ormOptions(url));
   orm = await openOrm(ormOptions(url, 20));
   const logger = createLogger("test", { level: "silent" });
-  const transport = createRouterTransport(routes(orm, logger), {
+  const transport = createRouterTransport(routes(orm, logger, { totpKey: randomBytes(32) }), {
     router: { interceptors: [domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
   client = createClient(IdentityService, transport);

@@ -1,16 +1,19 @@
-import { authenticateMachineToken, invalidToken, type MachineCredentialStore } from "./machine-credential.js";
+import { authenticateMachineToken, type MachineCredentialStore } from "./machine-credential.js";
 import { hasMachinePrefix } from "./machine-token.js";
 import type { Principal } from "./principal.js";
+import { humanPrincipal, resolveSession } from "./session.js";
+import type { SessionStore } from "./stores.js";
 
-/** Storage every kind of authentication needs; session storage joins it later. */
+/** Storage every kind of authentication needs. */
 export interface AuthenticationStores {
   machineCredentials: MachineCredentialStore;
+  sessions: SessionStore;
 }
 
 /**
  * Turns a bearer token into a principal. A token with the machine prefix is only
- * ever checked as a machine token (spec "Authentication" 4). Human session tokens
- * are not issued yet, so every other token fails, with the same AUTH_INVALID_TOKEN.
+ * ever checked as a machine token (spec "Authentication" 4); any other token is
+ * looked up as a human session. Every failure is the same AUTH_INVALID_TOKEN.
  */
 export async function authenticate(
   stores: AuthenticationStores,
@@ -18,5 +21,5 @@ export async function authenticate(
   options: { now: Date; onBackgroundError: (error: unknown, credentialUuid: string) => void },
 ): Promise<Principal> {
   if (hasMachinePrefix(token)) return authenticateMachineToken(stores.machineCredentials, token, options);
-  throw invalidToken();
+  return humanPrincipal(await resolveSession(stores.sessions, token, options.now));
 }

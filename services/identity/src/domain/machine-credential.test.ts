@@ -11,6 +11,7 @@ import {
   type StoredMachineCredential,
 } from "./machine-credential.js";
 import { IdentityReason } from "./reasons.js";
+import type { SessionStore } from "./stores.js";
 
 /** An in-memory store with the same "one active per merchant" rule as the database. */
 class MemoryStore implements MachineCredentialStore {
@@ -116,9 +117,10 @@ describe("authenticateMachineToken", () => {
 });
 
 describe("authenticate", () => {
-  it("routes machine tokens to machine credentials and refuses everything else", async () => {
+  it("routes machine tokens to machine credentials only, and refuses unknown sessions", async () => {
     const { store, token } = await issued();
-    const stores = { machineCredentials: store };
+    const findByTokenHash = vi.fn(async () => null);
+    const stores = { machineCredentials: store, sessions: { findByTokenHash } as unknown as SessionStore };
     expect((await authenticate(stores, token, options)).kind).toBe("machine");
     for (const candidate of [randomBytes(32).toString("base64url"), "Bearer abc", `mpk_${"0".repeat(75)}`]) {
       const error = await authenticate(stores, candidate, options).catch((e: unknown) => e);
@@ -126,5 +128,7 @@ describe("authenticate", () => {
       expect((error as DomainError).reason).toBe(IdentityReason.InvalidToken);
       expect((error as DomainError).message).toBe("invalid token");
     }
+    // Only the session-style token was looked up as a session; "mpk_…" and malformed ones never were.
+    expect(findByTokenHash).toHaveBeenCalledTimes(1);
   });
 });

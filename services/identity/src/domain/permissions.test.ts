@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { permissionsOf } from "./permissions.js";
+import { GRANT_PERMISSIONS, isRole, PERMISSIONS, permissionsOf, ROLES } from "./permissions.js";
 
 describe("permissionsOf", () => {
   it("gives a machine credential exactly the two pay-in permissions", () => {
@@ -9,5 +9,41 @@ describe("permissionsOf", () => {
   it("grants nothing without a grant, and never duplicates", () => {
     expect(permissionsOf([])).toEqual([]);
     expect(permissionsOf(["machine_credential", "machine_credential"])).toHaveLength(2);
+    expect(permissionsOf(["merchant_admin", "merchant_member"])).toEqual(["merchant.payin.create", "merchant.payin.read", "checkout.manage"]);
+  });
+
+  it("maps every role as DESIGN §7 decides", () => {
+    expect(permissionsOf(["platform_admin"]).sort()).toEqual(
+      [
+        "identity.create",
+        "identity.read",
+        "identity.manage",
+        "merchant.read",
+        "merchant.manage",
+        "credential.manage",
+        "rule.manage",
+        "policy.manage",
+        "provider.manage",
+        "audit.read",
+      ].sort(),
+    );
+    expect(permissionsOf(["platform_operator"]).sort()).toEqual(["audit.read", "identity.read", "merchant.read"]);
+    expect(permissionsOf(["merchant_admin"]).sort()).toEqual(["checkout.manage", "merchant.payin.create", "merchant.payin.read"]);
+    expect(permissionsOf(["merchant_member"]).sort()).toEqual(["merchant.payin.create", "merchant.payin.read"]);
+  });
+
+  it("keeps people on the platform side away from pay-ins and merchants' people away from the platform", () => {
+    expect(permissionsOf(["platform_admin"])).not.toContain("merchant.payin.create");
+    expect(permissionsOf(["platform_operator"])).not.toContain("identity.manage");
+    for (const role of ["merchant_admin", "merchant_member"] as const) {
+      expect(permissionsOf([role]).some((p) => p.startsWith("identity.") || p === "credential.manage")).toBe(false);
+    }
+  });
+
+  it("only grants known permissions, and knows exactly the four roles", () => {
+    for (const granted of Object.values(GRANT_PERMISSIONS)) for (const p of granted) expect(PERMISSIONS).toContain(p);
+    expect(ROLES).toEqual(["platform_admin", "platform_operator", "merchant_admin", "merchant_member"]);
+    expect(isRole("platform_admin")).toBe(true);
+    for (const other of ["machine_credential", "PLATFORM_ADMIN", "admin", ""]) expect(isRole(other)).toBe(false);
   });
 });

@@ -1,23 +1,53 @@
 /**
  * Permissions, not role names, are what callers check (DESIGN §7). This file is the
- * one table from what a principal is (a machine credential, and later a human's
- * roles) to what it may do.
+ * one table from what a principal is (a machine credential, or a person's roles) to
+ * what it may do.
  */
 
 /** Every permission the platform knows. */
-export const PERMISSIONS = ["merchant.payin.create", "merchant.payin.read"] as const;
+export const PERMISSIONS = [
+  "identity.create",
+  "identity.read",
+  "identity.manage",
+  "merchant.read",
+  "merchant.manage",
+  "credential.manage",
+  "rule.manage",
+  "policy.manage",
+  "provider.manage",
+  "audit.read",
+  "merchant.payin.create",
+  "merchant.payin.read",
+  "checkout.manage",
+] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
 
-/**
- * What a principal holds that grants permissions. A machine credential is one fixed
- * grant; human roles (`platform_admin`, `merchant_admin`, ...) join this union with
- * human identities.
- */
-export type Grant = "machine_credential";
+/** Roles a person can hold; the only values CreateIdentity accepts. */
+export const ROLES = ["platform_admin", "platform_operator", "merchant_admin", "merchant_member"] as const;
+
+export type Role = (typeof ROLES)[number];
+
+/** What a principal holds that grants permissions: a person's role, or being a machine credential. */
+export type Grant = Role | "machine_credential";
 
 /** The one mapping of grants to permissions. */
 export const GRANT_PERMISSIONS: Record<Grant, readonly Permission[]> = {
+  platform_admin: [
+    "identity.create",
+    "identity.read",
+    "identity.manage",
+    "merchant.read",
+    "merchant.manage",
+    "credential.manage",
+    "rule.manage",
+    "policy.manage",
+    "provider.manage",
+    "audit.read",
+  ],
+  platform_operator: ["merchant.read", "identity.read", "audit.read"],
+  merchant_admin: ["merchant.payin.create", "merchant.payin.read", "checkout.manage"],
+  merchant_member: ["merchant.payin.create", "merchant.payin.read"],
   // Spec "Authentication" 5: a machine credential has exactly these two.
   machine_credential: ["merchant.payin.create", "merchant.payin.read"],
 };
@@ -26,4 +56,9 @@ export const GRANT_PERMISSIONS: Record<Grant, readonly Permission[]> = {
 export function permissionsOf(grants: readonly Grant[]): Permission[] {
   const granted = new Set(grants.flatMap((grant) => GRANT_PERMISSIONS[grant]));
   return PERMISSIONS.filter((permission) => granted.has(permission));
+}
+
+/** True for a role name this platform knows (exact, case-sensitive). */
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
 }

@@ -1,4 +1,4 @@
-import type { Permission } from "./permissions.js";
+import type { Permission, Role } from "./permissions.js";
 
 /** A merchant's server acting through its machine credential. */
 export interface MachinePrincipal {
@@ -8,5 +8,23 @@ export interface MachinePrincipal {
   permissions: readonly Permission[];
 }
 
-/** Who a request acts for. Human principals join this union with sessions. */
-export type Principal = MachinePrincipal;
+/** How a session's token travels: an HttpOnly cookie or an Authorization header. */
+export type Transport = "cookie" | "bearer";
+
+/** A person acting through a live session. */
+export interface HumanPrincipal {
+  kind: "human";
+  identityUuid: string;
+  sessionUuid: string;
+  roles: readonly Role[];
+  permissions: readonly Permission[];
+  mfaSatisfied: boolean;
+  /** When MFA was completed in this session; null when it was not. */
+  mfaAuthenticatedAt: Date | null;
+  /** Must accompany state-changing cookie requests; not a credential on its own. */
+  csrfToken: string;
+  transport: Transport;
+}
+
+/** Who a request acts for. */
+export type Principal = MachinePrincipal | HumanPrincipal;

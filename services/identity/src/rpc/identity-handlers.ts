@@ -6,15 +6,47 @@ import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
 import { toTimestamp } from "@payin/rpc";
 import { authenticate } from "../domain/authenticate.js";
-import { issueMachineCredential, type MachineCredential } from "../domain/machine-credential.js";
+import {
+  createMachineCredential,
+  listMachineCredentials,
+  revokeMachineCredential,
+  rotateMachineCredential,
+} from "../domain/credential-management.js";
+import { bootstrapAdmin, createIdentity, listIdentities, removeRole, setIdentityStatus } from "../domain/identity.js";
+import { completeMfa, login, type Authenticated } from "../domain/login.js";
+import type { MachineCredential } from "../domain/machine-credential.js";
+import { confirmTotp, enrollTotp } from "../domain/mfa.js";
+import { changePassword, getSession, listSessions, logout, revokeSession } from "../domain/own-sessions.js";
 import type { Principal } from "../domain/principal.js";
-import { MachineCredentialRepository } from "../store/machine-credential-repository.js";
+import type { SessionView } from "../domain/session.js";
+import type { Identity, IdentityDeps } from "../domain/stores.js";
+import { pgStores } from "../store/pg-stores.js";
 
-const { MachineCredentialSchema, PrincipalSchema, PrincipalKind: PbKind } = identityV1;
+const {
+  AuthenticatedSchema,
+  IdentitySchema,
+  MachineCredentialSchema,
+  PrincipalSchema,
+  SessionSchema,
+  PrincipalKind: PbKind,
+} = identityV1;
+
+/** What the identity handlers need besides the database. */
+export interface IdentityHandlerOptions {
+  /** AES-256 key (32 bytes) sealing TOTP secrets at rest. */
+  totpKey: Buffer;
+  /** The current time; tests pass a clock they can move. Defaults to the system clock. */
+  clock?: () => Date;
+}
 
 const KIND_TO_PB: Record<Principal["kind"], identityV1.PrincipalKind> = {
   machine: PbKind.MACHINE,
+  human: PbKind.HUMAN,
 };
+
+function optionalTimestamp(date: Date | null) {
+  return date ? toTimestamp(date) : undefined;
+}
 
 function credentialToPb(c: MachineCredential): identityV1.MachineCredential {
   return create(MachineCredentialSchema, {
@@ -23,42 +55,162 @@ function credentialToPb(c: MachineCredential): identityV1.MachineCredential {
     keyId: c.keyId,
     status: c.status,
     createdAt: toTimestamp(c.createdAt),
-    lastUsedAt: c.lastUsedAt ? toTimestamp(c.lastUsedAt) : undefined,
-    revokedAt: c.revokedAt ? toTimestamp(c.revokedAt) : undefined,
+    lastUsedAt: optionalTimestamp(c.lastUsedAt),
+    revokedAt: optionalTimestamp(c.revokedAt),
     replacedByUuid: c.replacedByUuid ?? undefined,
   });
 }
 
-function principalToPb(p: Principal): identityV1.Principal {
-  return create(PrincipalSchema, {
-    kind: KIND_TO_PB[p.kind],
-    merchantUuid: p.merchantUuid,
-    credentialUuid: p.credentialUuid,
-    permissions: [...p.permissions],
+function identityToPb(i: Identity): identityV1.Identity {
+  return create(IdentitySchema, {
+    uuid: i.identityUuid,
+    email: i.email,
+    status: i.status,
+    roles: [...i.roles],
+    mfaEnrolled: i.mfaEnrolled,
+    createdAt: toTimestamp(i.createdAt),
   });
 }
 
+function sessionToPb(s: SessionView): identityV1.Session {
+  return create(SessionSchema, {
+    sessionUuid: s.sessionUuid,
+    identity: identityToPb(s.identity),
+    expiresAt: toTimestamp(s.expiresAt),
+    absoluteExpiresAt: toTimestamp(s.absoluteExpiresAt),
+    mfaSatisfied: s.mfaSatisfied,
+    primaryAuthenticatedAt: toTimestamp(s.primaryAuthenticatedAt),
+    mfaAuthenticatedAt: optionalTimestamp(s.mfaAuthenticatedAt),
+    csrfToken: s.csrfToken,
+    transport: s.transport,
+    createdAt: toTimestamp(s.createdAt),
+  });
+}
+
+function authenticatedToPb(a: Authenticated): identityV1.Authenticated {
+  return create(AuthenticatedSchema, { session: sessionToPb(a.session), sessionToken: a.token });
+}
+
+function principalToPb(p: Principal): identityV1.Principal {
+  if (p.kind === "machine") {
+    return create(PrincipalSchema, {
+      kind: KIND_TO_PB[p.kind],
+      merchantUuid: p.merchantUuid,
+      credentialUuid: p.credentialUuid,
+      permissions: [...p.permissions],
+    });
+  }
+  return create(PrincipalSchema, {
+    kind: KIND_TO_PB[p.kind],
+    identityUuid: p.identityUuid,
+    sessionUuid: p.sessionUuid,
+    roles: [...p.roles],
+    permissions: [...p.permissions],
+    mfaSatisfied: p.mfaSatisfied,
+    mfaAuthenticatedAt: optionalTimestamp(p.mfaAuthenticatedAt),
+    csrfToken: p.csrfToken,
+    transport: p.transport,
+  });
+}
+
+/** The session token a request acts with; empty when no caller was given. */
+function tokenOf(req: { caller?: identityV1.Caller }): string {
+  return req.caller?.sessionToken ?? "";
+}
+
 /** IdentityService handlers: proto in, domain call, proto out. */
-export function identityHandlers(orm: MikroORM, logger: Logger): ServiceImpl<typeof identityV1.IdentityService> {
-  const machineCredentials = () => new MachineCredentialRepository(orm.em.fork());
+export function identityHandlers(orm: MikroORM, logger: Logger, options: IdentityHandlerOptions): ServiceImpl<typeof identityV1.IdentityService> {
+  const clock = options.clock ?? (() => new Date());
   const onBackgroundError = (err: unknown, credentialUuid: string) => {
     logger.warn({ err, credentialUuid }, "could not record machine credential use");
   };
+  const deps = (): IdentityDeps => ({
+    stores: pgStores(orm.em.fork()),
+    clock,
+    newId: uuidv7,
+    totpKey: options.totpKey,
+    onBackgroundError,
+  });
   return {
     async createMachineCredential(req) {
-      const { credential, token } = await issueMachineCredential(machineCredentials(), {
-        credentialUuid: uuidv7(),
-        merchantUuid: req.merchantUuid,
-        now: new Date(),
-      });
+      const sessionToken = req.caller ? req.caller.sessionToken : null;
+      const { credential, token } = await createMachineCredential(deps(), { sessionToken, merchantUuid: req.merchantUuid });
       return { credential: credentialToPb(credential), token };
     },
     async authenticate(req) {
-      const principal = await authenticate({ machineCredentials: machineCredentials() }, req.token, {
-        now: new Date(),
-        onBackgroundError,
-      });
+      const principal = await authenticate(deps().stores, req.token, { now: clock(), onBackgroundError });
       return { principal: principalToPb(principal) };
+    },
+    async login(req) {
+      const result = await login(deps(), req);
+      return result.kind === "authenticated"
+        ? { result: { case: "authenticated", value: authenticatedToPb(result.authenticated) } }
+        : { result: { case: "mfaChallengeToken", value: result.challengeToken } };
+    },
+    async completeMfa(req) {
+      const authenticated = await completeMfa(deps(), { challengeToken: req.mfaChallengeToken, code: req.code, clientIp: req.clientIp });
+      return { authenticated: authenticatedToPb(authenticated) };
+    },
+    async getSession(req) {
+      return { session: sessionToPb(await getSession(deps(), { sessionToken: tokenOf(req) })) };
+    },
+    async logout(req) {
+      await logout(deps(), { sessionToken: tokenOf(req) });
+      return {};
+    },
+    async changePassword(req) {
+      await changePassword(deps(), { sessionToken: tokenOf(req), currentPassword: req.currentPassword, newPassword: req.newPassword });
+      return {};
+    },
+    async listSessions(req) {
+      const sessions = await listSessions(deps(), { sessionToken: tokenOf(req) });
+      return { sessions: sessions.map(sessionToPb) };
+    },
+    async revokeSession(req) {
+      await revokeSession(deps(), { sessionToken: tokenOf(req), sessionUuid: req.sessionUuid });
+      return {};
+    },
+    async enrollTotp(req) {
+      return enrollTotp(deps(), { sessionToken: tokenOf(req) });
+    },
+    async confirmTotp(req) {
+      return confirmTotp(deps(), { sessionToken: tokenOf(req), code: req.code });
+    },
+    async createIdentity(req) {
+      const identity = await createIdentity(deps(), { sessionToken: tokenOf(req), email: req.email, password: req.password, roles: req.roles });
+      return { identity: identityToPb(identity) };
+    },
+    async listIdentities(req) {
+      const { identities, total } = await listIdentities(deps(), { sessionToken: tokenOf(req), limit: req.limit, offset: req.offset });
+      return { identities: identities.map(identityToPb), total: BigInt(total) };
+    },
+    async setIdentityStatus(req) {
+      const identity = await setIdentityStatus(deps(), { sessionToken: tokenOf(req), identityUuid: req.identityUuid, status: req.status });
+      return { identity: identityToPb(identity) };
+    },
+    async removeRole(req) {
+      const identity = await removeRole(deps(), { sessionToken: tokenOf(req), identityUuid: req.identityUuid, role: req.role });
+      return { identity: identityToPb(identity) };
+    },
+    async listMachineCredentials(req) {
+      const credentials = await listMachineCredentials(deps(), { sessionToken: tokenOf(req), merchantUuid: req.merchantUuid });
+      return { credentials: credentials.map(credentialToPb) };
+    },
+    async rotateMachineCredential(req) {
+      const { credential, token } = await rotateMachineCredential(deps(), { sessionToken: tokenOf(req), merchantUuid: req.merchantUuid });
+      return { credential: credentialToPb(credential), token };
+    },
+    async revokeMachineCredential(req) {
+      const credential = await revokeMachineCredential(deps(), {
+        sessionToken: tokenOf(req),
+        merchantUuid: req.merchantUuid,
+        credentialUuid: req.credentialUuid,
+      });
+      return { credential: credentialToPb(credential) };
+    },
+    async bootstrapAdmin(req) {
+      const { identity, password, totpUri } = await bootstrapAdmin(deps(), { email: req.email });
+      return { identity: identityToPb(identity), password, totpUri };
     },
   };
 }

@@ -12,7 +12,904 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/identity/v1/identity_service.proto.
  */
 export const file_payin_identity_v1_identity_service: GenFile = /*@__PURE__*/
-  fileDesc("CihwYXlpbi9pZGVudGl0eS92MS9pZGVudGl0eV9zZXJ2aWNlLnByb3RvEhFwYXlpbi5pZGVudGl0eS52MSKpAgoRTWFjaGluZUNyZWRlbnRpYWwSFwoPY3JlZGVudGlhbF91dWlkGAEgASgJEhUKDW1lcmNoYW50X3V1aWQYAiABKAkSDgoGa2V5X2lkGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X3VzZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnJldm9rZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh0KEHJlcGxhY2VkX2J5X3V1aWQYCCABKAlIAIgBAUITChFfcmVwbGFjZWRfYnlfdXVpZCI3Ch5DcmVhdGVNYWNoaW5lQ3JlZGVudGlhbFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJqCh9DcmVhdGVNYWNoaW5lQ3JlZGVudGlhbFJlc3BvbnNlEjgKCmNyZWRlbnRpYWwYASABKAsyJC5wYXlpbi5pZGVudGl0eS52MS5NYWNoaW5lQ3JlZGVudGlhbBINCgV0b2tlbhgCIAEoCSIkChNBdXRoZW50aWNhdGVSZXF1ZXN0Eg0KBXRva2VuGAEgASgJIoABCglQcmluY2lwYWwSLgoEa2luZBgBIAEoDjIgLnBheWluLmlkZW50aXR5LnYxLlByaW5jaXBhbEtpbmQSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIXCg9jcmVkZW50aWFsX3V1aWQYAyABKAkSEwoLcGVybWlzc2lvbnMYBCADKAkiRwoUQXV0aGVudGljYXRlUmVzcG9uc2USLwoJcHJpbmNpcGFsGAEgASgLMhwucGF5aW4uaWRlbnRpdHkudjEuUHJpbmNpcGFsKmUKDVByaW5jaXBhbEtpbmQSHgoaUFJJTkNJUEFMX0tJTkRfVU5TUEVDSUZJRUQQABIaChZQUklOQ0lQQUxfS0lORF9NQUNISU5FEAESGAoUUFJJTkNJUEFMX0tJTkRfSFVNQU4QAjL1AQoPSWRlbnRpdHlTZXJ2aWNlEoABChdDcmVhdGVNYWNoaW5lQ3JlZGVudGlhbBIxLnBheWluLmlkZW50aXR5LnYxLkNyZWF0ZU1hY2hpbmVDcmVkZW50aWFsUmVxdWVzdBoyLnBheWluLmlkZW50aXR5LnYxLkNyZWF0ZU1hY2hpbmVDcmVkZW50aWFsUmVzcG9uc2USXwoMQXV0aGVudGljYXRlEiYucGF5aW4uaWRlbnRpdHkudjEuQXV0aGVudGljYXRlUmVxdWVzdBonLnBheWluLmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CihwYXlpbi9pZGVudGl0eS92MS9pZGVudGl0eV9zZXJ2aWNlLnByb3RvEhFwYXlpbi5pZGVudGl0eS52MSKMAQoISWRlbnRpdHkSDAoEdXVpZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDQoFcm9sZXMYBCADKAkSFAoMbWZhX2Vucm9sbGVkGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIp0DCgdTZXNzaW9uEhQKDHNlc3Npb25fdXVpZBgBIAEoCRItCghpZGVudGl0eRgCIAEoCzIbLnBheWluLmlkZW50aXR5LnYxLklkZW50aXR5Ei4KCmV4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjcKE2Fic29sdXRlX2V4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDW1mYV9zYXRpc2ZpZWQYBSABKAgSPAoYcHJpbWFyeV9hdXRoZW50aWNhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI4ChRtZmFfYXV0aGVudGljYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKY3NyZl90b2tlbhgIIAEoCRIRCgl0cmFuc3BvcnQYCSABKAkSLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiHwoGQ2FsbGVyEhUKDXNlc3Npb25fdG9rZW4YASABKAkiVQoMTG9naW5SZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhEKCXRyYW5zcG9ydBgDIAEoCRIRCgljbGllbnRfaXAYBCABKAkiUwoNQXV0aGVudGljYXRlZBIrCgdzZXNzaW9uGAEgASgLMhoucGF5aW4uaWRlbnRpdHkudjEuU2Vzc2lvbhIVCg1zZXNzaW9uX3Rva2VuGAIgASgJInMKDUxvZ2luUmVzcG9uc2USOQoNYXV0aGVudGljYXRlZBgBIAEoCzIgLnBheWluLmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZWRIABIdChNtZmFfY2hhbGxlbmdlX3Rva2VuGAIgASgJSABCCAoGcmVzdWx0IlIKEkNvbXBsZXRlTWZhUmVxdWVzdBIbChNtZmFfY2hhbGxlbmdlX3Rva2VuGAEgASgJEgwKBGNvZGUYAiABKAkSEQoJY2xpZW50X2lwGAMgASgJIk4KE0NvbXBsZXRlTWZhUmVzcG9uc2USNwoNYXV0aGVudGljYXRlZBgBIAEoCzIgLnBheWluLmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZWQiPgoRR2V0U2Vzc2lvblJlcXVlc3QSKQoGY2FsbGVyGAEgASgLMhkucGF5aW4uaWRlbnRpdHkudjEuQ2FsbGVyIkEKEkdldFNlc3Npb25SZXNwb25zZRIrCgdzZXNzaW9uGAEgASgLMhoucGF5aW4uaWRlbnRpdHkudjEuU2Vzc2lvbiI6Cg1Mb2dvdXRSZXF1ZXN0EikKBmNhbGxlchgBIAEoCzIZLnBheWluLmlkZW50aXR5LnYxLkNhbGxlciIQCg5Mb2dvdXRSZXNwb25zZSJyChVDaGFuZ2VQYXNzd29yZFJlcXVlc3QSKQoGY2FsbGVyGAEgASgLMhkucGF5aW4uaWRlbnRpdHkudjEuQ2FsbGVyEhgKEGN1cnJlbnRfcGFzc3dvcmQYAiABKAkSFAoMbmV3X3Bhc3N3b3JkGAMgASgJIhgKFkNoYW5nZVBhc3N3b3JkUmVzcG9uc2UiQAoTTGlzdFNlc3Npb25zUmVxdWVzdBIpCgZjYWxsZXIYASABKAsyGS5wYXlpbi5pZGVudGl0eS52MS5DYWxsZXIiRAoUTGlzdFNlc3Npb25zUmVzcG9uc2USLAoIc2Vzc2lvbnMYASADKAsyGi5wYXlpbi5pZGVudGl0eS52MS5TZXNzaW9uIlcKFFJldm9rZVNlc3Npb25SZXF1ZXN0EikKBmNhbGxlchgBIAEoCzIZLnBheWluLmlkZW50aXR5LnYxLkNhbGxlchIUCgxzZXNzaW9uX3V1aWQYAiABKAkiFwoVUmV2b2tlU2Vzc2lvblJlc3BvbnNlIj4KEUVucm9sbFRvdHBSZXF1ZXN0EikKBmNhbGxlchgBIAEoCzIZLnBheWluLmlkZW50aXR5LnYxLkNhbGxlciIpChJFbnJvbGxUb3RwUmVzcG9uc2USEwoLb3RwYXV0aF91cmkYASABKAkiTQoSQ29uZmlybVRvdHBSZXF1ZXN0EikKBmNhbGxlchgBIAEoCzIZLnBheWluLmlkZW50aXR5LnYxLkNhbGxlchIMCgRjb2RlGAIgASgJIi0KE0NvbmZpcm1Ub3RwUmVzcG9uc2USFgoOcmVjb3ZlcnlfY29kZXMYASADKAkicgoVQ3JlYXRlSWRlbnRpdHlSZXF1ZXN0EikKBmNhbGxlchgBIAEoCzIZLnBheWluLmlkZW50aXR5LnYxLkNhbGxlchINCgVlbWFpbBgCIAEoCRIQCghwYXNzd29yZBgDIAEoCRINCgVyb2xlcxgEIAMoCSJHChZDcmVhdGVJZGVudGl0eVJlc3BvbnNlEi0KCGlkZW50aXR5GAEgASgLMhsucGF5aW4uaWRlbnRpdHkudjEuSWRlbnRpdHkiYQoVTGlzdElkZW50aXRpZXNSZXF1ZXN0EikKBmNhbGxlchgBIAEoCzIZLnBheWluLmlkZW50aXR5LnYxLkNhbGxlchINCgVsaW1pdBgCIAEoDRIOCgZvZmZzZXQYAyABKA0iWAoWTGlzdElkZW50aXRpZXNSZXNwb25zZRIvCgppZGVudGl0aWVzGAEgAygLMhsucGF5aW4uaWRlbnRpdHkudjEuSWRlbnRpdHkSDQoFdG90YWwYAiABKAQibAoYU2V0SWRlbnRpdHlTdGF0dXNSZXF1ZXN0EikKBmNhbGxlchgBIAEoCzIZLnBheWluLmlkZW50aXR5LnYxLkNhbGxlchIVCg1pZGVudGl0eV91dWlkGAIgASgJEg4KBnN0YXR1cxgDIAEoCSJKChlTZXRJZGVudGl0eVN0YXR1c1Jlc3BvbnNlEi0KCGlkZW50aXR5GAEgASgLMhsucGF5aW4uaWRlbnRpdHkudjEuSWRlbnRpdHkiYwoRUmVtb3ZlUm9sZVJlcXVlc3QSKQoGY2FsbGVyGAEgASgLMhkucGF5aW4uaWRlbnRpdHkudjEuQ2FsbGVyEhUKDWlkZW50aXR5X3V1aWQYAiABKAkSDAoEcm9sZRgDIAEoCSJDChJSZW1vdmVSb2xlUmVzcG9uc2USLQoIaWRlbnRpdHkYASABKAsyGy5wYXlpbi5pZGVudGl0eS52MS5JZGVudGl0eSJhCh1MaXN0TWFjaGluZUNyZWRlbnRpYWxzUmVxdWVzdBIpCgZjYWxsZXIYASABKAsyGS5wYXlpbi5pZGVudGl0eS52MS5DYWxsZXISFQoNbWVyY2hhbnRfdXVpZBgCIAEoCSJbCh5MaXN0TWFjaGluZUNyZWRlbnRpYWxzUmVzcG9uc2USOQoLY3JlZGVudGlhbHMYASADKAsyJC5wYXlpbi5pZGVudGl0eS52MS5NYWNoaW5lQ3JlZGVudGlhbCJiCh5Sb3RhdGVNYWNoaW5lQ3JlZGVudGlhbFJlcXVlc3QSKQoGY2FsbGVyGAEgASgLMhkucGF5aW4uaWRlbnRpdHkudjEuQ2FsbGVyEhUKDW1lcmNoYW50X3V1aWQYAiABKAkiagofUm90YXRlTWFjaGluZUNyZWRlbnRpYWxSZXNwb25zZRI4CgpjcmVkZW50aWFsGAEgASgLMiQucGF5aW4uaWRlbnRpdHkudjEuTWFjaGluZUNyZWRlbnRpYWwSDQoFdG9rZW4YAiABKAkiewoeUmV2b2tlTWFjaGluZUNyZWRlbnRpYWxSZXF1ZXN0EikKBmNhbGxlchgBIAEoCzIZLnBheWluLmlkZW50aXR5LnYxLkNhbGxlchIVCg1tZXJjaGFudF91dWlkGAIgASgJEhcKD2NyZWRlbnRpYWxfdXVpZBgDIAEoCSJbCh9SZXZva2VNYWNoaW5lQ3JlZGVudGlhbFJlc3BvbnNlEjgKCmNyZWRlbnRpYWwYASABKAsyJC5wYXlpbi5pZGVudGl0eS52MS5NYWNoaW5lQ3JlZGVudGlhbCImChVCb290c3RyYXBBZG1pblJlcXVlc3QSDQoFZW1haWwYASABKAkiawoWQm9vdHN0cmFwQWRtaW5SZXNwb25zZRItCghpZGVudGl0eRgBIAEoCzIbLnBheWluLmlkZW50aXR5LnYxLklkZW50aXR5EhAKCHBhc3N3b3JkGAIgASgJEhAKCHRvdHBfdXJpGAMgASgJIqkCChFNYWNoaW5lQ3JlZGVudGlhbBIXCg9jcmVkZW50aWFsX3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIOCgZrZXlfaWQYAyABKAkSDgoGc3RhdHVzGAQgASgJEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKcmV2b2tlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHQoQcmVwbGFjZWRfYnlfdXVpZBgIIAEoCUgAiAEBQhMKEV9yZXBsYWNlZF9ieV91dWlkImIKHkNyZWF0ZU1hY2hpbmVDcmVkZW50aWFsUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEikKBmNhbGxlchgCIAEoCzIZLnBheWluLmlkZW50aXR5LnYxLkNhbGxlciJqCh9DcmVhdGVNYWNoaW5lQ3JlZGVudGlhbFJlc3BvbnNlEjgKCmNyZWRlbnRpYWwYASABKAsyJC5wYXlpbi5pZGVudGl0eS52MS5NYWNoaW5lQ3JlZGVudGlhbBINCgV0b2tlbhgCIAEoCSIkChNBdXRoZW50aWNhdGVSZXF1ZXN0Eg0KBXRva2VuGAEgASgJIrQCCglQcmluY2lwYWwSLgoEa2luZBgBIAEoDjIgLnBheWluLmlkZW50aXR5LnYxLlByaW5jaXBhbEtpbmQSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIXCg9jcmVkZW50aWFsX3V1aWQYAyABKAkSEwoLcGVybWlzc2lvbnMYBCADKAkSFQoNaWRlbnRpdHlfdXVpZBgFIAEoCRIUCgxzZXNzaW9uX3V1aWQYBiABKAkSDQoFcm9sZXMYByADKAkSFQoNbWZhX3NhdGlzZmllZBgIIAEoCBI4ChRtZmFfYXV0aGVudGljYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKY3NyZl90b2tlbhgKIAEoCRIRCgl0cmFuc3BvcnQYCyABKAkiRwoUQXV0aGVudGljYXRlUmVzcG9uc2USLwoJcHJpbmNpcGFsGAEgASgLMhwucGF5aW4uaWRlbnRpdHkudjEuUHJpbmNpcGFsKmUKDVByaW5jaXBhbEtpbmQSHgoaUFJJTkNJUEFMX0tJTkRfVU5TUEVDSUZJRUQQABIaChZQUklOQ0lQQUxfS0lORF9NQUNISU5FEAESGAoUUFJJTkNJUEFMX0tJTkRfSFVNQU4QAjKzDwoPSWRlbnRpdHlTZXJ2aWNlEoABChdDcmVhdGVNYWNoaW5lQ3JlZGVudGlhbBIxLnBheWluLmlkZW50aXR5LnYxLkNyZWF0ZU1hY2hpbmVDcmVkZW50aWFsUmVxdWVzdBoyLnBheWluLmlkZW50aXR5LnYxLkNyZWF0ZU1hY2hpbmVDcmVkZW50aWFsUmVzcG9uc2USXwoMQXV0aGVudGljYXRlEiYucGF5aW4uaWRlbnRpdHkudjEuQXV0aGVudGljYXRlUmVxdWVzdBonLnBheWluLmlkZW50aXR5LnYxLkF1dGhlbnRpY2F0ZVJlc3BvbnNlEkoKBUxvZ2luEh8ucGF5aW4uaWRlbnRpdHkudjEuTG9naW5SZXF1ZXN0GiAucGF5aW4uaWRlbnRpdHkudjEuTG9naW5SZXNwb25zZRJcCgtDb21wbGV0ZU1mYRIlLnBheWluLmlkZW50aXR5LnYxLkNvbXBsZXRlTWZhUmVxdWVzdBomLnBheWluLmlkZW50aXR5LnYxLkNvbXBsZXRlTWZhUmVzcG9uc2USWQoKR2V0U2Vzc2lvbhIkLnBheWluLmlkZW50aXR5LnYxLkdldFNlc3Npb25SZXF1ZXN0GiUucGF5aW4uaWRlbnRpdHkudjEuR2V0U2Vzc2lvblJlc3BvbnNlEk0KBkxvZ291dBIgLnBheWluLmlkZW50aXR5LnYxLkxvZ291dFJlcXVlc3QaIS5wYXlpbi5pZGVudGl0eS52MS5Mb2dvdXRSZXNwb25zZRJlCg5DaGFuZ2VQYXNzd29yZBIoLnBheWluLmlkZW50aXR5LnYxLkNoYW5nZVBhc3N3b3JkUmVxdWVzdBopLnBheWluLmlkZW50aXR5LnYxLkNoYW5nZVBhc3N3b3JkUmVzcG9uc2USXwoMTGlzdFNlc3Npb25zEiYucGF5aW4uaWRlbnRpdHkudjEuTGlzdFNlc3Npb25zUmVxdWVzdBonLnBheWluLmlkZW50aXR5LnYxLkxpc3RTZXNzaW9uc1Jlc3BvbnNlEmIKDVJldm9rZVNlc3Npb24SJy5wYXlpbi5pZGVudGl0eS52MS5SZXZva2VTZXNzaW9uUmVxdWVzdBooLnBheWluLmlkZW50aXR5LnYxLlJldm9rZVNlc3Npb25SZXNwb25zZRJZCgpFbnJvbGxUb3RwEiQucGF5aW4uaWRlbnRpdHkudjEuRW5yb2xsVG90cFJlcXVlc3QaJS5wYXlpbi5pZGVudGl0eS52MS5FbnJvbGxUb3RwUmVzcG9uc2USXAoLQ29uZmlybVRvdHASJS5wYXlpbi5pZGVudGl0eS52MS5Db25maXJtVG90cFJlcXVlc3QaJi5wYXlpbi5pZGVudGl0eS52MS5Db25maXJtVG90cFJlc3BvbnNlEmUKDkNyZWF0ZUlkZW50aXR5EigucGF5aW4uaWRlbnRpdHkudjEuQ3JlYXRlSWRlbnRpdHlSZXF1ZXN0GikucGF5aW4uaWRlbnRpdHkudjEuQ3JlYXRlSWRlbnRpdHlSZXNwb25zZRJlCg5MaXN0SWRlbnRpdGllcxIoLnBheWluLmlkZW50aXR5LnYxLkxpc3RJZGVudGl0aWVzUmVxdWVzdBopLnBheWluLmlkZW50aXR5LnYxLkxpc3RJZGVudGl0aWVzUmVzcG9uc2USbgoRU2V0SWRlbnRpdHlTdGF0dXMSKy5wYXlpbi5pZGVudGl0eS52MS5TZXRJZGVudGl0eVN0YXR1c1JlcXVlc3QaLC5wYXlpbi5pZGVudGl0eS52MS5TZXRJZGVudGl0eVN0YXR1c1Jlc3BvbnNlElkKClJlbW92ZVJvbGUSJC5wYXlpbi5pZGVudGl0eS52MS5SZW1vdmVSb2xlUmVxdWVzdBolLnBheWluLmlkZW50aXR5LnYxLlJlbW92ZVJvbGVSZXNwb25zZRJ9ChZMaXN0TWFjaGluZUNyZWRlbnRpYWxzEjAucGF5aW4uaWRlbnRpdHkudjEuTGlzdE1hY2hpbmVDcmVkZW50aWFsc1JlcXVlc3QaMS5wYXlpbi5pZGVudGl0eS52MS5MaXN0TWFjaGluZUNyZWRlbnRpYWxzUmVzcG9uc2USgAEKF1JvdGF0ZU1hY2hpbmVDcmVkZW50aWFsEjEucGF5aW4uaWRlbnRpdHkudjEuUm90YXRlTWFjaGluZUNyZWRlbnRpYWxSZXF1ZXN0GjIucGF5aW4uaWRlbnRpdHkudjEuUm90YXRlTWFjaGluZUNyZWRlbnRpYWxSZXNwb25zZRKAAQoXUmV2b2tlTWFjaGluZUNyZWRlbnRpYWwSMS5wYXlpbi5pZGVudGl0eS52MS5SZXZva2VNYWNoaW5lQ3JlZGVudGlhbFJlcXVlc3QaMi5wYXlpbi5pZGVudGl0eS52MS5SZXZva2VNYWNoaW5lQ3JlZGVudGlhbFJlc3BvbnNlEmUKDkJvb3RzdHJhcEFkbWluEigucGF5aW4uaWRlbnRpdHkudjEuQm9vdHN0cmFwQWRtaW5SZXF1ZXN0GikucGF5aW4uaWRlbnRpdHkudjEuQm9vdHN0cmFwQWRtaW5SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+
+/**
+ * Identity is a person who can sign in.
+ *
+ * @generated from message payin.identity.v1.Identity
+ */
+export type Identity = Message<"payin.identity.v1.Identity"> & {
+  /**
+   * @generated from field: string uuid = 1;
+   */
+  uuid: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * "active", "disabled" or "locked".
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * @generated from field: repeated string roles = 4;
+   */
+  roles: string[];
+
+  /**
+   * True once TOTP enrolment was confirmed.
+   *
+   * @generated from field: bool mfa_enrolled = 5;
+   */
+  mfaEnrolled: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.Identity.
+ * Use `create(IdentitySchema)` to create a new message.
+ */
+export const IdentitySchema: GenMessage<Identity> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 0);
+
+/**
+ * Session is a signed-in person's session (never its token).
+ *
+ * @generated from message payin.identity.v1.Session
+ */
+export type Session = Message<"payin.identity.v1.Session"> & {
+  /**
+   * @generated from field: string session_uuid = 1;
+   */
+  sessionUuid: string;
+
+  /**
+   * @generated from field: payin.identity.v1.Identity identity = 2;
+   */
+  identity?: Identity | undefined;
+
+  /**
+   * Idle expiry: moves forward with every use.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp absolute_expires_at = 4;
+   */
+  absoluteExpiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: bool mfa_satisfied = 5;
+   */
+  mfaSatisfied: boolean;
+
+  /**
+   * When the password was checked for this session.
+   *
+   * @generated from field: google.protobuf.Timestamp primary_authenticated_at = 6;
+   */
+  primaryAuthenticatedAt?: Timestamp | undefined;
+
+  /**
+   * Unset unless MFA was completed in this session.
+   *
+   * @generated from field: google.protobuf.Timestamp mfa_authenticated_at = 7;
+   */
+  mfaAuthenticatedAt?: Timestamp | undefined;
+
+  /**
+   * Must accompany state-changing calls made with the session cookie.
+   *
+   * @generated from field: string csrf_token = 8;
+   */
+  csrfToken: string;
+
+  /**
+   * "cookie" or "bearer", as chosen at login.
+   *
+   * @generated from field: string transport = 9;
+   */
+  transport: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 10;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.Session.
+ * Use `create(SessionSchema)` to create a new message.
+ */
+export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 1);
+
+/**
+ * Caller identifies the person an operation acts for, by session token.
+ *
+ * @generated from message payin.identity.v1.Caller
+ */
+export type Caller = Message<"payin.identity.v1.Caller"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.Caller.
+ * Use `create(CallerSchema)` to create a new message.
+ */
+export const CallerSchema: GenMessage<Caller> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 2);
+
+/**
+ * @generated from message payin.identity.v1.LoginRequest
+ */
+export type LoginRequest = Message<"payin.identity.v1.LoginRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+
+  /**
+   * "cookie" or "bearer".
+   *
+   * @generated from field: string transport = 3;
+   */
+  transport: string;
+
+  /**
+   * Client IP as the gateway saw it, for throttling.
+   *
+   * @generated from field: string client_ip = 4;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.LoginRequest.
+ * Use `create(LoginRequestSchema)` to create a new message.
+ */
+export const LoginRequestSchema: GenMessage<LoginRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 3);
+
+/**
+ * Authenticated is a new session and its token (returned once).
+ *
+ * @generated from message payin.identity.v1.Authenticated
+ */
+export type Authenticated = Message<"payin.identity.v1.Authenticated"> & {
+  /**
+   * @generated from field: payin.identity.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+
+  /**
+   * @generated from field: string session_token = 2;
+   */
+  sessionToken: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.Authenticated.
+ * Use `create(AuthenticatedSchema)` to create a new message.
+ */
+export const AuthenticatedSchema: GenMessage<Authenticated> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 4);
+
+/**
+ * @generated from message payin.identity.v1.LoginResponse
+ */
+export type LoginResponse = Message<"payin.identity.v1.LoginResponse"> & {
+  /**
+   * @generated from oneof payin.identity.v1.LoginResponse.result
+   */
+  result: {
+    /**
+     * @generated from field: payin.identity.v1.Authenticated authenticated = 1;
+     */
+    value: Authenticated;
+    case: "authenticated";
+  } | {
+    /**
+     * Opaque token for CompleteMfa; valid for 5 minutes, once.
+     *
+     * @generated from field: string mfa_challenge_token = 2;
+     */
+    value: string;
+    case: "mfaChallengeToken";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message payin.identity.v1.LoginResponse.
+ * Use `create(LoginResponseSchema)` to create a new message.
+ */
+export const LoginResponseSchema: GenMessage<LoginResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 5);
+
+/**
+ * @generated from message payin.identity.v1.CompleteMfaRequest
+ */
+export type CompleteMfaRequest = Message<"payin.identity.v1.CompleteMfaRequest"> & {
+  /**
+   * @generated from field: string mfa_challenge_token = 1;
+   */
+  mfaChallengeToken: string;
+
+  /**
+   * 6-digit TOTP code or a recovery code.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string client_ip = 3;
+   */
+  clientIp: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.CompleteMfaRequest.
+ * Use `create(CompleteMfaRequestSchema)` to create a new message.
+ */
+export const CompleteMfaRequestSchema: GenMessage<CompleteMfaRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 6);
+
+/**
+ * @generated from message payin.identity.v1.CompleteMfaResponse
+ */
+export type CompleteMfaResponse = Message<"payin.identity.v1.CompleteMfaResponse"> & {
+  /**
+   * @generated from field: payin.identity.v1.Authenticated authenticated = 1;
+   */
+  authenticated?: Authenticated | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.CompleteMfaResponse.
+ * Use `create(CompleteMfaResponseSchema)` to create a new message.
+ */
+export const CompleteMfaResponseSchema: GenMessage<CompleteMfaResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 7);
+
+/**
+ * @generated from message payin.identity.v1.GetSessionRequest
+ */
+export type GetSessionRequest = Message<"payin.identity.v1.GetSessionRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.GetSessionRequest.
+ * Use `create(GetSessionRequestSchema)` to create a new message.
+ */
+export const GetSessionRequestSchema: GenMessage<GetSessionRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 8);
+
+/**
+ * @generated from message payin.identity.v1.GetSessionResponse
+ */
+export type GetSessionResponse = Message<"payin.identity.v1.GetSessionResponse"> & {
+  /**
+   * @generated from field: payin.identity.v1.Session session = 1;
+   */
+  session?: Session | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.GetSessionResponse.
+ * Use `create(GetSessionResponseSchema)` to create a new message.
+ */
+export const GetSessionResponseSchema: GenMessage<GetSessionResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 9);
+
+/**
+ * @generated from message payin.identity.v1.LogoutRequest
+ */
+export type LogoutRequest = Message<"payin.identity.v1.LogoutRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.LogoutRequest.
+ * Use `create(LogoutRequestSchema)` to create a new message.
+ */
+export const LogoutRequestSchema: GenMessage<LogoutRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 10);
+
+/**
+ * @generated from message payin.identity.v1.LogoutResponse
+ */
+export type LogoutResponse = Message<"payin.identity.v1.LogoutResponse"> & {
+};
+
+/**
+ * Describes the message payin.identity.v1.LogoutResponse.
+ * Use `create(LogoutResponseSchema)` to create a new message.
+ */
+export const LogoutResponseSchema: GenMessage<LogoutResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 11);
+
+/**
+ * @generated from message payin.identity.v1.ChangePasswordRequest
+ */
+export type ChangePasswordRequest = Message<"payin.identity.v1.ChangePasswordRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string current_password = 2;
+   */
+  currentPassword: string;
+
+  /**
+   * 12 to 128 characters.
+   *
+   * @generated from field: string new_password = 3;
+   */
+  newPassword: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.ChangePasswordRequest.
+ * Use `create(ChangePasswordRequestSchema)` to create a new message.
+ */
+export const ChangePasswordRequestSchema: GenMessage<ChangePasswordRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 12);
+
+/**
+ * @generated from message payin.identity.v1.ChangePasswordResponse
+ */
+export type ChangePasswordResponse = Message<"payin.identity.v1.ChangePasswordResponse"> & {
+};
+
+/**
+ * Describes the message payin.identity.v1.ChangePasswordResponse.
+ * Use `create(ChangePasswordResponseSchema)` to create a new message.
+ */
+export const ChangePasswordResponseSchema: GenMessage<ChangePasswordResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 13);
+
+/**
+ * @generated from message payin.identity.v1.ListSessionsRequest
+ */
+export type ListSessionsRequest = Message<"payin.identity.v1.ListSessionsRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.ListSessionsRequest.
+ * Use `create(ListSessionsRequestSchema)` to create a new message.
+ */
+export const ListSessionsRequestSchema: GenMessage<ListSessionsRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 14);
+
+/**
+ * @generated from message payin.identity.v1.ListSessionsResponse
+ */
+export type ListSessionsResponse = Message<"payin.identity.v1.ListSessionsResponse"> & {
+  /**
+   * @generated from field: repeated payin.identity.v1.Session sessions = 1;
+   */
+  sessions: Session[];
+};
+
+/**
+ * Describes the message payin.identity.v1.ListSessionsResponse.
+ * Use `create(ListSessionsResponseSchema)` to create a new message.
+ */
+export const ListSessionsResponseSchema: GenMessage<ListSessionsResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 15);
+
+/**
+ * @generated from message payin.identity.v1.RevokeSessionRequest
+ */
+export type RevokeSessionRequest = Message<"payin.identity.v1.RevokeSessionRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string session_uuid = 2;
+   */
+  sessionUuid: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.RevokeSessionRequest.
+ * Use `create(RevokeSessionRequestSchema)` to create a new message.
+ */
+export const RevokeSessionRequestSchema: GenMessage<RevokeSessionRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 16);
+
+/**
+ * @generated from message payin.identity.v1.RevokeSessionResponse
+ */
+export type RevokeSessionResponse = Message<"payin.identity.v1.RevokeSessionResponse"> & {
+};
+
+/**
+ * Describes the message payin.identity.v1.RevokeSessionResponse.
+ * Use `create(RevokeSessionResponseSchema)` to create a new message.
+ */
+export const RevokeSessionResponseSchema: GenMessage<RevokeSessionResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 17);
+
+/**
+ * @generated from message payin.identity.v1.EnrollTotpRequest
+ */
+export type EnrollTotpRequest = Message<"payin.identity.v1.EnrollTotpRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.EnrollTotpRequest.
+ * Use `create(EnrollTotpRequestSchema)` to create a new message.
+ */
+export const EnrollTotpRequestSchema: GenMessage<EnrollTotpRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 18);
+
+/**
+ * @generated from message payin.identity.v1.EnrollTotpResponse
+ */
+export type EnrollTotpResponse = Message<"payin.identity.v1.EnrollTotpResponse"> & {
+  /**
+   * otpauth://totp/... with the secret; shown once.
+   *
+   * @generated from field: string otpauth_uri = 1;
+   */
+  otpauthUri: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.EnrollTotpResponse.
+ * Use `create(EnrollTotpResponseSchema)` to create a new message.
+ */
+export const EnrollTotpResponseSchema: GenMessage<EnrollTotpResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 19);
+
+/**
+ * @generated from message payin.identity.v1.ConfirmTotpRequest
+ */
+export type ConfirmTotpRequest = Message<"payin.identity.v1.ConfirmTotpRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.ConfirmTotpRequest.
+ * Use `create(ConfirmTotpRequestSchema)` to create a new message.
+ */
+export const ConfirmTotpRequestSchema: GenMessage<ConfirmTotpRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 20);
+
+/**
+ * @generated from message payin.identity.v1.ConfirmTotpResponse
+ */
+export type ConfirmTotpResponse = Message<"payin.identity.v1.ConfirmTotpResponse"> & {
+  /**
+   * Ten single-use recovery codes, shown once.
+   *
+   * @generated from field: repeated string recovery_codes = 1;
+   */
+  recoveryCodes: string[];
+};
+
+/**
+ * Describes the message payin.identity.v1.ConfirmTotpResponse.
+ * Use `create(ConfirmTotpResponseSchema)` to create a new message.
+ */
+export const ConfirmTotpResponseSchema: GenMessage<ConfirmTotpResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 21);
+
+/**
+ * @generated from message payin.identity.v1.CreateIdentityRequest
+ */
+export type CreateIdentityRequest = Message<"payin.identity.v1.CreateIdentityRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * 12 to 128 characters.
+   *
+   * @generated from field: string password = 3;
+   */
+  password: string;
+
+  /**
+   * @generated from field: repeated string roles = 4;
+   */
+  roles: string[];
+};
+
+/**
+ * Describes the message payin.identity.v1.CreateIdentityRequest.
+ * Use `create(CreateIdentityRequestSchema)` to create a new message.
+ */
+export const CreateIdentityRequestSchema: GenMessage<CreateIdentityRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 22);
+
+/**
+ * @generated from message payin.identity.v1.CreateIdentityResponse
+ */
+export type CreateIdentityResponse = Message<"payin.identity.v1.CreateIdentityResponse"> & {
+  /**
+   * @generated from field: payin.identity.v1.Identity identity = 1;
+   */
+  identity?: Identity | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.CreateIdentityResponse.
+ * Use `create(CreateIdentityResponseSchema)` to create a new message.
+ */
+export const CreateIdentityResponseSchema: GenMessage<CreateIdentityResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 23);
+
+/**
+ * @generated from message payin.identity.v1.ListIdentitiesRequest
+ */
+export type ListIdentitiesRequest = Message<"payin.identity.v1.ListIdentitiesRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: uint32 offset = 3;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message payin.identity.v1.ListIdentitiesRequest.
+ * Use `create(ListIdentitiesRequestSchema)` to create a new message.
+ */
+export const ListIdentitiesRequestSchema: GenMessage<ListIdentitiesRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 24);
+
+/**
+ * @generated from message payin.identity.v1.ListIdentitiesResponse
+ */
+export type ListIdentitiesResponse = Message<"payin.identity.v1.ListIdentitiesResponse"> & {
+  /**
+   * @generated from field: repeated payin.identity.v1.Identity identities = 1;
+   */
+  identities: Identity[];
+
+  /**
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message payin.identity.v1.ListIdentitiesResponse.
+ * Use `create(ListIdentitiesResponseSchema)` to create a new message.
+ */
+export const ListIdentitiesResponseSchema: GenMessage<ListIdentitiesResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 25);
+
+/**
+ * @generated from message payin.identity.v1.SetIdentityStatusRequest
+ */
+export type SetIdentityStatusRequest = Message<"payin.identity.v1.SetIdentityStatusRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string identity_uuid = 2;
+   */
+  identityUuid: string;
+
+  /**
+   * "disabled" or "locked".
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.SetIdentityStatusRequest.
+ * Use `create(SetIdentityStatusRequestSchema)` to create a new message.
+ */
+export const SetIdentityStatusRequestSchema: GenMessage<SetIdentityStatusRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 26);
+
+/**
+ * @generated from message payin.identity.v1.SetIdentityStatusResponse
+ */
+export type SetIdentityStatusResponse = Message<"payin.identity.v1.SetIdentityStatusResponse"> & {
+  /**
+   * @generated from field: payin.identity.v1.Identity identity = 1;
+   */
+  identity?: Identity | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.SetIdentityStatusResponse.
+ * Use `create(SetIdentityStatusResponseSchema)` to create a new message.
+ */
+export const SetIdentityStatusResponseSchema: GenMessage<SetIdentityStatusResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 27);
+
+/**
+ * @generated from message payin.identity.v1.RemoveRoleRequest
+ */
+export type RemoveRoleRequest = Message<"payin.identity.v1.RemoveRoleRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string identity_uuid = 2;
+   */
+  identityUuid: string;
+
+  /**
+   * @generated from field: string role = 3;
+   */
+  role: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.RemoveRoleRequest.
+ * Use `create(RemoveRoleRequestSchema)` to create a new message.
+ */
+export const RemoveRoleRequestSchema: GenMessage<RemoveRoleRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 28);
+
+/**
+ * @generated from message payin.identity.v1.RemoveRoleResponse
+ */
+export type RemoveRoleResponse = Message<"payin.identity.v1.RemoveRoleResponse"> & {
+  /**
+   * @generated from field: payin.identity.v1.Identity identity = 1;
+   */
+  identity?: Identity | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.RemoveRoleResponse.
+ * Use `create(RemoveRoleResponseSchema)` to create a new message.
+ */
+export const RemoveRoleResponseSchema: GenMessage<RemoveRoleResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 29);
+
+/**
+ * @generated from message payin.identity.v1.ListMachineCredentialsRequest
+ */
+export type ListMachineCredentialsRequest = Message<"payin.identity.v1.ListMachineCredentialsRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string merchant_uuid = 2;
+   */
+  merchantUuid: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.ListMachineCredentialsRequest.
+ * Use `create(ListMachineCredentialsRequestSchema)` to create a new message.
+ */
+export const ListMachineCredentialsRequestSchema: GenMessage<ListMachineCredentialsRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 30);
+
+/**
+ * @generated from message payin.identity.v1.ListMachineCredentialsResponse
+ */
+export type ListMachineCredentialsResponse = Message<"payin.identity.v1.ListMachineCredentialsResponse"> & {
+  /**
+   * @generated from field: repeated payin.identity.v1.MachineCredential credentials = 1;
+   */
+  credentials: MachineCredential[];
+};
+
+/**
+ * Describes the message payin.identity.v1.ListMachineCredentialsResponse.
+ * Use `create(ListMachineCredentialsResponseSchema)` to create a new message.
+ */
+export const ListMachineCredentialsResponseSchema: GenMessage<ListMachineCredentialsResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 31);
+
+/**
+ * @generated from message payin.identity.v1.RotateMachineCredentialRequest
+ */
+export type RotateMachineCredentialRequest = Message<"payin.identity.v1.RotateMachineCredentialRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string merchant_uuid = 2;
+   */
+  merchantUuid: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.RotateMachineCredentialRequest.
+ * Use `create(RotateMachineCredentialRequestSchema)` to create a new message.
+ */
+export const RotateMachineCredentialRequestSchema: GenMessage<RotateMachineCredentialRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 32);
+
+/**
+ * @generated from message payin.identity.v1.RotateMachineCredentialResponse
+ */
+export type RotateMachineCredentialResponse = Message<"payin.identity.v1.RotateMachineCredentialResponse"> & {
+  /**
+   * @generated from field: payin.identity.v1.MachineCredential credential = 1;
+   */
+  credential?: MachineCredential | undefined;
+
+  /**
+   * Plaintext token of the new credential, returned only here.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.RotateMachineCredentialResponse.
+ * Use `create(RotateMachineCredentialResponseSchema)` to create a new message.
+ */
+export const RotateMachineCredentialResponseSchema: GenMessage<RotateMachineCredentialResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 33);
+
+/**
+ * @generated from message payin.identity.v1.RevokeMachineCredentialRequest
+ */
+export type RevokeMachineCredentialRequest = Message<"payin.identity.v1.RevokeMachineCredentialRequest"> & {
+  /**
+   * @generated from field: payin.identity.v1.Caller caller = 1;
+   */
+  caller?: Caller | undefined;
+
+  /**
+   * @generated from field: string merchant_uuid = 2;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string credential_uuid = 3;
+   */
+  credentialUuid: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.RevokeMachineCredentialRequest.
+ * Use `create(RevokeMachineCredentialRequestSchema)` to create a new message.
+ */
+export const RevokeMachineCredentialRequestSchema: GenMessage<RevokeMachineCredentialRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 34);
+
+/**
+ * @generated from message payin.identity.v1.RevokeMachineCredentialResponse
+ */
+export type RevokeMachineCredentialResponse = Message<"payin.identity.v1.RevokeMachineCredentialResponse"> & {
+  /**
+   * @generated from field: payin.identity.v1.MachineCredential credential = 1;
+   */
+  credential?: MachineCredential | undefined;
+};
+
+/**
+ * Describes the message payin.identity.v1.RevokeMachineCredentialResponse.
+ * Use `create(RevokeMachineCredentialResponseSchema)` to create a new message.
+ */
+export const RevokeMachineCredentialResponseSchema: GenMessage<RevokeMachineCredentialResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 35);
+
+/**
+ * @generated from message payin.identity.v1.BootstrapAdminRequest
+ */
+export type BootstrapAdminRequest = Message<"payin.identity.v1.BootstrapAdminRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.BootstrapAdminRequest.
+ * Use `create(BootstrapAdminRequestSchema)` to create a new message.
+ */
+export const BootstrapAdminRequestSchema: GenMessage<BootstrapAdminRequest> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 36);
+
+/**
+ * @generated from message payin.identity.v1.BootstrapAdminResponse
+ */
+export type BootstrapAdminResponse = Message<"payin.identity.v1.BootstrapAdminResponse"> & {
+  /**
+   * @generated from field: payin.identity.v1.Identity identity = 1;
+   */
+  identity?: Identity | undefined;
+
+  /**
+   * Generated password, shown once.
+   *
+   * @generated from field: string password = 2;
+   */
+  password: string;
+
+  /**
+   * otpauth:// URI of the enrolled TOTP factor, shown once.
+   *
+   * @generated from field: string totp_uri = 3;
+   */
+  totpUri: string;
+};
+
+/**
+ * Describes the message payin.identity.v1.BootstrapAdminResponse.
+ * Use `create(BootstrapAdminResponseSchema)` to create a new message.
+ */
+export const BootstrapAdminResponseSchema: GenMessage<BootstrapAdminResponse> = /*@__PURE__*/
+  messageDesc(file_payin_identity_v1_identity_service, 37);
 
 /**
  * MachineCredential is the public view of a credential: never the secret or its hash.
@@ -80,7 +977,7 @@ export type MachineCredential = Message<"payin.identity.v1.MachineCredential"> &
  * Use `create(MachineCredentialSchema)` to create a new message.
  */
 export const MachineCredentialSchema: GenMessage<MachineCredential> = /*@__PURE__*/
-  messageDesc(file_payin_identity_v1_identity_service, 0);
+  messageDesc(file_payin_identity_v1_identity_service, 38);
 
 /**
  * @generated from message payin.identity.v1.CreateMachineCredentialRequest
@@ -92,6 +989,14 @@ export type CreateMachineCredentialRequest = Message<"payin.identity.v1.CreateMa
    * @generated from field: string merchant_uuid = 1;
    */
   merchantUuid: string;
+
+  /**
+   * The person asking; when set, must be a platform_admin whose session
+   * satisfied MFA. Unset only for the operator CLI (service credential alone).
+   *
+   * @generated from field: payin.identity.v1.Caller caller = 2;
+   */
+  caller?: Caller | undefined;
 };
 
 /**
@@ -99,7 +1004,7 @@ export type CreateMachineCredentialRequest = Message<"payin.identity.v1.CreateMa
  * Use `create(CreateMachineCredentialRequestSchema)` to create a new message.
  */
 export const CreateMachineCredentialRequestSchema: GenMessage<CreateMachineCredentialRequest> = /*@__PURE__*/
-  messageDesc(file_payin_identity_v1_identity_service, 1);
+  messageDesc(file_payin_identity_v1_identity_service, 39);
 
 /**
  * @generated from message payin.identity.v1.CreateMachineCredentialResponse
@@ -123,7 +1028,7 @@ export type CreateMachineCredentialResponse = Message<"payin.identity.v1.CreateM
  * Use `create(CreateMachineCredentialResponseSchema)` to create a new message.
  */
 export const CreateMachineCredentialResponseSchema: GenMessage<CreateMachineCredentialResponse> = /*@__PURE__*/
-  messageDesc(file_payin_identity_v1_identity_service, 2);
+  messageDesc(file_payin_identity_v1_identity_service, 40);
 
 /**
  * @generated from message payin.identity.v1.AuthenticateRequest
@@ -142,7 +1047,7 @@ export type AuthenticateRequest = Message<"payin.identity.v1.AuthenticateRequest
  * Use `create(AuthenticateRequestSchema)` to create a new message.
  */
 export const AuthenticateRequestSchema: GenMessage<AuthenticateRequest> = /*@__PURE__*/
-  messageDesc(file_payin_identity_v1_identity_service, 3);
+  messageDesc(file_payin_identity_v1_identity_service, 41);
 
 /**
  * Principal is who a request acts for, and what it may do.
@@ -175,6 +1080,47 @@ export type Principal = Message<"payin.identity.v1.Principal"> & {
    * @generated from field: repeated string permissions = 4;
    */
   permissions: string[];
+
+  /**
+   * For human principals: the person and their session.
+   *
+   * @generated from field: string identity_uuid = 5;
+   */
+  identityUuid: string;
+
+  /**
+   * @generated from field: string session_uuid = 6;
+   */
+  sessionUuid: string;
+
+  /**
+   * @generated from field: repeated string roles = 7;
+   */
+  roles: string[];
+
+  /**
+   * @generated from field: bool mfa_satisfied = 8;
+   */
+  mfaSatisfied: boolean;
+
+  /**
+   * When MFA was completed in this session; unset otherwise.
+   *
+   * @generated from field: google.protobuf.Timestamp mfa_authenticated_at = 9;
+   */
+  mfaAuthenticatedAt?: Timestamp | undefined;
+
+  /**
+   * For human principals: the session's CSRF token and transport.
+   *
+   * @generated from field: string csrf_token = 10;
+   */
+  csrfToken: string;
+
+  /**
+   * @generated from field: string transport = 11;
+   */
+  transport: string;
 };
 
 /**
@@ -182,7 +1128,7 @@ export type Principal = Message<"payin.identity.v1.Principal"> & {
  * Use `create(PrincipalSchema)` to create a new message.
  */
 export const PrincipalSchema: GenMessage<Principal> = /*@__PURE__*/
-  messageDesc(file_payin_identity_v1_identity_service, 4);
+  messageDesc(file_payin_identity_v1_identity_service, 42);
 
 /**
  * @generated from message payin.identity.v1.AuthenticateResponse
@@ -199,7 +1145,7 @@ export type AuthenticateResponse = Message<"payin.identity.v1.AuthenticateRespon
  * Use `create(AuthenticateResponseSchema)` to create a new message.
  */
 export const AuthenticateResponseSchema: GenMessage<AuthenticateResponse> = /*@__PURE__*/
-  messageDesc(file_payin_identity_v1_identity_service, 5);
+  messageDesc(file_payin_identity_v1_identity_service, 43);
 
 /**
  * PrincipalKind says what kind of caller a principal is.
@@ -234,10 +1180,12 @@ export const PrincipalKindSchema: GenEnum<PrincipalKind> = /*@__PURE__*/
   enumDesc(file_payin_identity_v1_identity_service, 0);
 
 /**
- * IdentityService owns machine credentials (and, later, human identities and
- * sessions). It turns a bearer token into a principal. Only hashes of secrets are
- * stored; plaintext tokens leave the service exactly once, in the response that
- * created them.
+ * IdentityService owns human identities (argon2id passwords, sessions, TOTP
+ * factors, recovery codes, roles) and machine credentials, and turns a session or
+ * machine token into a principal. Only hashes of secrets are stored; plaintext
+ * tokens leave the service exactly once, in the response that created them.
+ * Every RPC acting for a person takes the caller's session token explicitly; the
+ * service re-checks permissions itself, never trusting role names from callers.
  *
  * @generated from service payin.identity.v1.IdentityService
  */
@@ -263,6 +1211,188 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof AuthenticateRequestSchema;
     output: typeof AuthenticateResponseSchema;
+  },
+  /**
+   * Signs a person in with email and password. Unknown email and wrong password
+   * fail alike (UNAUTHENTICATED, AUTH_INVALID_CREDENTIALS) in comparable time;
+   * too many attempts per email or per client IP fail with RESOURCE_EXHAUSTED
+   * (RATE_LIMITED). An identity with MFA enrolled gets a challenge instead of a
+   * session.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.Login
+   */
+  login: {
+    methodKind: "unary";
+    input: typeof LoginRequestSchema;
+    output: typeof LoginResponseSchema;
+  },
+  /**
+   * Completes an MFA challenge with a TOTP code or a recovery code. A used TOTP
+   * step or recovery code, or a spent/expired challenge, is UNAUTHENTICATED.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.CompleteMfa
+   */
+  completeMfa: {
+    methodKind: "unary";
+    input: typeof CompleteMfaRequestSchema;
+    output: typeof CompleteMfaResponseSchema;
+  },
+  /**
+   * Reads the session of a session token (and touches its idle expiry).
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.GetSession
+   */
+  getSession: {
+    methodKind: "unary";
+    input: typeof GetSessionRequestSchema;
+    output: typeof GetSessionResponseSchema;
+  },
+  /**
+   * Ends the session of a session token.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.Logout
+   */
+  logout: {
+    methodKind: "unary";
+    input: typeof LogoutRequestSchema;
+    output: typeof LogoutResponseSchema;
+  },
+  /**
+   * Changes the caller's password and revokes every other session of theirs.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.ChangePassword
+   */
+  changePassword: {
+    methodKind: "unary";
+    input: typeof ChangePasswordRequestSchema;
+    output: typeof ChangePasswordResponseSchema;
+  },
+  /**
+   * Lists the caller's live sessions.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.ListSessions
+   */
+  listSessions: {
+    methodKind: "unary";
+    input: typeof ListSessionsRequestSchema;
+    output: typeof ListSessionsResponseSchema;
+  },
+  /**
+   * Revokes one of the caller's sessions; another's is NOT_FOUND.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.RevokeSession
+   */
+  revokeSession: {
+    methodKind: "unary";
+    input: typeof RevokeSessionRequestSchema;
+    output: typeof RevokeSessionResponseSchema;
+  },
+  /**
+   * Starts TOTP enrolment for the caller: returns an otpauth:// URI.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.EnrollTotp
+   */
+  enrollTotp: {
+    methodKind: "unary";
+    input: typeof EnrollTotpRequestSchema;
+    output: typeof EnrollTotpResponseSchema;
+  },
+  /**
+   * Confirms enrolment with a first code; returns 10 recovery codes, once.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.ConfirmTotp
+   */
+  confirmTotp: {
+    methodKind: "unary";
+    input: typeof ConfirmTotpRequestSchema;
+    output: typeof ConfirmTotpResponseSchema;
+  },
+  /**
+   * Creates an identity. Needs permission identity.create and MFA completed within
+   * the last 15 minutes (else PERMISSION_DENIED).
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.CreateIdentity
+   */
+  createIdentity: {
+    methodKind: "unary";
+    input: typeof CreateIdentityRequestSchema;
+    output: typeof CreateIdentityResponseSchema;
+  },
+  /**
+   * Lists identities (permission identity.read).
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.ListIdentities
+   */
+  listIdentities: {
+    methodKind: "unary";
+    input: typeof ListIdentitiesRequestSchema;
+    output: typeof ListIdentitiesResponseSchema;
+  },
+  /**
+   * Disables or locks an identity and revokes its sessions. FAILED_PRECONDITION
+   * when it is already in that state.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.SetIdentityStatus
+   */
+  setIdentityStatus: {
+    methodKind: "unary";
+    input: typeof SetIdentityStatusRequestSchema;
+    output: typeof SetIdentityStatusResponseSchema;
+  },
+  /**
+   * Removes a role. FAILED_PRECONDITION when the identity does not hold it or it
+   * would remove the last active platform_admin.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.RemoveRole
+   */
+  removeRole: {
+    methodKind: "unary";
+    input: typeof RemoveRoleRequestSchema;
+    output: typeof RemoveRoleResponseSchema;
+  },
+  /**
+   * Lists a merchant's machine credentials (never token or secret hash). Needs a
+   * platform_admin whose session satisfied MFA.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.ListMachineCredentials
+   */
+  listMachineCredentials: {
+    methodKind: "unary";
+    input: typeof ListMachineCredentialsRequestSchema;
+    output: typeof ListMachineCredentialsResponseSchema;
+  },
+  /**
+   * Revokes the active credential and issues a new one atomically.
+   * FAILED_PRECONDITION without an active credential.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.RotateMachineCredential
+   */
+  rotateMachineCredential: {
+    methodKind: "unary";
+    input: typeof RotateMachineCredentialRequestSchema;
+    output: typeof RotateMachineCredentialResponseSchema;
+  },
+  /**
+   * Revokes one credential. FAILED_PRECONDITION when already revoked; NOT_FOUND
+   * when it is not the merchant's.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.RevokeMachineCredential
+   */
+  revokeMachineCredential: {
+    methodKind: "unary";
+    input: typeof RevokeMachineCredentialRequestSchema;
+    output: typeof RevokeMachineCredentialResponseSchema;
+  },
+  /**
+   * Creates the first platform_admin with TOTP enrolled. FAILED_PRECONDITION
+   * when any platform_admin exists.
+   *
+   * @generated from rpc payin.identity.v1.IdentityService.BootstrapAdmin
+   */
+  bootstrapAdmin: {
+    methodKind: "unary";
+    input: typeof BootstrapAdminRequestSchema;
+    output: typeof BootstrapAdminResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_payin_identity_v1_identity_service, 0);

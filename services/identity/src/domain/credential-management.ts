@@ -1,0 +1,111 @@
+import { DomainError } from "@payin/errors";
+import { isUuid } from "@payin/ids";
+import { requireMfa, requirePermission } from "./caller.js";
+import { issueMachineCredential, type MachineCredential } from "./machine-credential.js";
+import { generateMachineToken } from "./machine-token.js";
+import type { HumanPrincipal } from "./principal.js";
+import { IdentityReason } from "./reasons.js";
+import type { IdentityDeps } from "./stores.js";
+
+/**
+ * Credential management needs a person with credential.manage whose session
+ * completed MFA (spec "Authentication" 8); a machine token is FORBIDDEN.
+ */
+async function requireCredentialManager(deps: IdentityDeps, sessionToken: string, now: Date): Promise<HumanPrincipal> {
+  const caller = await requirePermission(deps, sessionToken, "credential.manage", now);
+  requireMfa(caller);
+  return caller;
+}
+
+function checkMerchantUuid(merchantUuid: string): void {
+  if (!isUuid(merchantUuid)) throw new DomainError(IdentityReason.InvalidArgument, "merchant_uuid must be a UUID");
+}
+
+function credentialNotFound(): DomainError<IdentityReason> {
+  return new DomainError(IdentityReason.CredentialNotFound, "machine credential not found");
+}
+
+/**
+ * Issues a merchant's machine credential. With a caller, the caller must be a
+ * credential manager; without one (the operator CLI holding only the service
+ * credential) no person is checked.
+ */
+export async function createMachineCredential(
+  deps: IdentityDeps,
+  input: { sessionToken: string | null; merchantUuid: string },
+): Promise<{ credential: MachineCredential; token: string }> {
+  const now = deps.clock();
+  if (input.sessionToken !== null) await requireCredentialManager(deps, input.sessionToken, now);
+  return issueMachineCredential(deps.stores.machineCredentials, { credentialUuid: deps.newId(), merchantUuid: input.merchantUuid, now });
+}
+
+/** A merchant's credentials, newest first, never with a token or hash. */
+export async function listMachineCredentials(
+  deps: IdentityDeps,
+  input: { sessionToken: string; merchantUuid: string },
+): Promise<MachineCredential[]> {
+  await requireCredentialManager(deps, input.sessionToken, deps.clock());
+  checkMerchantUuid(input.merchantUuid);
+  return deps.stores.machineCredentials.listByMerchant(input.merchantUuid);
+}
+
+/**
+ * Replaces the merchant's active credential in one transaction: the active row is
+ * locked, marked revoked with replaced_by_uuid set, and the new one inserted, so
+ * there is never a moment with two active credentials or none. Rotations of one
+ * merchant are serialised. No active credential: NO_ACTIVE_CREDENTIAL.
+ */
+export async function rotateMachineCredential(
+  deps: IdentityDeps,
+  input: { sessionToken: string; merchantUuid: string },
+): Promise<{ credential: MachineCredential; token: string }> {
+  const now = deps.clock();
+  await requireCredentialManager(deps, input.sessionToken, now);
+  checkMerchantUuid(input.merchantUuid);
+  const { token, keyId, secretHash } = generateMachineToken();
+  const credential: MachineCredential = {
+    credentialUuid: deps.newId(),
+    merchantUuid: input.merchantUuid,
+    keyId,
+    status: "active",
+    createdAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
+    replacedByUuid: null,
+  };
+  await deps.stores.transaction(async (tx) => {
+    const store = tx.machineCredentials;
+    await store.lockMerchant(input.merchantUuid);
+    const active = await store.findActiveForUpdate(input.merchantUuid);
+    if (!active) throw new DomainError(IdentityReason.NoActiveCredential, "the merchant has no active machine credential");
+    await store.markRevoked(active.credentialUuid, now, credential.credentialUuid);
+    if (!(await store.insertActive(credential, secretHash))) throw new Error("an active credential appeared during rotation");
+  });
+  return { credential, token };
+}
+
+/**
+ * Revokes one of the merchant's credentials. Unknown, or another merchant's:
+ * CREDENTIAL_NOT_FOUND; already revoked: CREDENTIAL_ALREADY_REVOKED.
+ */
+export async function revokeMachineCredential(
+  deps: IdentityDeps,
+  input: { sessionToken: string; merchantUuid: string; credentialUuid: string },
+): Promise<MachineCredential> {
+  const now = deps.clock();
+  await requireCredentialManager(deps, input.sessionToken, now);
+  checkMerchantUuid(input.merchantUuid);
+  if (!isUuid(input.credentialUuid)) throw credentialNotFound();
+  return deps.stores.transaction(async (tx) => {
+    const store = tx.machineCredentials;
+    await store.lockMerchant(input.merchantUuid);
+    const found = await store.findForUpdate(input.credentialUuid);
+    if (!found || found.merchantUuid !== input.merchantUuid) throw credentialNotFound();
+    if (found.status === "revoked") {
+      throw new DomainError(IdentityReason.CredentialAlreadyRevoked, "the machine credential is already revoked");
+    }
+    await store.markRevoked(found.credentialUuid, now, null);
+    const { secretHash: _hash, ...credential } = found;
+    return { ...credential, status: "revoked", revokedAt: now };
+  });
+}

@@ -1,0 +1,161 @@
+import { DomainError } from "@payin/errors";
+import { isUuid } from "@payin/ids";
+import { requirePermission, requireRecentMfa } from "./caller.js";
+import { normalizeEmail } from "./email.js";
+import { checkPasswordRules, generatePassword, hashPassword } from "./password.js";
+import { isRole, ROLES, type Role } from "./permissions.js";
+import { IdentityReason } from "./reasons.js";
+import { seal } from "./secret-box.js";
+import { withoutHash, type Identity, type IdentityDeps, type IdentityStatus } from "./stores.js";
+import { generateTotpSecret, otpauthUri } from "./totp.js";
+
+export const LIST_DEFAULT_LIMIT = 20;
+export const LIST_MAX_LIMIT = 100;
+
+function invalid(message: string): DomainError<IdentityReason> {
+  return new DomainError(IdentityReason.InvalidArgument, message);
+}
+
+function notFound(): DomainError<IdentityReason> {
+  return new DomainError(IdentityReason.IdentityNotFound, "identity not found");
+}
+
+function emailTaken(): DomainError<IdentityReason> {
+  return new DomainError(IdentityReason.IdentityEmailTaken, "an identity with this email exists");
+}
+
+function checkedEmail(input: string): string {
+  const email = normalizeEmail(input);
+  if (email === null) throw invalid("email must be an email address");
+  return email;
+}
+
+/** Known role names, deduplicated and sorted; INVALID_ARGUMENT for any other. */
+export function checkRoles(roles: readonly string[]): Role[] {
+  for (const role of roles) if (!isRole(role)) throw invalid(`roles must be among ${ROLES.join(", ")}`);
+  return [...new Set(roles as Role[])].sort();
+}
+
+/**
+ * Creates an identity. The caller needs identity.create and MFA completed within
+ * the last 15 minutes (else PERMISSION_DENIED: FORBIDDEN or MFA_REQUIRED). The
+ * email is stored lower-cased; a taken email (in any case) is IDENTITY_EMAIL_TAKEN.
+ */
+export async function createIdentity(
+  deps: IdentityDeps,
+  input: { sessionToken: string; email: string; password: string; roles: readonly string[] },
+): Promise<Identity> {
+  const now = deps.clock();
+  const caller = await requirePermission(deps, input.sessionToken, "identity.create", now);
+  requireRecentMfa(caller, now);
+  const email = checkedEmail(input.email);
+  checkPasswordRules(input.password);
+  const roles = checkRoles(input.roles);
+  const identity: Identity = { identityUuid: deps.newId(), email, status: "active", roles, mfaEnrolled: false, createdAt: now };
+  if (!(await deps.stores.identities.insert(identity, await hashPassword(input.password)))) throw emailTaken();
+  return identity;
+}
+
+/** A page of identities (permission identity.read); limit 1 to 100, default 20. */
+export async function listIdentities(
+  deps: IdentityDeps,
+  input: { sessionToken: string; limit: number; offset: number },
+): Promise<{ identities: Identity[]; total: number }> {
+  await requirePermission(deps, input.sessionToken, "identity.read", deps.clock());
+  const limit = input.limit === 0 ? LIST_DEFAULT_LIMIT : input.limit;
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) throw invalid(`limit must be between 1 and ${LIST_MAX_LIMIT}`);
+  if (!Number.isInteger(input.offset) || input.offset < 0) throw invalid("offset must be 0 or more");
+  return deps.stores.identities.list(limit, input.offset);
+}
+
+/**
+ * Disables or locks an identity (permission identity.manage) and revokes all its
+ * sessions in the same transaction. Already in that state: IDENTITY_ALREADY_DISABLED
+ * or IDENTITY_ALREADY_LOCKED.
+ */
+export async function setIdentityStatus(
+  deps: IdentityDeps,
+  input: { sessionToken: string; identityUuid: string; status: string },
+): Promise<Identity> {
+  const now = deps.clock();
+  await requirePermission(deps, input.sessionToken, "identity.manage", now);
+  if (input.status !== "disabled" && input.status !== "locked") throw invalid('status must be "disabled" or "locked"');
+  const status: IdentityStatus = input.status;
+  if (!isUuid(input.identityUuid)) throw notFound();
+  return deps.stores.transaction(async (tx) => {
+    // Status changes take part in the platform_admin roster lock, so RemoveRole's
+    // "last active platform_admin" count cannot be raced by a concurrent disable.
+    await tx.identities.lockAdminRoster();
+    const target = await tx.identities.findByUuid(input.identityUuid, { forUpdate: true });
+    if (!target) throw notFound();
+    if (target.status === status) {
+      throw status === "disabled"
+        ? new DomainError(IdentityReason.IdentityAlreadyDisabled, "the identity is already disabled")
+        : new DomainError(IdentityReason.IdentityAlreadyLocked, "the identity is already locked");
+    }
+    await tx.identities.setStatus(target.identityUuid, status, now);
+    await tx.sessions.revokeAllOf(target.identityUuid, now);
+    return { ...withoutHash(target), status };
+  });
+}
+
+/**
+ * Removes a role (permission identity.manage). Not held: ROLE_NOT_HELD. Taking
+ * platform_admin from the last active platform_admin: LAST_PLATFORM_ADMIN; the
+ * roster lock makes that check safe against concurrent removals and status changes.
+ */
+export async function removeRole(
+  deps: IdentityDeps,
+  input: { sessionToken: string; identityUuid: string; role: string },
+): Promise<Identity> {
+  const now = deps.clock();
+  await requirePermission(deps, input.sessionToken, "identity.manage", now);
+  const [role] = checkRoles([input.role]);
+  if (!isUuid(input.identityUuid)) throw notFound();
+  return deps.stores.transaction(async (tx) => {
+    await tx.identities.lockAdminRoster();
+    const target = await tx.identities.findByUuid(input.identityUuid, { forUpdate: true });
+    if (!target) throw notFound();
+    if (!target.roles.includes(role!)) throw new DomainError(IdentityReason.RoleNotHeld, `the identity does not hold ${role}`);
+    if (role === "platform_admin" && target.status === "active" && (await tx.identities.countActiveHolders(role, target.identityUuid)) === 0) {
+      throw new DomainError(IdentityReason.LastPlatformAdmin, "the last active platform_admin cannot lose the role");
+    }
+    await tx.identities.deleteRole(target.identityUuid, role!);
+    return { ...withoutHash(target), roles: target.roles.filter((r) => r !== role) };
+  });
+}
+
+/**
+ * Creates the first platform_admin with a generated password and a confirmed TOTP
+ * factor, and returns both once. ADMIN_EXISTS when any identity holds
+ * platform_admin; the roster lock serialises concurrent bootstraps.
+ */
+export async function bootstrapAdmin(
+  deps: IdentityDeps,
+  input: { email: string },
+): Promise<{ identity: Identity; password: string; totpUri: string }> {
+  const now = deps.clock();
+  const email = checkedEmail(input.email);
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  const secret = generateTotpSecret();
+  const identity: Identity = {
+    identityUuid: deps.newId(),
+    email,
+    status: "active",
+    roles: ["platform_admin"],
+    mfaEnrolled: true,
+    createdAt: now,
+  };
+  await deps.stores.transaction(async (tx) => {
+    await tx.identities.lockAdminRoster();
+    if (await tx.identities.anyHolder("platform_admin")) {
+      throw new DomainError(IdentityReason.AdminExists, "a platform_admin already exists");
+    }
+    if (!(await tx.identities.insert(identity, passwordHash))) throw emailTaken();
+    const sealed = seal(deps.totpKey, secret, identity.identityUuid);
+    await tx.identities.savePendingTotp(identity.identityUuid, sealed, now);
+    await tx.identities.confirmTotp(identity.identityUuid, sealed, null, now);
+  });
+  return { identity, password, totpUri: otpauthUri(email, secret) };
+}

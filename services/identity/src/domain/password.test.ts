@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { DomainError } from "@payin/errors";
+import { ARGON2_OPTIONS, checkPasswordRules, generatePassword, hashPassword, verifyPassword } from "./password.js";
+import { IdentityReason } from "./reasons.js";
+
+function refusal(password: string): string | undefined {
+  try {
+    checkPasswordRules(password);
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(DomainError);
+    return (error as DomainError).reason;
+  }
+}
+
+describe("password rules", () => {
+  it.each([
+    ["12 characters", "a".repeat(12)],
+    ["128 characters", "a".repeat(128)],
+    ["12 emoji (astral code points)", "😀".repeat(12)],
+    ["spaces count", "            "],
+  ])("accepts %s", (_name, password) => {
+    expect(refusal(password)).toBeUndefined();
+  });
+
+  it.each([
+    ["empty", ""],
+    ["11 characters", "a".repeat(11)],
+    ["129 characters", "a".repeat(129)],
+    ["6 emoji (12 UTF-16 units)", "😀".repeat(6)],
+  ])("refuses %s", (_name, password) => {
+    expect(refusal(password)).toBe(IdentityReason.InvalidArgument);
+  });
+});
+
+describe("argon2id hashing", () => {
+  it("hashes with argon2id at or above OWASP's minimum and verifies", async () => {
+    expect(ARGON2_OPTIONS.memoryCost).toBeGreaterThanOrEqual(19_456);
+    expect(ARGON2_OPTIONS.timeCost).toBeGreaterThanOrEqual(2);
+    const hash = await hashPassword("correct horse battery staple");
+    expect(hash).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    expect(hash).not.toContain("correct horse");
+    expect(await verifyPassword(hash, "correct horse battery staple")).toBe(true);
+    expect(await verifyPassword(hash, "correct horse battery stapl")).toBe(false);
+  });
+
+  it("answers false for an unknown identity after doing the same work", async () => {
+    const known = await hashPassword("some password 1");
+    await verifyPassword(null, "warm up the dummy hash"); // computed once, lazily
+    const time = async (hash: string | null) => {
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < 4; i++) await verifyPassword(hash, "another password");
+      return Number(process.hrtime.bigint() - start);
+    };
+    expect(await verifyPassword(null, "some password 1")).toBe(false);
+    const unknown = await time(null);
+    const wrong = await time(known);
+    // Same argon2id parameters, so within a generous factor of each other.
+    expect(unknown / wrong).toBeGreaterThan(0.5);
+    expect(unknown / wrong).toBeLessThan(2);
+  });
+
+  it("hashes off the event loop: timers keep firing while hashes run", async () => {
+    const start = performance.now();
+    await hashPassword("time one hash here");
+    const oneHashMs = performance.now() - start;
+    let last = performance.now();
+    let maxGap = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+    }, 1);
+    await Promise.all(Array.from({ length: 4 }, (_, i) => hashPassword(`concurrent password ${i}`)));
+    clearInterval(timer);
+    // Hashing on the event loop would stall the timer for at least one whole hash.
+    expect(maxGap).toBeLessThan(oneHashMs);
+  });
+
+  it("generates 24-character base64url passwords that pass the rules", () => {
+    const password = generatePassword();
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(refusal(password)).toBeUndefined();
+    expect(generatePassword()).not.toBe(password);
+  });
+});

@@ -1,0 +1,180 @@
+import type { MachineCredential, MachineCredentialStore, StoredMachineCredential } from "./machine-credential.js";
+import type { Role } from "./permissions.js";
+import type { Transport } from "./principal.js";
+
+export type IdentityStatus = "active" | "disabled" | "locked";
+
+/** Public view of an identity. */
+export interface Identity {
+  identityUuid: string;
+  /** Lower-cased. */
+  email: string;
+  status: IdentityStatus;
+  /** Sorted. */
+  roles: Role[];
+  /** True once TOTP enrolment was confirmed. */
+  mfaEnrolled: boolean;
+  createdAt: Date;
+}
+
+/** An identity with its password hash (argon2id PHC string). */
+export interface StoredIdentity extends Identity {
+  passwordHash: string;
+}
+
+/** A TOTP factor: pending until `confirmedAt` is set. */
+export interface TotpFactor {
+  identityUuid: string;
+  /** AES-256-GCM sealed secret (see secret-box.ts). */
+  secretCiphertext: Buffer;
+  confirmedAt: Date | null;
+  /** Last step accepted; a step at or below it is refused. */
+  lastUsedStep: number | null;
+}
+
+/** A session as stored (its token only as a hash). */
+export interface StoredSession {
+  sessionUuid: string;
+  identityUuid: string;
+  tokenHash: Buffer;
+  csrfToken: string;
+  transport: Transport;
+  createdAt: Date;
+  primaryAuthenticatedAt: Date;
+  mfaAuthenticatedAt: Date | null;
+  lastSeenAt: Date;
+  absoluteExpiresAt: Date;
+  revokedAt: Date | null;
+}
+
+/** A pending MFA challenge (its token only as a hash). */
+export interface StoredChallenge {
+  challengeUuid: string;
+  identityUuid: string;
+  tokenHash: Buffer;
+  transport: Transport;
+  createdAt: Date;
+  expiresAt: Date;
+  consumedAt: Date | null;
+}
+
+/** Storage of identities, their roles and their second factors. */
+export interface IdentityStore {
+  /** Stores a new identity with its roles; false, storing nothing, when the email is taken. */
+  insert(identity: Identity, passwordHash: string): Promise<boolean>;
+  findByEmail(email: string): Promise<StoredIdentity | null>;
+  /** With `forUpdate`, the identity's row stays locked until the transaction ends. */
+  findByUuid(identityUuid: string, options?: { forUpdate?: boolean }): Promise<StoredIdentity | null>;
+  /** A page in creation order, and the total count. */
+  list(limit: number, offset: number): Promise<{ identities: Identity[]; total: number }>;
+  setStatus(identityUuid: string, status: IdentityStatus, at: Date): Promise<void>;
+  setPasswordHash(identityUuid: string, passwordHash: string, at: Date): Promise<void>;
+  /** Removes a role; false when it was not held. */
+  deleteRole(identityUuid: string, role: Role): Promise<boolean>;
+  /**
+   * Takes the transaction-scoped lock that serialises every change to who is an
+   * active platform_admin (role removal, status changes, bootstrap).
+   */
+  lockAdminRoster(): Promise<void>;
+  /** Active identities holding `role`, other than `excludingUuid`. */
+  countActiveHolders(role: Role, excludingUuid: string): Promise<number>;
+  /** True when any identity, whatever its status, holds `role`. */
+  anyHolder(role: Role): Promise<boolean>;
+  findTotpFactor(identityUuid: string): Promise<TotpFactor | null>;
+  /** Stores or replaces a pending factor; false when a confirmed one exists. */
+  savePendingTotp(identityUuid: string, secretCiphertext: Buffer, at: Date): Promise<boolean>;
+  /**
+   * Confirms the pending factor, but only while it still holds `secretCiphertext`
+   * (a concurrent re-enrolment makes it fail); false when nothing was confirmed.
+   */
+  confirmTotp(identityUuid: string, secretCiphertext: Buffer, lastUsedStep: number | null, at: Date): Promise<boolean>;
+  /** Records `step` as used, only if it is newer than the stored one; false otherwise. */
+  useTotpStep(identityUuid: string, step: number): Promise<boolean>;
+  /** Replaces every recovery code of the identity with these hashes. */
+  replaceRecoveryCodes(identityUuid: string, codeHashes: Buffer[], at: Date): Promise<void>;
+  /** Marks an unused recovery code used; false when there is no such unused code. */
+  useRecoveryCode(identityUuid: string, codeHash: Buffer, at: Date): Promise<boolean>;
+}
+
+/** Storage of sessions and MFA challenges. */
+export interface SessionStore {
+  insert(session: StoredSession): Promise<void>;
+  /** The session with this token hash and its identity, whatever their state. */
+  findByTokenHash(tokenHash: Buffer): Promise<{ session: StoredSession; identity: Identity } | null>;
+  findByUuid(sessionUuid: string): Promise<StoredSession | null>;
+  /** Sets last_seen_at to `at` only when it is older than `olderThan`. */
+  touch(sessionUuid: string, at: Date, olderThan: Date): Promise<void>;
+  /** Revokes one session; false when it was already revoked or does not exist. */
+  revoke(sessionUuid: string, at: Date): Promise<boolean>;
+  /** Revokes every unrevoked session of an identity, except `exceptSessionUuid`. */
+  revokeAllOf(identityUuid: string, at: Date, exceptSessionUuid?: string): Promise<number>;
+  /** Unrevoked sessions seen after `idleCutoff` whose absolute expiry is after `now`, newest first. */
+  listLive(identityUuid: string, now: Date, idleCutoff: Date): Promise<StoredSession[]>;
+  insertChallenge(challenge: StoredChallenge): Promise<void>;
+  findChallenge(tokenHash: Buffer): Promise<StoredChallenge | null>;
+  /** Marks a challenge used; false when it already was (single use under concurrency). */
+  consumeChallenge(challengeUuid: string, at: Date): Promise<boolean>;
+}
+
+export type AttemptOutcome = "failed" | "succeeded" | "throttled";
+
+/** Sign-in attempts, kept in PostgreSQL so throttling holds across replicas. */
+export interface LoginAttemptStore {
+  /**
+   * Records a pending attempt (counted as a failure until settled) and then counts,
+   * since `since`: unforgiven failed or pending attempts for `email`, and attempts of
+   * any outcome but "throttled" from `clientIp` (null: not counted per IP). Both
+   * counts include this attempt. Recording before counting means concurrent
+   * attempts see each other and cannot all slip under the limit.
+   */
+  reserve(input: { email: string; clientIp: string | null; at: Date; since: Date }): Promise<{
+    attemptId: string;
+    emailFailures: number;
+    ipAttempts: number;
+  }>;
+  settle(attemptId: string, outcome: AttemptOutcome): Promise<void>;
+  /** After a successful sign-in: earlier failures of the email stop counting against it. */
+  forgive(email: string, since: Date): Promise<void>;
+}
+
+/** Machine-credential storage for management operations. */
+export interface MachineCredentialAdminStore extends MachineCredentialStore {
+  listByMerchant(merchantUuid: string): Promise<MachineCredential[]>;
+  /** Serialises credential changes of one merchant until the transaction ends. */
+  lockMerchant(merchantUuid: string): Promise<void>;
+  /** The merchant's active credential, locked FOR UPDATE. */
+  findActiveForUpdate(merchantUuid: string): Promise<StoredMachineCredential | null>;
+  /** A credential by uuid, locked FOR UPDATE. */
+  findForUpdate(credentialUuid: string): Promise<StoredMachineCredential | null>;
+  /** Marks a credential revoked at `at`, recording its replacement when there is one. */
+  markRevoked(credentialUuid: string, at: Date, replacedByUuid: string | null): Promise<void>;
+}
+
+/** Every store, and a way to run several operations in one transaction. */
+export interface Stores {
+  identities: IdentityStore;
+  sessions: SessionStore;
+  attempts: LoginAttemptStore;
+  machineCredentials: MachineCredentialAdminStore;
+  /** Runs `work` in one database transaction; the stores it receives act inside it. */
+  transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
+}
+
+/** What every identity operation depends on. */
+export interface IdentityDeps {
+  stores: Stores;
+  /** The current time; tests move it. */
+  clock: () => Date;
+  /** A new UUIDv7. */
+  newId: () => string;
+  /** AES-256 key sealing TOTP secrets at rest. */
+  totpKey: Buffer;
+  /** Receives failures of work done after answering (recording machine token use). */
+  onBackgroundError: (error: unknown, credentialUuid: string) => void;
+}
+
+/** The public view of a stored identity: everything but the password hash. */
+export function withoutHash(identity: StoredIdentity): Identity {
+  const { passwordHash: _hash, ...rest } = identity;
+  return rest;
+}

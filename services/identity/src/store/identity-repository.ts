@@ -1,0 +1,186 @@
+import { isUniqueViolation, type EntityManager } from "@payin/db";
+import type { Role } from "../domain/permissions.js";
+import { withoutHash, type Identity, type IdentityStatus, type IdentityStore, type StoredIdentity, type TotpFactor } from "../domain/stores.js";
+import { bigintNumber, date, requiredDate, valuesPlaceholders } from "./rows.js";
+
+/** Unique constraint on the (lower-cased) email. */
+export const EMAIL_UNIQUE = "identities_email_key";
+/** Key of the transaction-scoped advisory lock around platform_admin roster changes. */
+const ADMIN_ROSTER_LOCK = "identity:platform_admin_roster";
+
+/** Columns of an identity row aliased `i`, its roles and whether TOTP is confirmed. */
+export const IDENTITY_COLUMNS = `
+  i.identity_uuid, i.email, i.status, i.created_at, i.password_hash,
+  array(select r.role::text from identity_roles r where r.identity_uuid = i.identity_uuid order by r.role) as roles,
+  exists (select 1 from totp_factors f where f.identity_uuid = i.identity_uuid and f.confirmed_at is not null) as mfa_enrolled`;
+
+/** A row selected with IDENTITY_COLUMNS, as a stored identity. */
+export function identityFromRow(row: Record<string, unknown>): StoredIdentity {
+  return {
+    identityUuid: row.identity_uuid as string,
+    email: row.email as string,
+    status: row.status as IdentityStatus,
+    roles: row.roles as Role[],
+    mfaEnrolled: row.mfa_enrolled as boolean,
+    createdAt: requiredDate(row.created_at),
+    passwordHash: row.password_hash as string,
+  };
+}
+
+function publicIdentity(row: Record<string, unknown>): Identity {
+  return withoutHash(identityFromRow(row));
+}
+
+function factorFromRow(row: Record<string, unknown>): TotpFactor {
+  return {
+    identityUuid: row.identity_uuid as string,
+    secretCiphertext: row.secret_ciphertext as Buffer,
+    confirmedAt: date(row.confirmed_at),
+    lastUsedStep: bigintNumber(row.last_used_step),
+  };
+}
+
+/** IdentityStore on PostgreSQL; one instance per request or transaction. */
+export class IdentityRepository implements IdentityStore {
+  constructor(private readonly em: EntityManager) {}
+
+  async insert(identity: Identity, passwordHash: string): Promise<boolean> {
+    try {
+      // One statement, so the identity and its roles appear together or not at all.
+      await this.em.execute(
+        `with created as (
+           insert into identities (identity_uuid, email, password_hash, status, created_at, password_changed_at)
+           values (?, ?, ?, ?, ?, ?) returning identity_uuid)
+         insert into identity_roles (identity_uuid, role, granted_at)
+         select created.identity_uuid, role, ? from created, unnest(string_to_array(?, ',')) as role`,
+        [
+          identity.identityUuid,
+          identity.email,
+          passwordHash,
+          identity.status,
+          identity.createdAt,
+          identity.createdAt,
+          identity.createdAt,
+          identity.roles.join(","),
+        ],
+      );
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error, EMAIL_UNIQUE)) return false;
+      throw error;
+    }
+  }
+
+  async findByEmail(email: string): Promise<StoredIdentity | null> {
+    const rows = await this.em.execute(`select ${IDENTITY_COLUMNS} from identities i where i.email = ?`, [email]);
+    return rows[0] ? identityFromRow(rows[0]) : null;
+  }
+
+  async findByUuid(identityUuid: string, options: { forUpdate?: boolean } = {}): Promise<StoredIdentity | null> {
+    const lock = options.forUpdate ? "for update of i" : "";
+    const rows = await this.em.execute(`select ${IDENTITY_COLUMNS} from identities i where i.identity_uuid = ? ${lock}`, [identityUuid]);
+    return rows[0] ? identityFromRow(rows[0]) : null;
+  }
+
+  async list(limit: number, offset: number): Promise<{ identities: Identity[]; total: number }> {
+    const rows = await this.em.execute(
+      `select ${IDENTITY_COLUMNS} from identities i order by i.created_at, i.identity_uuid limit ? offset ?`,
+      [limit, offset],
+    );
+    const [count] = await this.em.execute(`select count(*)::int as total from identities`);
+    return { identities: rows.map(publicIdentity), total: count!.total as number };
+  }
+
+  async setStatus(identityUuid: string, status: IdentityStatus, at: Date): Promise<void> {
+    await this.em.execute(`update identities set status = ?, status_changed_at = ? where identity_uuid = ?`, [status, at, identityUuid]);
+  }
+
+  async setPasswordHash(identityUuid: string, passwordHash: string, at: Date): Promise<void> {
+    await this.em.execute(`update identities set password_hash = ?, password_changed_at = ? where identity_uuid = ?`, [
+      passwordHash,
+      at,
+      identityUuid,
+    ]);
+  }
+
+  async deleteRole(identityUuid: string, role: Role): Promise<boolean> {
+    const rows = await this.em.execute(`delete from identity_roles where identity_uuid = ? and role = ? returning role`, [identityUuid, role]);
+    return rows.length > 0;
+  }
+
+  async lockAdminRoster(): Promise<void> {
+    await this.em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [ADMIN_ROSTER_LOCK]);
+  }
+
+  async countActiveHolders(role: Role, excludingUuid: string): Promise<number> {
+    const [row] = await this.em.execute(
+      `select count(*)::int as n from identity_roles r join identities i on i.identity_uuid = r.identity_uuid
+        where r.role = ? and i.status = 'active' and r.identity_uuid <> ?`,
+      [role, excludingUuid],
+    );
+    return row!.n as number;
+  }
+
+  async anyHolder(role: Role): Promise<boolean> {
+    const [row] = await this.em.execute(`select exists (select 1 from identity_roles where role = ?) as held`, [role]);
+    return row!.held as boolean;
+  }
+
+  async findTotpFactor(identityUuid: string): Promise<TotpFactor | null> {
+    const rows = await this.em.execute(
+      `select identity_uuid, secret_ciphertext, confirmed_at, last_used_step from totp_factors where identity_uuid = ?`,
+      [identityUuid],
+    );
+    return rows[0] ? factorFromRow(rows[0]) : null;
+  }
+
+  async savePendingTotp(identityUuid: string, secretCiphertext: Buffer, at: Date): Promise<boolean> {
+    const rows = await this.em.execute(
+      `insert into totp_factors (identity_uuid, secret_ciphertext, created_at) values (?, ?, ?)
+       on conflict (identity_uuid) do update
+         set secret_ciphertext = excluded.secret_ciphertext, created_at = excluded.created_at, last_used_step = null
+         where totp_factors.confirmed_at is null
+       returning identity_uuid`,
+      [identityUuid, secretCiphertext, at],
+    );
+    return rows.length > 0;
+  }
+
+  async confirmTotp(identityUuid: string, secretCiphertext: Buffer, lastUsedStep: number | null, at: Date): Promise<boolean> {
+    const rows = await this.em.execute(
+      `update totp_factors set confirmed_at = ?, last_used_step = ?
+        where identity_uuid = ? and confirmed_at is null and secret_ciphertext = ?
+        returning identity_uuid`,
+      [at, lastUsedStep, identityUuid, secretCiphertext],
+    );
+    return rows.length > 0;
+  }
+
+  async useTotpStep(identityUuid: string, step: number): Promise<boolean> {
+    // Conditional, so two concurrent uses of one code cannot both pass.
+    const rows = await this.em.execute(
+      `update totp_factors set last_used_step = ?
+        where identity_uuid = ? and confirmed_at is not null and (last_used_step is null or last_used_step < ?)
+        returning identity_uuid`,
+      [step, identityUuid, step],
+    );
+    return rows.length > 0;
+  }
+
+  async replaceRecoveryCodes(identityUuid: string, codeHashes: Buffer[], at: Date): Promise<void> {
+    await this.em.execute(`delete from recovery_codes where identity_uuid = ?`, [identityUuid]);
+    if (codeHashes.length === 0) return;
+    await this.em.execute(
+      `insert into recovery_codes (identity_uuid, code_hash, created_at) values ${valuesPlaceholders(codeHashes.length, 3)}`,
+      codeHashes.flatMap((hash) => [identityUuid, hash, at]),
+    );
+  }
+
+  async useRecoveryCode(identityUuid: string, codeHash: Buffer, at: Date): Promise<boolean> {
+    const rows = await this.em.execute(
+      `update recovery_codes set used_at = ? where identity_uuid = ? and code_hash = ? and used_at is null returning identity_uuid`,
+      [at, identityUuid, codeHash],
+    );
+    return rows.length > 0;
+  }
+}

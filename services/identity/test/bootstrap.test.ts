@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Code, reasonOf, ConnectError } from "@payin/rpc";
+import { open } from "../src/domain/secret-box.js";
+import { expectFailure, expectNoSecretsLogged, randomEmail, secretOfUri, signIn, startHarness, type Harness } from "./support.js";
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+
+afterAll(async () => {
+  expectNoSecretsLogged(h);
+  await h?.close();
+});
+
+describe("BootstrapAdmin", () => {
+  it("refuses a malformed email before anything exists", async () => {
+    await expectFailure(h.client.bootstrapAdmin({ email: "not an email" }), Code.InvalidArgument, "INVALID_ARGUMENT");
+  });
+
+  it("creates exactly one platform_admin when ten bootstraps race", async () => {
+    const emails = Array.from({ length: 10 }, () => randomEmail("first"));
+    const results = await Promise.allSettled(emails.map((email) => h.client.bootstrapAdmin({ email })));
+    const won = results.filter((r) => r.status === "fulfilled");
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(won).toHaveLength(1);
+    for (const r of lost) {
+      expect(r.reason).toBeInstanceOf(ConnectError);
+      expect((r.reason as ConnectError).code).toBe(Code.FailedPrecondition);
+      expect(reasonOf(r.reason as ConnectError)).toBe("ADMIN_EXISTS");
+    }
+    const rows = await h.sql(`select count(*)::int as n from identity.identity_roles where role = 'platform_admin'`);
+    expect(rows[0]!.n).toBe(1);
+
+    const response = won[0]!.value;
+    const email = emails[results.indexOf(won[0]!)]!;
+    h.secrets.add(response.password).add(response.totpUri);
+    expect(response.identity).toMatchObject({ email: email.toLowerCase(), status: "active", roles: ["platform_admin"], mfaEnrolled: true });
+    expect(response.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(response.totpUri).toMatch(
+      new RegExp(`^otpauth://totp/Payin:${email.toLowerCase().replace(/\./g, "\\.")}\\?secret=[A-Z2-7]{32}&issuer=Payin&algorithm=SHA1&digits=6&period=30$`),
+    );
+
+    // The admin signs in with the generated password and the enrolled TOTP factor.
+    const secret = secretOfUri(response.totpUri);
+    const token = await signIn(h, { email, password: response.password, secret });
+    const { session } = await h.client.getSession({ caller: { sessionToken: token } });
+    expect(session?.mfaSatisfied).toBe(true);
+    expect(session?.identity?.roles).toEqual(["platform_admin"]);
+
+    // The secret is stored sealed: neither its bytes nor its base32 are in the row.
+    const [row] = await h.sql(`select secret_ciphertext, confirmed_at from identity.totp_factors where identity_uuid = ?`, [response.identity!.uuid]);
+    const sealed = row!.secret_ciphertext as Buffer;
+    expect(sealed.includes(secret)).toBe(false);
+    expect(sealed.toString("latin1")).not.toContain(new URL(response.totpUri).searchParams.get("secret"));
+    expect(open(h.totpKey, sealed, response.identity!.uuid).equals(secret)).toBe(true);
+    expect(row!.confirmed_at).not.toBeNull();
+    // The password is stored as an argon2id hash only.
+    const [identity] = await h.sql(`select password_hash from identity.identities where identity_uuid = ?`, [response.identity!.uuid]);
+    expect(identity!.password_hash).toMatch(/^\$argon2id\$/);
+  });
+
+  it("refuses once a platform_admin exists", async () => {
+    await expectFailure(h.client.bootstrapAdmin({ email: randomEmail("second") }), Code.FailedPrecondition, "ADMIN_EXISTS");
+  });
+});

@@ -1,0 +1,177 @@
+import { randomBytes } from "node:crypto";
+import { expect } from "vitest";
+import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { migrate, openOrm, type MikroORM } from "@payin/db";
+import type { Logger } from "@payin/logging";
+import { identityV1 } from "@payin/proto";
+import { ConnectError, domainErrorInterceptor, reasonOf } from "@payin/rpc";
+import { createTestDatabase } from "@payin/testing";
+import { base32Decode } from "../src/domain/base32.js";
+import { totpCode } from "../src/domain/totp.js";
+import { routes } from "../src/routes.js";
+import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { ormOptions } from "../src/store/orm.js";
+
+export type IdentityClient = Client<typeof identityV1.IdentityService>;
+
+/** A person the tests can sign in as. */
+export interface Person {
+  email: string;
+  password: string;
+  /** TOTP secret when MFA is enrolled. */
+  secret?: Buffer;
+}
+
+/** The identity service over an in-memory transport on a fresh database, with a clock tests move. */
+export interface Harness {
+  orm: MikroORM;
+  client: IdentityClient;
+  totpKey: Buffer;
+  /** The service's current time. */
+  now(): Date;
+  /** Moves the service's clock forward. */
+  advance(ms: number): void;
+  sql(query: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  /** Everything the service handed its logger. */
+  logLines: string[];
+  /** Secrets the tests saw; none may appear in logLines. */
+  secrets: Set<string>;
+  close(): Promise<void>;
+}
+
+/** A logger that keeps every call's arguments as text, before any redaction. */
+function recordingLogger(lines: string[]): Logger {
+  const record =
+    (level: string) =>
+    (...args: unknown[]) => {
+      lines.push(`${level} ${JSON.stringify(args, (_k, v: unknown) => (v instanceof Error ? { message: v.message, stack: v.stack } : v))}`);
+    };
+  const logger: Record<string, unknown> = {};
+  for (const level of ["fatal", "error", "warn", "info", "debug", "trace"]) logger[level] = record(level);
+  logger.child = () => logger;
+  logger.level = "trace";
+  return logger as unknown as Logger;
+}
+
+/** Starts the harness on a new database. */
+export async function startHarness(): Promise<Harness> {
+  const url = await createTestDatabase("identity");
+  await migrate(ormOptions(url));
+  const orm = await openOrm(ormOptions(url, 30));
+  const logLines: string[] = [];
+  const logger = recordingLogger(logLines);
+  const totpKey = randomBytes(32);
+  let offsetMs = 0;
+  const now = () => new Date(Date.now() + offsetMs);
+  const transport = createRouterTransport(routes(orm, logger, { totpKey, clock: now }), {
+    router: { interceptors: [domainErrorInterceptor("identity", reasonCodes, logger)] },
+  });
+  return {
+    orm,
+    client: createClient(identityV1.IdentityService, transport),
+    totpKey,
+    now,
+    advance: (ms) => {
+      offsetMs += ms;
+    },
+    sql: (query, params = []) => orm.em.fork().execute(query, params),
+    logLines,
+    secrets: new Set(),
+    close: () => orm.close(),
+  };
+}
+
+/** The rejection of `promise`, which must be a ConnectError. */
+export async function failure(promise: Promise<unknown>): Promise<ConnectError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConnectError);
+  return error as ConnectError;
+}
+
+/** Expects `promise` to fail with `code` and `reason`; returns the error. */
+export async function expectFailure(promise: Promise<unknown>, code: number, reason: string): Promise<ConnectError> {
+  const error = await failure(promise);
+  expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code, reason });
+  return error;
+}
+
+/** A random documentation-range IPv4 address, so tests do not share a per-IP budget. */
+export function randomIp(): string {
+  const b = randomBytes(2);
+  return `198.51.${b[0]}.${b[1]}`;
+}
+
+/** A random unique email. */
+export function randomEmail(prefix = "person"): string {
+  return `${prefix}.${randomBytes(5).toString("hex")}@Example.com`;
+}
+
+/** The secret of an otpauth:// URI. */
+export function secretOfUri(uri: string): Buffer {
+  const secret = new URL(uri).searchParams.get("secret");
+  const bytes = secret ? base32Decode(secret) : null;
+  if (!bytes) throw new Error("otpauth URI without a secret");
+  return bytes;
+}
+
+/**
+ * A TOTP code for a fresh step: moves the clock one step on first, because a step
+ * once used is refused again.
+ */
+export function freshCode(h: Harness, secret: Buffer): string {
+  h.advance(30_000);
+  return totpCode(secret, h.now());
+}
+
+/** Creates the first platform_admin (MFA enrolled). */
+export async function bootstrap(h: Harness, email = randomEmail("admin")): Promise<Person & { uuid: string }> {
+  const response = await h.client.bootstrapAdmin({ email });
+  const secret = secretOfUri(response.totpUri);
+  h.secrets.add(response.password).add(response.totpUri).add(secret.toString("hex"));
+  return { email, password: response.password, secret, uuid: response.identity!.uuid };
+}
+
+/**
+ * Signs a person in (completing MFA with a fresh TOTP code when enrolled) and
+ * answers the session token.
+ */
+export async function signIn(h: Harness, person: Person, transport = "bearer"): Promise<string> {
+  const clientIp = randomIp();
+  const login = await h.client.login({ email: person.email, password: person.password, transport, clientIp });
+  if (login.result.case === "authenticated") {
+    h.secrets.add(login.result.value.sessionToken);
+    return login.result.value.sessionToken;
+  }
+  if (login.result.case !== "mfaChallengeToken" || !person.secret) throw new Error("unexpected login result");
+  h.secrets.add(login.result.value);
+  const done = await h.client.completeMfa({ mfaChallengeToken: login.result.value, code: freshCode(h, person.secret), clientIp });
+  h.secrets.add(done.authenticated!.sessionToken);
+  return done.authenticated!.sessionToken;
+}
+
+/** Creates an identity through an MFA-satisfied admin session. */
+export async function createPerson(h: Harness, adminToken: string, roles: string[], email = randomEmail()): Promise<Person & { uuid: string }> {
+  const password = `pw-${randomBytes(12).toString("base64url")}`;
+  h.secrets.add(password);
+  const { identity } = await h.client.createIdentity({ caller: { sessionToken: adminToken }, email, password, roles });
+  return { email, password, uuid: identity!.uuid };
+}
+
+/** Enrols and confirms TOTP for a person signed in with `token`; answers the secret and recovery codes. */
+export async function enrolTotp(h: Harness, token: string): Promise<{ secret: Buffer; recoveryCodes: string[] }> {
+  const { otpauthUri } = await h.client.enrollTotp({ caller: { sessionToken: token } });
+  const secret = secretOfUri(otpauthUri);
+  h.secrets.add(otpauthUri).add(secret.toString("hex"));
+  const { recoveryCodes } = await h.client.confirmTotp({ caller: { sessionToken: token }, code: freshCode(h, secret) });
+  for (const code of recoveryCodes) h.secrets.add(code);
+  return { secret, recoveryCodes };
+}
+
+/** Expects that none of the secrets the tests saw reached the logger. */
+export function expectNoSecretsLogged(h: Harness): void {
+  const text = h.logLines.join("\n");
+  for (const secret of h.secrets) expect(text.includes(secret), "a secret reached the logger").toBe(false);
+}
