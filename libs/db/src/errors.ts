@@ -1,6 +1,7 @@
 /** SQLSTATE of a unique_violation. */
 const UNIQUE_VIOLATION = "23505";
 const FOREIGN_KEY_VIOLATION = "23503";
+const NOT_NULL_VIOLATION = "23502";
 
 function sqlState(error: unknown): string | undefined {
   let cur: unknown = error;
@@ -30,4 +31,9 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
 /** True when `error` is a foreign-key violation. */
 export function isForeignKeyViolation(error: unknown): boolean {
   return sqlState(error) === FOREIGN_KEY_VIOLATION;
+}
+
+/** True when `error` is a not-null violation. */
+export function isNotNullViolation(error: unknown): boolean {
+  return sqlState(error) === NOT_NULL_VIOLATION;
 }

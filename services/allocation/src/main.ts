@@ -14,7 +14,7 @@ const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
 await runService({
   name: "allocation",
   services: SERVICE_NAMES,
-  routes: routes(orm),
+  routes: routes(orm, logger),
   interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)],
   serviceToken: config.SERVICE_TOKEN,
   host: config.HOST,

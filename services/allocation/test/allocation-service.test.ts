@@ -31,8 +31,9 @@ beforeAll(async () => {
   const url = await createTestDatabase("allocation");
   await migrate(ormOptions(url));
   orm = await openOrm(ormOptions(url, 20));
-  const transport = createRouterTransport(routes(orm), {
-    router: { interceptors: [domainErrorInterceptor("allocation", reasonCodes, createLogger("test", { level: "silent" }))] },
+  const logger = createLogger("test", { level: process.env.TEST_LOG_LEVEL ?? "silent" });
+  const transport = createRouterTransport(routes(orm, logger), {
+    router: { interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)] },
   });
   client = createClient(AllocationService, transport);
 });
@@ -224,5 +225,32 @@ describe("AllocationService.AllocateAddress", () => {
     expect(error.code).toBe(Code.FailedPrecondition);
     expect(reasonOf(error)).toBe("WALLET_XPUB_IN_USE");
     expect(await nextIndex(second)).toBe(0);
+  });
+
+  it("keeps indexes gap-free across many pool refills, and after the key is replaced", async () => {
+    const merchantUuid = uuidv7();
+    await client.setWallet({ merchantUuid, xpub: randomXpub() });
+    const indexes: number[] = [];
+    const addresses = new Set<string>();
+    const allocateMany = async (count: number) => {
+      for (let batch = 0; batch < count; batch += 30) {
+        const results = await Promise.all(
+          Array.from({ length: Math.min(30, count - batch) }, () =>
+            client.allocateAddress({ merchantUuid, intentUuid: uuidv7(), rail: "erc20" }),
+          ),
+        );
+        for (const r of results) {
+          indexes.push(r.index);
+          addresses.add(r.address);
+        }
+      }
+    };
+    await allocateMany(450);
+    // A new key drops the old key's pre-derived addresses; the counter goes on.
+    await client.setWallet({ merchantUuid, xpub: randomXpub() });
+    await allocateMany(60);
+    expect(indexes.sort((a, b) => a - b)).toEqual(Array.from({ length: 510 }, (_, i) => i));
+    expect(addresses.size).toBe(510);
+    expect(await nextIndex(merchantUuid)).toBe(510);
   });
 });

@@ -24,6 +24,8 @@ function storeAnswering(outcome: AllocateOutcome): WalletStore {
     upsert: async () => null,
     find: async () => null,
     allocate: async () => outcome,
+    poolHigh: async () => -1,
+    fillPool: async () => undefined,
   };
 }
 

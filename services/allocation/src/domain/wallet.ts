@@ -34,6 +34,8 @@ export type AllocateOutcome =
   | { kind: "existing"; allocation: Allocation }
   /** The merchant has no wallet. */
   | { kind: "no-wallet" }
+  /** No pre-derived address waits at the counter's next index: fill the pool first. */
+  | { kind: "pool-empty"; xpub: string; nextIndex: number }
   /** The derived address is already held by another merchant's allocation. */
   | { kind: "address-taken" };
 
@@ -46,14 +48,43 @@ export interface WalletStore {
   upsert(merchantUuid: string, xpub: string, now: Date): Promise<Wallet | null>;
   find(merchantUuid: string): Promise<Wallet | null>;
   /**
-   * In one transaction: takes the next index from the merchant's counter under
-   * its row lock, derives the address with `derive`, and records the allocation;
-   * when the intent already has one, undoes the counter bump and returns it.
+   * In one statement (its own transaction): takes the next index from the
+   * merchant's counter under its row lock, consumes the pre-derived address at
+   * that index from the pool and records the allocation. When the intent already
+   * has an address, nothing changes and that allocation is returned.
    */
-  allocate(
-    input: { merchantUuid: string; intentUuid: string; rail: Rail; now: Date },
-    derive: (xpub: string, index: number) => DerivedAddress,
-  ): Promise<AllocateOutcome>;
+  allocate(input: { merchantUuid: string; intentUuid: string; rail: Rail; now: Date }): Promise<AllocateOutcome>;
+  /** Highest pre-derived index for the merchant's current xpub, or -1. */
+  poolHigh(merchantUuid: string, xpub: string): Promise<number>;
+  /**
+   * Adds derived addresses to the pool (ones already there are kept) and drops
+   * the rows below `consumedBelow`, which allocations have used.
+   */
+  fillPool(merchantUuid: string, xpub: string, addresses: DerivedAddress[], consumedBelow: number): Promise<void>;
+}
+
+/**
+ * Addresses are derived ahead, outside the counter's lock, so that taking an
+ * index holds the merchant's row lock only for one statement. The pool is topped
+ * up to POOL_BATCH ahead of the counter whenever fewer than POOL_LOW_WATER wait.
+ */
+export const POOL_BATCH = 200;
+export const POOL_LOW_WATER = 100;
+
+/** Derives and stores the addresses from `fromIndex` until POOL_BATCH past `nextIndex`. */
+export async function topUpPool(
+  store: WalletStore,
+  input: { merchantUuid: string; xpub: string; nextIndex: number },
+  derive: (xpub: string, index: number) => DerivedAddress = deriveAddress,
+): Promise<number> {
+  const high = await store.poolHigh(input.merchantUuid, input.xpub);
+  if (high >= input.nextIndex + POOL_LOW_WATER) return high;
+  const from = Math.max(high + 1, input.nextIndex);
+  const to = input.nextIndex + POOL_BATCH;
+  const addresses: DerivedAddress[] = [];
+  for (let index = from; index < to; index++) addresses.push(derive(input.xpub, index));
+  await store.fillPool(input.merchantUuid, input.xpub, addresses, input.nextIndex);
+  return to - 1;
 }
 
 /** Checks a rail name: one of RAILS, lower case. */
@@ -91,9 +122,18 @@ export async function getWallet(store: WalletStore, merchantUuid: string): Promi
 export async function allocateAddress(
   store: WalletStore,
   input: { merchantUuid: string; intentUuid: string; rail: string; now: Date },
+  refillPool: (merchantUuid: string) => Promise<void> = (merchantUuid) =>
+    store.find(merchantUuid).then((w) => (w ? topUpPool(store, w).then(() => undefined) : undefined)),
 ): Promise<Allocation> {
   const rail = parseRail(input.rail);
-  const outcome = await store.allocate({ ...input, rail }, deriveAddress);
+  let outcome = await store.allocate({ ...input, rail });
+  // An empty pool is filled (deterministically, so racing fillers agree) and the
+  // allocation tried again; the counter may have moved on meanwhile, so a few
+  // rounds are allowed before giving up.
+  for (let attempt = 0; outcome.kind === "pool-empty" && attempt < 5; attempt++) {
+    await refillPool(input.merchantUuid);
+    outcome = await store.allocate({ ...input, rail });
+  }
   switch (outcome.kind) {
     case "allocated":
       return outcome.allocation;
@@ -109,6 +149,8 @@ export async function allocateAddress(
     }
     case "no-wallet":
       throw new DomainError(AllocationReason.WalletNotReady, "the merchant has no receiving wallet");
+    case "pool-empty":
+      throw new Error("address pool stayed empty after refilling");
     case "address-taken":
       throw new DomainError(
         AllocationReason.WalletXpubInUse,

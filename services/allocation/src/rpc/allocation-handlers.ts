@@ -7,6 +7,8 @@ import { allocationV1 } from "@payin/proto";
 import { toTimestamp } from "@payin/rpc";
 import { AllocationReason } from "../domain/reasons.js";
 import { allocateAddress, getWallet, setWallet, type Wallet } from "../domain/wallet.js";
+import { PoolKeeper } from "../domain/pool-keeper.js";
+import type { Logger } from "@payin/logging";
 import { WalletRepository } from "../store/wallet-repository.js";
 
 const { WalletSchema } = allocationV1;
@@ -27,12 +29,15 @@ function uuid(field: string, value: string): string {
 }
 
 /** AllocationService handlers: proto in, domain call, proto out. */
-export function allocationHandlers(orm: MikroORM): ServiceImpl<typeof allocationV1.AllocationService> {
+export function allocationHandlers(orm: MikroORM, logger: Logger): ServiceImpl<typeof allocationV1.AllocationService> {
   const repo = () => new WalletRepository(orm.em.fork());
+  const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"));
   return {
     async setWallet(req) {
       const merchantUuid = uuid("merchant_uuid", req.merchantUuid);
-      return { wallet: toPb(await setWallet(repo(), { merchantUuid, xpub: req.xpub, now: new Date() })) };
+      const wallet = await setWallet(repo(), { merchantUuid, xpub: req.xpub, now: new Date() });
+      await pool.ensure(merchantUuid); // derive the first addresses now, not on the first pay-in
+      return { wallet: toPb(wallet) };
     },
     async getWallet(req) {
       return { wallet: toPb(await getWallet(repo(), uuid("merchant_uuid", req.merchantUuid))) };
@@ -43,7 +48,8 @@ export function allocationHandlers(orm: MikroORM): ServiceImpl<typeof allocation
         intentUuid: uuid("intent_uuid", req.intentUuid),
         rail: req.rail,
         now: new Date(),
-      });
+      }, (merchantUuid) => pool.ensure(merchantUuid));
+      pool.allocated(allocation.merchantUuid, allocation.index);
       return { address: allocation.address, index: allocation.index, derivationPath: allocation.derivationPath };
     },
   };

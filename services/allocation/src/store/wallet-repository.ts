@@ -1,9 +1,11 @@
-import { isUniqueViolation, type EntityManager } from "@payin/db";
+import { isNotNullViolation, isUniqueViolation, type EntityManager } from "@payin/db";
 import type { DerivedAddress } from "../domain/hd.js";
 import type { AllocateOutcome, Allocation, Rail, Wallet, WalletStore } from "../domain/wallet.js";
 
 /** The unique constraint on allocations.address (see the initial migration). */
 const ADDRESS_KEY = "allocations_address_key";
+/** The primary key of allocations: one address per intent. */
+const INTENT_KEY = "allocations_pkey";
 
 function walletFromRow(row: Record<string, unknown>): Wallet {
   return {
@@ -27,9 +29,6 @@ function allocationFromRow(row: Record<string, unknown>): Allocation {
   };
 }
 
-/** Thrown inside the allocation transaction to roll it back when the intent already has an address. */
-class IntentAlreadyAllocated extends Error {}
-
 /** WalletStore on PostgreSQL; one instance per request (a forked EntityManager). */
 export class WalletRepository implements WalletStore {
   constructor(private readonly em: EntityManager) {}
@@ -38,12 +37,16 @@ export class WalletRepository implements WalletStore {
     // One statement. The guard against another merchant holding the key is a
     // read, so two merchants registering one key at the same instant could both
     // pass it; the unique address constraint still stops a double hand-out.
+    // Replacing the key also drops the addresses pre-derived from the old one.
     const rows = await this.em.execute(
-      `insert into wallets (merchant_uuid, xpub, next_index, created_at, updated_at)
-       select ?, ?, 0, ?, ?
-       where not exists (select 1 from wallets where xpub = ? and merchant_uuid <> ?)
-       on conflict (merchant_uuid) do update set xpub = excluded.xpub, updated_at = excluded.updated_at
-       returning *`,
+      `with w as (
+         insert into wallets (merchant_uuid, xpub, next_index, created_at, updated_at)
+         select ?, ?, 0, ?, ?
+         where not exists (select 1 from wallets where xpub = ? and merchant_uuid <> ?)
+         on conflict (merchant_uuid) do update set xpub = excluded.xpub, updated_at = excluded.updated_at
+         returning *),
+       stale as (delete from address_pool ap using w where ap.merchant_uuid = w.merchant_uuid and ap.xpub <> w.xpub)
+       select * from w`,
       [merchantUuid, xpub, now, now, xpub, merchantUuid],
     );
     return rows[0] ? walletFromRow(rows[0]) : null;
@@ -54,49 +57,69 @@ export class WalletRepository implements WalletStore {
     return rows[0] ? walletFromRow(rows[0]) : null;
   }
 
-  async allocate(
-    input: { merchantUuid: string; intentUuid: string; rail: Rail; now: Date },
-    derive: (xpub: string, index: number) => DerivedAddress,
-  ): Promise<AllocateOutcome> {
+  async allocate(input: { merchantUuid: string; intentUuid: string; rail: Rail; now: Date }): Promise<AllocateOutcome> {
     try {
-      // Four round trips on the happy path: begin, bump, insert, commit. The
-      // transaction runs on the ORM's own knex (same pool, same search_path):
-      // em.transactional adds a unit-of-work flush inside the lock window, which
-      // measured 15-25% fewer allocations per second for one merchant.
-      return await this.em.getConnection().getKnex().transaction(async (trx) => {
-        // The UPDATE takes the wallet's row lock, held until commit: allocations
-        // of one merchant queue here, so indexes are handed out in order, once.
-        const bumped = await trx.raw(
-          `update wallets set next_index = next_index + 1 where merchant_uuid = ?
-           returning next_index - 1 as idx, xpub`,
-          [input.merchantUuid],
-        );
-        const wallet = bumped.rows[0] as { idx: number; xpub: string } | undefined;
-        if (!wallet) return { kind: "no-wallet" } as const;
-        const derived = derive(wallet.xpub, Number(wallet.idx));
-        const inserted = await trx.raw(
-          `insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at)
-           values (?, ?, ?, ?, ?, ?, ?)
-           on conflict (intent_uuid) do nothing
-           returning *`,
-          [input.intentUuid, input.merchantUuid, derived.index, derived.address, input.rail, derived.derivationPath, input.now],
-        );
-        const row = inserted.rows[0] as Record<string, unknown> | undefined;
-        // Nothing inserted: the intent already has an address (a retry, or a
-        // concurrent call that committed first). Roll back so the bump is undone
-        // and the counter keeps no gap.
-        if (!row) throw new IntentAlreadyAllocated();
-        return { kind: "allocated", allocation: allocationFromRow(row) } as const;
-      });
+      // One statement, so the wallet's row lock (taken by the UPDATE) is held
+      // only while it runs and commits: allocations of one merchant queue on it
+      // for well under a millisecond each. The address comes from the pool row
+      // at the new index; when there is none, the NOT NULL on address aborts the
+      // statement, bump included. A conflicting intent aborts it the same way, so
+      // indexes keep no gap. (The pool is read in the INSERT, not in the UPDATE's
+      // WHERE: a WHERE re-checked after waiting for the lock would not see it.)
+      const rows = await this.em.execute(
+        `with w as (
+           update wallets set next_index = next_index + 1 where merchant_uuid = ?
+           returning merchant_uuid, xpub, next_index - 1 as idx)
+         insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at)
+         select ?, w.merchant_uuid, w.idx, p.address, ?, p.derivation_path, ?
+           from w left join address_pool p
+             on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.idx
+         returning *`,
+        [input.merchantUuid, input.intentUuid, input.rail, input.now],
+      );
+      if (rows[0]) return { kind: "allocated", allocation: allocationFromRow(rows[0]) };
     } catch (error) {
-      const intentTaken = error instanceof IntentAlreadyAllocated;
-      if (!intentTaken && !isUniqueViolation(error, ADDRESS_KEY)) throw error;
-      const existing = await this.findAllocation(input.intentUuid);
-      if (existing) return { kind: "existing", allocation: existing };
-      // An intent conflict means the row exists and is committed: it cannot vanish.
-      if (intentTaken) throw new Error("allocation of an intent conflicted but cannot be read");
-      return { kind: "address-taken" };
+      if (isUniqueViolation(error, INTENT_KEY)) {
+        const existing = await this.findAllocation(input.intentUuid);
+        if (existing) return { kind: "existing", allocation: existing };
+      }
+      if (isUniqueViolation(error, ADDRESS_KEY)) return { kind: "address-taken" };
+      if (!isNotNullViolation(error)) throw error;
+      // No pre-derived address at the counter's index: rolled back, fill and retry.
+      const wallet = await this.find(input.merchantUuid);
+      if (wallet) return { kind: "pool-empty", xpub: wallet.xpub, nextIndex: wallet.nextIndex };
+      throw error;
     }
+    // Nothing allocated: the merchant has no wallet.
+    return { kind: "no-wallet" };
+  }
+
+  async poolHigh(merchantUuid: string, xpub: string): Promise<number> {
+    const rows = await this.em.execute(
+      `select coalesce(max(address_index), -1) as high from address_pool where merchant_uuid = ? and xpub = ?`,
+      [merchantUuid, xpub],
+    );
+    return Number(rows[0]?.high ?? -1);
+  }
+
+  async fillPool(merchantUuid: string, xpub: string, addresses: DerivedAddress[], consumedBelow: number): Promise<void> {
+    // Rows below the committed counter were consumed by allocations: drop them.
+    await this.em.execute(
+      `with consumed as (delete from address_pool where merchant_uuid = ? and address_index < ?)
+       insert into address_pool (merchant_uuid, xpub, address_index, address, derivation_path)
+       select ?, ?, t.address_index, t.address, t.derivation_path
+         from unnest(?::int[], ?::text[], ?::text[]) as t(address_index, address, derivation_path)
+       on conflict do nothing`,
+      [
+        merchantUuid,
+        consumedBelow,
+        merchantUuid,
+        xpub,
+        `{${addresses.map((a) => a.index).join(",")}}`,
+        `{${addresses.map((a) => a.address).join(",")}}`,
+        `{${addresses.map((a) => `"${a.derivationPath}"`).join(",")}}`,
+      ],
+    );
   }
 
   private async findAllocation(intentUuid: string): Promise<Allocation | null> {
