@@ -88,14 +88,16 @@ describe("Login", () => {
     const unknown = await attempt(randomEmail("nobody"), person.password);
     expect(unknown.message).toBe(wrong.message);
     // Both pay for one argon2id verification: unknown emails are not answered early.
-    let wrongNs = 0;
-    let unknownNs = 0;
-    for (let i = 0; i < 3; i++) {
-      wrongNs += (await attempt(person.email, `wrong password ${i}!`)).ns;
-      unknownNs += (await attempt(randomEmail("nobody"), person.password)).ns;
+    // The fastest of several samples is compared, which load on the machine barely moves.
+    let wrongNs = Infinity;
+    let unknownNs = Infinity;
+    for (let i = 0; i < 4; i++) {
+      wrongNs = Math.min(wrongNs, (await attempt(person.email, `wrong password ${i}!`)).ns);
+      unknownNs = Math.min(unknownNs, (await attempt(randomEmail("nobody"), person.password)).ns);
     }
-    expect(unknownNs / wrongNs).toBeGreaterThan(0.5);
-    expect(unknownNs / wrongNs).toBeLessThan(2);
+    // Answering unknown emails early would be a ratio near 0; the bounds allow for noisy machines.
+    expect(unknownNs / wrongNs).toBeGreaterThan(0.3);
+    expect(unknownNs / wrongNs).toBeLessThan(3.5);
   });
 
   it.each([

@@ -47,17 +47,23 @@ describe("argon2id hashing", () => {
   it("answers false for an unknown identity after doing the same work", async () => {
     const known = await hashPassword("some password 1");
     await verifyPassword(null, "warm up the dummy hash"); // computed once, lazily
+    // The fastest of several runs, which load on the machine barely moves.
     const time = async (hash: string | null) => {
-      const start = process.hrtime.bigint();
-      for (let i = 0; i < 4; i++) await verifyPassword(hash, "another password");
-      return Number(process.hrtime.bigint() - start);
+      let fastest = Infinity;
+      for (let i = 0; i < 4; i++) {
+        const start = process.hrtime.bigint();
+        await verifyPassword(hash, "another password");
+        fastest = Math.min(fastest, Number(process.hrtime.bigint() - start));
+      }
+      return fastest;
     };
     expect(await verifyPassword(null, "some password 1")).toBe(false);
     const unknown = await time(null);
     const wrong = await time(known);
-    // Same argon2id parameters, so within a generous factor of each other.
-    expect(unknown / wrong).toBeGreaterThan(0.5);
-    expect(unknown / wrong).toBeLessThan(2);
+    // Same argon2id parameters: an unknown email is never answered early (that would be
+    // a ratio near 0). The bounds are generous because shared CI machines are noisy.
+    expect(unknown / wrong).toBeGreaterThan(0.3);
+    expect(unknown / wrong).toBeLessThan(3.5);
   });
 
   it("hashes off the event loop: timers keep firing while hashes run", async () => {
@@ -73,8 +79,9 @@ describe("argon2id hashing", () => {
     }, 1);
     await Promise.all(Array.from({ length: 4 }, (_, i) => hashPassword(`concurrent password ${i}`)));
     clearInterval(timer);
-    // Hashing on the event loop would stall the timer for at least one whole hash.
-    expect(maxGap).toBeLessThan(oneHashMs);
+    // Hashing on the event loop would run the four hashes back to back in one tick and
+    // stall the timer for about four hashes; allow two for scheduling noise.
+    expect(maxGap).toBeLessThan(2 * oneHashMs);
   });
 
   it("generates 24-character base64url passwords that pass the rules", () => {
