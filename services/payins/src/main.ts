@@ -18,7 +18,7 @@ const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl
 await runService({
   name: "payins",
   services: SERVICE_NAMES,
-  routes: routes({ orm, merchants: merchantDirectory(merchants), allocator: addressAllocator(allocation) }),
+  routes: routes({ orm, logger, merchants: merchantDirectory(merchants), allocator: addressAllocator(allocation) }),
   interceptors: [domainErrorInterceptor("payins", reasonCodes, logger)],
   serviceToken: config.SERVICE_TOKEN,
   host: config.HOST,

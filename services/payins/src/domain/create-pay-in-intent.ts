@@ -22,24 +22,27 @@ export interface AddressAllocator {
   allocate(merchantUuid: string, intentUuid: string, rail: Rail): Promise<{ address: string; reference: string }>;
 }
 
-/** A stored create: the payload fingerprint and the intent it produced. */
-export interface IdempotentCreate {
-  requestHash: string;
-  intent: PayInIntent;
-}
-
-/** Work done while holding the lock on one (merchant, idempotency key). */
-export interface KeyLockedWork {
-  find(merchantUuid: string, key: string): Promise<IdempotentCreate | null>;
-  insert(intent: PayInIntent, key: string, requestHash: string): Promise<void>;
-}
+/** The state of an idempotency key after an attempt to claim it. */
+export type KeyClaim =
+  /** This request owns the key and must create the intent with `intentUuid`. */
+  | { kind: "claimed"; intentUuid: string }
+  /** An earlier request with the key finished and created `intent`. */
+  | { kind: "completed"; requestHash: string; intent: PayInIntent }
+  /** Another request holds the key and has not finished. */
+  | { kind: "in-flight"; requestHash: string };
 
 export interface PayInStore {
   /**
-   * Runs `work` in one transaction holding an exclusive lock on the key; answers
-   * "busy" at once, without waiting, when another transaction holds it.
+   * Claims (merchant, key) for a request with `requestHash`, minting
+   * `newIntentUuid` for it. A claim left pending longer than the lease (its holder
+   * died) is taken over with its original intent uuid, so the allocator hands the
+   * same address out again rather than a new one.
    */
-  withKeyLock<T>(merchantUuid: string, key: string, work: (locked: KeyLockedWork) => Promise<T>): Promise<T | "busy">;
+  claimKey(input: { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date }): Promise<KeyClaim>;
+  /** Stores the intent and marks its key completed, in one statement. */
+  completeKey(intent: PayInIntent, key: string): Promise<void>;
+  /** Gives up a pending claim after a failure, so the client may retry with the key. */
+  releaseKey(merchantUuid: string, key: string, intentUuid: string): Promise<void>;
 }
 
 export interface CreateDeps {
@@ -48,6 +51,8 @@ export interface CreateDeps {
   allocator: AddressAllocator;
   newUuid: () => string;
   now: () => Date;
+  /** Called when releasing a claim fails (the lease will free it later). */
+  onReleaseError?: (error: unknown) => void;
 }
 
 export interface CreateResult {
@@ -61,32 +66,44 @@ export interface CreateResult {
  *   deadline, or after the merchant stopped being active);
  * - the same key with another payload is IDEMPOTENCY_KEY_REUSED;
  * - while a request with the key is in flight, others get IDEMPOTENCY_KEY_IN_USE.
- * A new intent needs an active merchant and gets its address before it is stored
- * in the same transaction as its key, so a failed request writes no intent and no
- * key. (A failure after allocation leaves one allocated address that no intent
- * uses; the allocator never hands it out again.)
+ * A new intent needs an active merchant and gets its address before it is
+ * stored; a failed request stores no intent and releases its key.
  */
 export async function createPayInIntent(deps: CreateDeps, request: CreateRequest): Promise<CreateResult> {
   const req = validateCreate(request);
-  const outcome = await deps.store.withKeyLock(req.merchantUuid, req.idempotencyKey, async (locked) => {
-    const earlier = await locked.find(req.merchantUuid, req.idempotencyKey);
-    if (earlier) {
-      checkSamePayload(earlier.requestHash, req);
-      return { intent: earlier.intent, replayed: true };
-    }
-    const now = deps.now();
+  const now = deps.now();
+  // The merchant lookup does not depend on the claim: run both at once.
+  const [claim, merchantStatus] = await Promise.all([
+    deps.store.claimKey({
+      merchantUuid: req.merchantUuid,
+      key: req.idempotencyKey,
+      requestHash: req.requestHash,
+      newIntentUuid: deps.newUuid(),
+      now,
+    }),
+    deps.merchants.status(req.merchantUuid),
+  ]);
+  if (claim.kind === "completed") {
+    checkSamePayload(claim.requestHash, req);
+    return { intent: claim.intent, replayed: true };
+  }
+  if (claim.kind === "in-flight") {
+    checkSamePayload(claim.requestHash, req);
+    throw keyInUse();
+  }
+  try {
     checkNotExpired(req, now);
-    await requireActiveMerchant(deps.merchants, req.merchantUuid);
-    const intent = await newIntent(deps, req, now);
-    await locked.insert(intent, req.idempotencyKey, req.requestHash);
+    requireActive(merchantStatus);
+    const intent = await newIntent(deps, req, claim.intentUuid, now);
+    await deps.store.completeKey(intent, req.idempotencyKey);
     return { intent, replayed: false };
-  });
-  if (outcome === "busy") throw keyInUse();
-  return outcome;
+  } catch (error) {
+    await deps.store.releaseKey(req.merchantUuid, req.idempotencyKey, claim.intentUuid).catch((e: unknown) => deps.onReleaseError?.(e));
+    throw error;
+  }
 }
 
-async function requireActiveMerchant(merchants: MerchantDirectory, merchantUuid: string): Promise<void> {
-  const status = await merchants.status(merchantUuid);
+function requireActive(status: string | null): void {
   if (status !== "active") {
     throw new DomainError(
       PayinsReason.MerchantNotActive,
@@ -95,8 +112,7 @@ async function requireActiveMerchant(merchants: MerchantDirectory, merchantUuid:
   }
 }
 
-async function newIntent(deps: CreateDeps, req: ValidCreateRequest, now: Date): Promise<PayInIntent> {
-  const intentUuid = deps.newUuid();
+async function newIntent(deps: CreateDeps, req: ValidCreateRequest, intentUuid: string, now: Date): Promise<PayInIntent> {
   const { address, reference } = await deps.allocator.allocate(req.merchantUuid, intentUuid, req.rail);
   return {
     intentUuid,

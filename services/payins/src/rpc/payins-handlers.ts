@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { MikroORM } from "@payin/db";
+import type { Logger } from "@payin/logging";
 import { uuidv7, isUuid } from "@payin/ids";
 import { payinsV1 } from "@payin/proto";
 import { fromTimestamp, toTimestamp } from "@payin/rpc";
@@ -42,6 +43,7 @@ function toPb(i: PayInIntent): payinsV1.PayInIntent {
 
 export interface PayinsDeps {
   orm: MikroORM;
+  logger: Logger;
   merchants: MerchantDirectory;
   allocator: AddressAllocator;
 }
@@ -52,7 +54,14 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
   return {
     async createPayInIntent(req) {
       const result = await createPayInIntent(
-        { store: repo(), merchants: deps.merchants, allocator: deps.allocator, newUuid: uuidv7, now: () => new Date() },
+        {
+          store: repo(),
+          merchants: deps.merchants,
+          allocator: deps.allocator,
+          newUuid: uuidv7,
+          now: () => new Date(),
+          onReleaseError: (error) => deps.logger.warn({ err: error }, "could not release an idempotency key; its lease will"),
+        },
         {
           merchantUuid: req.merchantUuid,
           idempotencyKey: req.idempotencyKey,

@@ -1,10 +1,17 @@
 import type { EntityManager } from "@payin/db";
-import type { IdempotentCreate, KeyLockedWork, PayInStore } from "../domain/create-pay-in-intent.js";
+import type { KeyClaim, PayInStore } from "../domain/create-pay-in-intent.js";
 import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
 import type { ListFilter, PayInReader } from "../domain/read-pay-in-intents.js";
 import type { Asset, Rail } from "../domain/routing.js";
 
 type Row = Record<string, unknown>;
+
+/**
+ * How long a claimed key stays in flight before another request with the same
+ * payload may take it over: well beyond the longest create (two RPCs with 5 s
+ * deadlines), so only a holder that died loses its claim.
+ */
+export const CLAIM_LEASE_MS = 30_000;
 
 /** Selected columns, optionally qualified by a table alias. */
 function columns(alias = ""): string {
@@ -36,47 +43,58 @@ function toIntent(row: Row): PayInIntent {
 export class PayInRepository implements PayInStore, PayInReader {
   constructor(private readonly em: EntityManager) {}
 
-  async withKeyLock<T>(merchantUuid: string, key: string, work: (locked: KeyLockedWork) => Promise<T>): Promise<T | "busy"> {
-    return this.em.transactional(async (em) => {
-      // A transaction-scoped advisory lock on the key: a second request with the
-      // same key does not wait, it is told the key is in use.
-      const [lock] = await em.execute(`select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked`, [
-        `${merchantUuid}:${key}`,
-      ]);
-      if (!lock?.locked) return "busy" as const;
-      return work({
-        find: (m, k) => this.findByKey(em, m, k),
-        insert: (intent, k, hash) => this.insert(em, intent, k, hash),
-      });
-    });
-  }
-
-  private async findByKey(em: EntityManager, merchantUuid: string, key: string): Promise<IdempotentCreate | null> {
-    const rows = await em.execute(
-      `select k.request_hash, ${columns("i")}
-         from idempotency_keys k join pay_in_intents i on i.intent_uuid = k.intent_uuid
+  async claimKey(input: { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date }): Promise<KeyClaim> {
+    // Claim by inserting the key's row; the primary key lets exactly one request
+    // win. A pending row whose lease ran out (its holder died) is taken over,
+    // keeping its intent uuid, but only by a request with the same payload.
+    const staleBefore = new Date(input.now.getTime() - CLAIM_LEASE_MS);
+    const claimed = await this.em.execute(
+      `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
+       values (?, ?, ?, ?, 'pending', ?, ?)
+       on conflict (merchant_uuid, idempotency_key) do update set claimed_at = excluded.claimed_at
+         where idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < ?
+           and idempotency_keys.request_hash = excluded.request_hash
+       returning intent_uuid`,
+      [input.merchantUuid, input.key, input.requestHash, input.newIntentUuid, input.now, input.now, staleBefore],
+    );
+    if (claimed[0]) return { kind: "claimed", intentUuid: claimed[0].intent_uuid as string };
+    const rows = await this.em.execute(
+      `select k.request_hash, k.state, ${columns("i")}
+         from idempotency_keys k left join pay_in_intents i on i.intent_uuid = k.intent_uuid
         where k.merchant_uuid = ? and k.idempotency_key = ?`,
-      [merchantUuid, key],
+      [input.merchantUuid, input.key],
     );
     const row = rows[0];
-    return row ? { requestHash: row.request_hash as string, intent: toIntent(row) } : null;
+    // Released between our insert and this read: the client may simply retry.
+    if (!row) return { kind: "in-flight", requestHash: input.requestHash };
+    const requestHash = row.request_hash as string;
+    return row.state === "completed" && row.intent_uuid
+      ? { kind: "completed", requestHash, intent: toIntent(row) }
+      : { kind: "in-flight", requestHash };
   }
 
-  private async insert(em: EntityManager, intent: PayInIntent, key: string, requestHash: string): Promise<void> {
-    // One statement stores the intent and its key together.
-    await em.execute(
+  async completeKey(intent: PayInIntent, key: string): Promise<void> {
+    // One statement stores the intent and completes its key.
+    await this.em.execute(
       `with i as (
          insert into pay_in_intents (intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address,
            allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at)
          values (?, ?, ?, ?, ?, ?::numeric, ?, ?, ?, ?, ?, ?, ?)
          returning intent_uuid)
-       insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, created_at)
-       select ?, ?, ?, intent_uuid, ? from i`,
+       update idempotency_keys k set state = 'completed'
+         from i where k.merchant_uuid = ? and k.idempotency_key = ? and k.intent_uuid = i.intent_uuid`,
       [
         intent.intentUuid, intent.merchantUuid, intent.status, intent.asset, intent.rail, intent.expectedAmount,
         intent.address, intent.allocationReference, intent.reference, intent.jurisdiction, intent.createdAt,
-        intent.expiresAt, intent.updatedAt, intent.merchantUuid, key, requestHash, intent.createdAt,
+        intent.expiresAt, intent.updatedAt, intent.merchantUuid, key,
       ],
+    );
+  }
+
+  async releaseKey(merchantUuid: string, key: string, intentUuid: string): Promise<void> {
+    await this.em.execute(
+      `delete from idempotency_keys where merchant_uuid = ? and idempotency_key = ? and intent_uuid = ? and state = 'pending'`,
+      [merchantUuid, key, intentUuid],
     );
   }
 

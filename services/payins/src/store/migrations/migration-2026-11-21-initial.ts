@@ -28,12 +28,16 @@ export class InitialPayins extends Migration {
     this.addSql(`create index pay_in_intents_merchant_status_idx on pay_in_intents (merchant_uuid, status, created_at desc, intent_uuid desc)`);
     this.addSql(`create index pay_in_intents_merchant_asset_idx on pay_in_intents (merchant_uuid, asset, created_at desc, intent_uuid desc)`);
     this.addSql(`create unique index pay_in_intents_address_key on pay_in_intents (address) where address is not null`);
+    // A key is claimed (pending) before its intent exists, so intent_uuid is not
+    // a foreign key; a completed key always has its intent (written together).
     this.addSql(`
       create table idempotency_keys (
         merchant_uuid uuid not null,
         idempotency_key varchar(64) not null,
         request_hash char(64) not null,
-        intent_uuid uuid not null references pay_in_intents (intent_uuid),
+        intent_uuid uuid not null,
+        state varchar(10) not null check (state in ('pending', 'completed')),
+        claimed_at timestamptz(3) not null,
         created_at timestamptz(3) not null,
         primary key (merchant_uuid, idempotency_key)
       )`);
