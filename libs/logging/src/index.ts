@@ -29,8 +29,8 @@ export function scrubText(text: string): string {
  * Creates the process logger: JSON lines on stdout, `service` on every line,
  * credentials redacted. `LOG_LEVEL` sets the level (default info).
  */
-export function createLogger(service: string, options: LoggerOptions = {}): Logger {
-  return pino({
+export function createLogger(service: string, options: LoggerOptions = {}, destination?: pino.DestinationStream): Logger {
+  const settings: LoggerOptions = {
     level: process.env.LOG_LEVEL ?? "info",
     base: { service },
     redact: { paths: REDACT_PATHS, censor: "[REDACTED]" },
@@ -41,5 +41,23 @@ export function createLogger(service: string, options: LoggerOptions = {}): Logg
       },
     },
     ...options,
-  });
+  };
+  return destination ? pino(settings, destination) : pino(settings);
+}
+
+/**
+ * What may be logged of an error. Database errors carry the statement with its
+ * bound values in their message (passwords' hashes, secret references), so for
+ * them only the SQLSTATE, constraint and table are kept; other errors pass on to
+ * pino's serializer.
+ */
+export function loggableError(error: unknown): unknown {
+  if (!(error instanceof Error)) return { type: typeof error };
+  const e = error as Error & { code?: unknown; sqlState?: unknown; constraint?: unknown; table?: unknown };
+  const sqlState =
+    typeof e.sqlState === "string" ? e.sqlState : typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : undefined;
+  if (sqlState !== undefined || /Exception$/.test(e.name) || /\b(insert|update|delete|select)\b.*\b(into|from|set)\b/i.test(e.message)) {
+    return { type: e.name, sqlState, constraint: e.constraint, table: e.table };
+  }
+  return error;
 }

@@ -2,7 +2,7 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { DomainError } from "@payin/errors";
 import { ErrorDetailSchema } from "@payin/proto";
-import type { Logger } from "@payin/logging";
+import { loggableError, type Logger } from "@payin/logging";
 
 export { Code, ConnectError };
 
@@ -44,7 +44,7 @@ function toConnectError<R extends string>(
     // Errors of downstream calls keep their code and details; the message is theirs.
     if (error.code !== Code.Internal && error.code !== Code.Unknown) return error;
   }
-  logger.error({ err: error, method }, "unexpected error");
+  logger.error({ err: loggableError(error), method }, "unexpected error");
   return new ConnectError("internal error", Code.Internal, undefined, [
     { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { reason: INTERNAL_REASON, domain }) },
   ]);
