@@ -20,12 +20,14 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      ctx.req.resume(); // drain the rest so the connection can answer
-      throw tooLarge();
-    }
-    chunks.push(chunk);
+    // Past the limit the rest is read and dropped, not left: leaving the loop
+    // early destroys the request, and the keep-alive connection is then neither
+    // read nor closed, so the client's next request on it hangs (and answering
+    // with Connection: close while the client still uploads makes it see EPIPE
+    // instead of the 413). The server's requestTimeout bounds the draining.
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   }
+  if (size > MAX_BODY_BYTES) throw tooLarge();
   const text = Buffer.concat(chunks).toString("utf8");
   let value: unknown;
   try {

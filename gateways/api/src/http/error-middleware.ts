@@ -25,7 +25,10 @@ interface Mapped {
 export function mapError(error: unknown): Mapped {
   if (error instanceof ApiError) return { status: error.status, code: error.code, message: error.message, headers: error.headers };
   if (error instanceof ConnectError) {
-    if (error.code === Code.Unavailable || error.code === Code.DeadlineExceeded) {
+    // A bare Aborted is a call cut off in transit ("socket hang up", ECONNRESET:
+    // the service went away mid-call); domain Aborted answers carry a reason.
+    const cutOff = error.code === Code.Aborted && !reasonOf(error);
+    if (error.code === Code.Unavailable || error.code === Code.DeadlineExceeded || cutOff) {
       return {
         status: 503,
         code: "SERVICE_UNAVAILABLE",

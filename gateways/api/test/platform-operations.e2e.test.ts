@@ -1,0 +1,254 @@
+/**
+ * The platform as operators and other systems meet it, end to end: a stock gRPC
+ * client against the services, the payinctl CLI provisioning a merchant whose
+ * token then works over HTTP, and the gateway's behaviour while the payins
+ * service is down and after it comes back.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import * as grpc from "@grpc/grpc-js";
+import { REPO_ROOT } from "@payin/launcher";
+import { healthV1, merchantsV1 } from "@payin/proto";
+import { startTestPlatform, type TestPlatform } from "@payin/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  Api,
+  createBody,
+  EVM_ADDRESS,
+  expectError,
+  expectSecretsAbsentFromLogs,
+  intentsPath,
+  MACHINE_TOKEN,
+  newKey,
+  Operator,
+  PlatformLog,
+  randomXpub,
+  UUID,
+  type TestMerchant,
+} from "./support.js";
+
+const run = promisify(execFile);
+
+let platform: TestPlatform;
+let log: PlatformLog;
+let operator: Operator;
+let api: Api;
+/** Tokens this file saw outside the operator (the CLI's). */
+const cliTokens: string[] = [];
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  log = await PlatformLog.attach(platform);
+  operator = new Operator(platform);
+  api = new Api(platform.apiUrl);
+}, 180_000);
+
+afterAll(async () => {
+  await platform?.stopAll();
+  await log?.close();
+}, 60_000);
+
+interface UnaryResult<O> {
+  response?: O;
+  error?: grpc.ServiceError;
+}
+
+/** One unary call with a stock @grpc/grpc-js client, (de)serializing with protobuf-es. */
+async function grpcUnary<I extends DescMessage, O extends DescMessage>(
+  serviceUrl: string,
+  path: string,
+  input: I,
+  output: O,
+  request: MessageInitShape<I>,
+  metadata: Record<string, string> = {},
+): Promise<UnaryResult<MessageShape<O>>> {
+  const client = new grpc.Client(new URL(serviceUrl).host, grpc.credentials.createInsecure());
+  const md = new grpc.Metadata();
+  for (const [name, value] of Object.entries(metadata)) md.set(name, value);
+  try {
+    return await new Promise((resolve) => {
+      client.makeUnaryRequest(
+        path,
+        (message: MessageShape<I>) => Buffer.from(toBinary(input, message)),
+        (bytes: Buffer) => fromBinary(output, bytes),
+        create(input, request),
+        md,
+        { deadline: Date.now() + 10_000 },
+        (error, response) => resolve(error ? { error } : { response }),
+      );
+    });
+  } finally {
+    client.close();
+  }
+}
+
+describe("gRPC interoperability (stock @grpc/grpc-js client)", () => {
+  const { HealthCheckRequestSchema, HealthCheckResponseSchema, HealthCheckResponse_ServingStatus: Serving } = healthV1;
+
+  it("answers grpc.health.v1.Health/Check on the payins service without a token: SERVING", async () => {
+    const url = platform.serviceUrls.payins!;
+    const overall = await grpcUnary(url, "/grpc.health.v1.Health/Check", HealthCheckRequestSchema, HealthCheckResponseSchema, { service: "" });
+    expect(overall.error).toBeUndefined();
+    expect(overall.response?.status).toBe(Serving.SERVING);
+    const named = await grpcUnary(url, "/grpc.health.v1.Health/Check", HealthCheckRequestSchema, HealthCheckResponseSchema, {
+      service: "payin.payins.v1.PayinsService",
+    });
+    expect(named.response?.status).toBe(Serving.SERVING);
+    const unknown = await grpcUnary(url, "/grpc.health.v1.Health/Check", HealthCheckRequestSchema, HealthCheckResponseSchema, {
+      service: "no.such.Service",
+    });
+    expect(unknown.error?.code).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it("calls MerchantsService/GetMerchant with the service token, and refuses it without", async () => {
+    const shop = await operator.merchant({ name: "gRPC Shop", credential: false });
+    const url = platform.serviceUrls.merchants!;
+    const path = "/payin.merchants.v1.MerchantsService/GetMerchant";
+    const { GetMerchantRequestSchema, GetMerchantResponseSchema } = merchantsV1;
+
+    const ok = await grpcUnary(url, path, GetMerchantRequestSchema, GetMerchantResponseSchema, { uuid: shop.uuid }, {
+      authorization: `Bearer ${platform.serviceToken}`,
+    });
+    expect(ok.error).toBeUndefined();
+    expect(ok.response?.merchant?.uuid).toBe(shop.uuid);
+    expect(ok.response?.merchant?.displayName).toBe("gRPC Shop");
+    expect(ok.response?.merchant?.status).toBe(merchantsV1.MerchantStatus.ACTIVE);
+
+    const anonymous = await grpcUnary(url, path, GetMerchantRequestSchema, GetMerchantResponseSchema, { uuid: shop.uuid });
+    expect(anonymous.response).toBeUndefined();
+    expect(anonymous.error?.code).toBe(grpc.status.UNAUTHENTICATED);
+
+    const wrong = await grpcUnary(url, path, GetMerchantRequestSchema, GetMerchantResponseSchema, { uuid: shop.uuid }, {
+      authorization: `Bearer ${platform.serviceToken}x`,
+    });
+    expect(wrong.error?.code).toBe(grpc.status.UNAUTHENTICATED);
+
+    const missing = await grpcUnary(url, path, GetMerchantRequestSchema, GetMerchantResponseSchema, { uuid: crypto.randomUUID() }, {
+      authorization: `Bearer ${platform.serviceToken}`,
+    });
+    expect(missing.error?.code).toBe(grpc.status.NOT_FOUND);
+  });
+});
+
+describe("payinctl", () => {
+  const cliEnv = () => ({
+    ...process.env,
+    MERCHANTS_URL: platform.serviceUrls.merchants!,
+    IDENTITY_URL: platform.serviceUrls.identity!,
+    ALLOCATION_URL: platform.serviceUrls.allocation!,
+    SERVICE_TOKEN: platform.serviceToken,
+  });
+
+  /** Runs `npm run -s payinctl -- ...args` and parses its JSON stdout. */
+  async function payinctl(...args: string[]): Promise<any> {
+    const { stdout } = await run("npm", ["run", "-s", "payinctl", "--", ...args], { cwd: REPO_ROOT, env: cliEnv(), timeout: 60_000 });
+    return JSON.parse(stdout);
+  }
+
+  it("provisions a merchant whose credential then creates a pay-in over HTTP", async () => {
+    const created = await payinctl("merchant", "create", "--display-name", "CLI Shop");
+    expect(created.merchant).toMatchObject({ display_name: "CLI Shop", status: "inactive", legal_name: null });
+    expect(created.merchant.uuid).toMatch(UUID);
+    const uuid: string = created.merchant.uuid;
+
+    const activated = await payinctl("merchant", "activate", uuid);
+    expect(activated.merchant).toMatchObject({ uuid, status: "active" });
+
+    const xpub = randomXpub();
+    const wallet = await payinctl("wallet", "set", uuid, "--xpub", xpub);
+    expect(wallet.wallet).toMatchObject({ merchant_uuid: uuid, next_index: 0 });
+
+    const credential = await payinctl("credential", "create", uuid);
+    expect(credential.credential).toMatchObject({ merchant_uuid: uuid, status: "active" });
+    const token: string = credential.credential.token;
+    expect(token).toMatch(MACHINE_TOKEN);
+    expect(token.slice(4, 36)).toBe(credential.credential.key_id);
+    cliTokens.push(token);
+
+    const res = await api.create(uuid, token, createBody({ asset: "usdc", amount: "42" }));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ status: "created", asset: "usdc", rail: "erc20", expected_amount: "42", allocation_reference: "m/44'/60'/0'/0/0" });
+    expect(res.body.address).toMatch(EVM_ADDRESS);
+    const list = await api.list(uuid, token);
+    expect(list.body.pagination.total).toBe(1);
+  }, 120_000);
+
+  it("exits non-zero with a JSON error on stderr for an unknown merchant", async () => {
+    const failure = await run("npm", ["run", "-s", "payinctl", "--", "merchant", "activate", crypto.randomUUID()], {
+      cwd: REPO_ROOT,
+      env: cliEnv(),
+      timeout: 60_000,
+    }).then(
+      () => null,
+      (error: { code?: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failure, "payinctl should have failed").not.toBeNull();
+    expect(failure!.code).not.toBe(0);
+    expect(failure!.stdout).toBe("");
+    const body = JSON.parse(failure!.stderr.trim());
+    expect(Object.keys(body)).toEqual(["error"]);
+    expect(body.error.code).toBe("MERCHANT_NOT_FOUND");
+    expect(typeof body.error.message).toBe("string");
+  }, 60_000);
+});
+
+describe("payins service down", () => {
+  let shop: TestMerchant;
+  let earlier: string;
+
+  beforeAll(async () => {
+    shop = await operator.merchant({ name: "Resilient Shop" });
+    const res = await api.create(shop.uuid, shop.token, createBody());
+    expect(res.status).toBe(201);
+    earlier = res.body.intent_uuid;
+  });
+
+  it("answers 503 with the error body, quickly, while payins is stopped", async () => {
+    // Several pooled connections from the gateway to payins are open when it goes.
+    const warm = await Promise.all(Array.from({ length: 10 }, () => api.list(shop.uuid, shop.token)));
+    expect(warm.map((r) => r.status)).toEqual(Array(10).fill(200));
+    await platform.stop("payins");
+    try {
+      // At once, so that requests meet connections the service just closed.
+      const burst = await Promise.all(Array.from({ length: 10 }, () => api.read(shop.uuid, shop.token, earlier)));
+      for (const res of burst) expectError(res, 503, "SERVICE_UNAVAILABLE");
+      const checks = [
+        () => api.create(shop.uuid, shop.token, createBody(), newKey(), { timeoutMs: 10_000 }),
+        () => api.read(shop.uuid, shop.token, earlier),
+        () => api.list(shop.uuid, shop.token),
+      ];
+      for (const check of checks) {
+        const started = Date.now();
+        const res = await check();
+        expect(Date.now() - started).toBeLessThan(5_000);
+        const error = expectError(res, 503, "SERVICE_UNAVAILABLE");
+        expect(error.message).not.toMatch(/ECONN|127\.0\.0\.1|localhost|:\d{2,5}\b|payins|connect|stack|\bat\s/i);
+        expect(res.text).not.toMatch(/ECONN|127\.0\.0\.1|\bat\s+\S+\s+\(/);
+      }
+      // The gateway itself stays up.
+      expect((await api.request("GET", "/health")).status).toBe(200);
+      // Requests that never needed payins still answer as before.
+      expectError(await api.request("GET", intentsPath(shop.uuid)), 401);
+    } finally {
+      await platform.start("payins");
+      log.hook();
+    }
+  }, 60_000);
+
+  it("serves again once payins is back", async () => {
+    const read = await api.read(shop.uuid, shop.token, earlier);
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.intent_uuid).toBe(earlier);
+    const created = await api.create(shop.uuid, shop.token, createBody());
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.allocation_reference).toBe("m/44'/60'/0'/0/1");
+    expect(await api.total(shop)).toBe(2);
+  }, 30_000);
+});
+
+describe("secrets", () => {
+  it("never writes a machine token to the platform's logs", async () => {
+    await expectSecretsAbsentFromLogs(log, [...operator.tokens, ...cliTokens, platform.serviceToken]);
+  });
+});

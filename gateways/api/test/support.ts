@@ -1,0 +1,319 @@
+/**
+ * Helpers shared by the gateway's end-to-end tests: a real platform per test
+ * file, merchants provisioned over the services' RPC APIs, and HTTP calls to the
+ * API gateway with checks every response must pass.
+ */
+import { randomBytes } from "node:crypto";
+import { open, type FileHandle } from "node:fs/promises";
+import { secp256k1 } from "@noble/curves/secp256k1";
+import { keccak_256 } from "@noble/hashes/sha3";
+import { HDKey } from "@scure/bip32";
+import { mnemonicToSeedSync } from "@scure/bip39";
+import type { Client } from "@connectrpc/connect";
+import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
+import { createServiceClient } from "@payin/rpc";
+import type { TestPlatform } from "@payin/testing";
+import { expect } from "vitest";
+
+export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
+export const ACCOUNT_PATH = "m/44'/60'/0'";
+/** First two addresses of the test mnemonic (m/44'/60'/0'/0/0 and /1). */
+export const TEST_MNEMONIC_ADDRESSES = ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"];
+
+export const CREATE_KEYS = ["address", "allocation_reference", "asset", "expected_amount", "expires_at", "intent_uuid", "rail", "status"];
+export const READ_KEYS = [
+  "address", "asset", "created_at", "expected_amount", "expires_at", "intent_uuid", "merchant_uuid", "rail", "reference", "status", "updated_at",
+];
+export const LIST_ITEM_KEYS = ["asset", "created_at", "expected_amount", "expires_at", "intent_uuid", "reference", "rail", "status"];
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+export const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+export const ALLOCATION_REFERENCE = /^m\/44'\/60'\/0'\/0\/(\d+)$/;
+export const MACHINE_TOKEN = /^mpk_[0-9a-f]{32}[A-Za-z0-9_-]{43}$/;
+
+/** Account-level xpub (m/44'/60'/0') of a BIP32 seed. */
+export function accountXpub(seed: Uint8Array): string {
+  return HDKey.fromMasterSeed(seed).derive(ACCOUNT_PATH).publicExtendedKey;
+}
+
+/** The account xpub of the well-known test mnemonic. */
+export function testMnemonicXpub(): string {
+  return accountXpub(mnemonicToSeedSync(TEST_MNEMONIC));
+}
+
+/** The account xpub of a fresh random seed (wallets may not share an xpub). */
+export function randomXpub(): string {
+  return accountXpub(randomBytes(32));
+}
+
+/** EIP-55 address of `xpub/0/index`, computed here independently of the platform. */
+export function deriveAddress(xpub: string, index: number): string {
+  const child = HDKey.fromExtendedKey(xpub).deriveChild(0).deriveChild(index);
+  const uncompressed = secp256k1.ProjectivePoint.fromHex(child.publicKey!).toRawBytes(false);
+  const hex = Buffer.from(keccak_256(uncompressed.subarray(1)).subarray(12)).toString("hex");
+  const hash = Buffer.from(keccak_256(hex)).toString("hex");
+  let out = "0x";
+  for (let i = 0; i < hex.length; i++) out += parseInt(hash[i]!, 16) >= 8 ? hex[i]!.toUpperCase() : hex[i];
+  return out;
+}
+
+/** A well-formed machine token that no credential has. */
+export function unknownMachineToken(): string {
+  return `mpk_${randomBytes(16).toString("hex")}${randomBytes(32).toString("base64url")}`;
+}
+
+export interface TestMerchant {
+  uuid: string;
+  token: string;
+  xpub: string | null;
+}
+
+/** Provisions merchants the way an operator does: over the services' RPC APIs. */
+export class Operator {
+  readonly merchants: Client<typeof merchantsV1.MerchantsService>;
+  readonly allocation: Client<typeof allocationV1.AllocationService>;
+  readonly identity: Client<typeof identityV1.IdentityService>;
+  /** Every machine token handed out, for the log check. */
+  readonly tokens: string[] = [];
+
+  constructor(platform: TestPlatform) {
+    const options = (name: string) => ({ baseUrl: platform.serviceUrls[name]!, serviceToken: platform.serviceToken, timeoutMs: 15_000 });
+    this.merchants = createServiceClient(merchantsV1.MerchantsService, options("merchants"));
+    this.allocation = createServiceClient(allocationV1.AllocationService, options("allocation"));
+    this.identity = createServiceClient(identityV1.IdentityService, options("identity"));
+  }
+
+  /**
+   * Creates a merchant; by default activates it, registers a wallet with a random
+   * xpub and issues a machine credential.
+   */
+  async merchant(options: { name?: string; activate?: boolean; xpub?: string | null; credential?: boolean } = {}): Promise<TestMerchant> {
+    const { merchant } = await this.merchants.createMerchant({ displayName: options.name ?? "E2E Shop" });
+    const uuid = merchant!.uuid;
+    if (options.activate ?? true) await this.transition(uuid, merchantsV1.MerchantTransition.ACTIVATE);
+    const xpub = options.xpub === undefined ? randomXpub() : options.xpub;
+    if (xpub !== null) await this.allocation.setWallet({ merchantUuid: uuid, xpub });
+    let token = "";
+    if (options.credential ?? true) {
+      token = (await this.identity.createMachineCredential({ merchantUuid: uuid })).token;
+      this.tokens.push(token);
+    }
+    return { uuid, token, xpub };
+  }
+
+  async transition(uuid: string, transition: merchantsV1.MerchantTransition): Promise<void> {
+    await this.merchants.transitionMerchant({ uuid, transition });
+  }
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON body (undefined when the body is empty or not JSON). */
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  /** Serialized as JSON with Content-Type application/json. */
+  json?: unknown;
+  /** Sent as-is (set Content-Type yourself). */
+  raw?: string;
+  headers?: Record<string, string>;
+  /** Milliseconds before the request is aborted. */
+  timeoutMs?: number;
+}
+
+/** HTTP client for the API gateway. Every response must carry x-request-id. */
+export class Api {
+  constructor(readonly baseUrl: string) {}
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined = options.raw;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+    });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    const requestId = res.headers.get("x-request-id");
+    expect(requestId, `x-request-id on ${method} ${path} (${res.status})`).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  }
+
+  /** POST /api/v1/merchants/{uuid}/pay-in-intents; `key` null sends no Idempotency-Key. */
+  create(merchantUuid: string, token: string | undefined, body: unknown, key: string | null = newKey(), extra: Omit<RequestOptions, "token" | "json"> = {}) {
+    const headers: Record<string, string> = { ...extra.headers };
+    if (key !== null) headers["idempotency-key"] = key;
+    return this.request("POST", intentsPath(merchantUuid), { ...extra, token, json: body, headers });
+  }
+
+  list(merchantUuid: string, token: string | undefined, query = "") {
+    return this.request("GET", `${intentsPath(merchantUuid)}${query ? `?${query}` : ""}`, { token });
+  }
+
+  read(merchantUuid: string, token: string | undefined, intentUuid: string) {
+    return this.request("GET", `${intentsPath(merchantUuid)}/${intentUuid}`, { token });
+  }
+
+  /** pagination.total of a merchant's list. */
+  async total(merchant: TestMerchant, query = ""): Promise<number> {
+    const res = await this.list(merchant.uuid, merchant.token, query);
+    expect(res.status).toBe(200);
+    return res.body.pagination.total as number;
+  }
+}
+
+export function intentsPath(merchantUuid: string): string {
+  return `/api/v1/merchants/${merchantUuid}/pay-in-intents`;
+}
+
+export function newKey(): string {
+  return `key-${randomBytes(12).toString("hex")}`;
+}
+
+/** An ISO 8601 UTC instant `ms` from now (millisecond precision, as stored). */
+export function inFuture(ms = 3_600_000): string {
+  return new Date(Date.now() + ms).toISOString();
+}
+
+/** A valid create body; `overrides` replace or (as undefined) remove fields. */
+export function createBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = { asset: "usdt", amount: "10.50", jurisdiction: "DE", expires_at: inFuture(), ...overrides };
+  for (const [k, v] of Object.entries(overrides)) if (v === undefined) delete body[k];
+  return body;
+}
+
+/** Asserts the error envelope: exactly {error:{code,message,request_id}}, all non-empty strings. */
+export function expectError(res: ApiResponse, status: number, code?: string | RegExp): { code: string; message: string; request_id: string } {
+  expect(res.status, res.text).toBe(status);
+  expect(res.headers.get("content-type") ?? "").toMatch(/^application\/json/);
+  expect(Object.keys(res.body ?? {})).toEqual(["error"]);
+  const error = res.body.error;
+  expect(Object.keys(error).sort()).toEqual(["code", "message", "request_id"]);
+  for (const field of ["code", "message", "request_id"]) {
+    expect(typeof error[field], field).toBe("string");
+    expect(error[field].length, field).toBeGreaterThan(0);
+  }
+  expect(error.code).toMatch(/^[A-Z][A-Z0-9_]*$/);
+  expect(error.request_id).toBe(res.headers.get("x-request-id"));
+  if (typeof code === "string") expect(error.code).toBe(code);
+  else if (code) expect(error.code).toMatch(code);
+  return error;
+}
+
+/** Asserts a body has exactly `keys`. */
+export function expectKeys(value: object, keys: string[]): void {
+  expect(Object.keys(value).sort()).toEqual([...keys].sort());
+}
+
+/** Runs `jobs` with at most `concurrency` in flight, keeping result order. */
+export async function pool<T>(jobs: (() => Promise<T>)[], concurrency: number): Promise<T[]> {
+  const results = new Array<T>(jobs.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      results[i] = await jobs[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+  return results;
+}
+
+/**
+ * What the platform's processes write: the log file, read through a handle
+ * opened at once (the run's log directory is shared, and a test run started
+ * meanwhile, by anyone, empties it; an open handle still reads the file), and a
+ * copy of every process's output taken in this process as it is written.
+ */
+export class PlatformLog {
+  private captured = "";
+  private readonly hooked = new WeakSet<object>();
+
+  private constructor(
+    private readonly platform: TestPlatform,
+    private readonly file: FileHandle | null,
+  ) {
+    this.hook();
+  }
+
+  static async attach(platform: TestPlatform): Promise<PlatformLog> {
+    const file = await open(platform.logFile, "r").catch(() => null);
+    return new PlatformLog(platform, file);
+  }
+
+  /** Starts copying the output of processes not seen yet (call after a restart). */
+  hook(): void {
+    for (const proc of this.platform.processes.values()) {
+      for (const stream of [proc.child.stdout, proc.child.stderr]) {
+        if (!stream || this.hooked.has(stream)) continue;
+        this.hooked.add(stream);
+        stream.on("data", (chunk: Buffer) => {
+          this.captured += chunk.toString("utf8");
+        });
+      }
+    }
+  }
+
+  /** Everything the file and the copy hold. */
+  async text(): Promise<{ file: string | null; captured: string }> {
+    if (!this.file) return { file: null, captured: this.captured };
+    const { size } = await this.file.stat();
+    const buffer = Buffer.alloc(size);
+    await this.file.read(buffer, 0, size, 0);
+    return { file: buffer.toString("utf8"), captured: this.captured };
+  }
+
+  /** Messages of the error lines written so far (for failure messages). */
+  errors(limit = 5): string[] {
+    const out: string[] = [];
+    for (const line of this.captured.split("\n")) {
+      if (!line.includes('"level":50') && !line.includes('"level":60')) continue;
+      try {
+        const entry = JSON.parse(line) as { service?: string; msg?: string; err?: { message?: string } };
+        out.push(`${entry.service}: ${entry.msg}${entry.err?.message ? ` (${entry.err.message})` : ""}`);
+      } catch {
+        out.push(line.slice(0, 300));
+      }
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.file?.close();
+  }
+}
+
+/**
+ * Asserts no secret appears in the platform's log (file and copy). Gives the
+ * writers a moment to flush first, and checks the file is the platform's.
+ */
+export async function expectSecretsAbsentFromLogs(log: PlatformLog, secrets: string[]): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const { file, captured } = await log.text();
+  if (file !== null) expect(file).toContain("api gateway listening");
+  expect(secrets.length).toBeGreaterThan(0);
+  for (const [source, text] of [["log file", file ?? ""], ["process output", captured]] as const) {
+    for (const secret of secrets) {
+      expect(secret.length).toBeGreaterThan(20);
+      expect(text.includes(secret), `a secret (${secret.slice(0, 8)}…) is in the platform's ${source}`).toBe(false);
+    }
+  }
+}
