@@ -1,0 +1,419 @@
+/**
+ * `npm run bench`: starts an embedded PostgreSQL and the whole platform on free
+ * ports, sets up merchants through the services' RPC clients, seeds two list
+ * merchants straight in SQL, and loads the API gateway with autocannon from a
+ * second process (create, read, list at 50 connections), next to two baselines
+ * measured in the same run:
+ *
+ *   B1  the SQL of a create (payins transaction with the allocation transaction
+ *       inside it) driven straight at PostgreSQL with `pg` from a second process;
+ *   B2  a bare Koa handler making one Connect call (the project's client) to a
+ *       trivial Connect service, each in its own process.
+ *
+ * Prints a table, the ratios against the targets of issue 2, and CPU use per
+ * process during each measured window; writes everything to
+ * tmp/bench-results.json. Exits 0 whether or not targets are met.
+ *
+ * BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
+ * BENCH_CONNECTIONS (default 50), BENCH_LIST_ROWS (default 1000000).
+ */
+import { randomBytes } from "node:crypto";
+import { createWriteStream, readFileSync, type WriteStream } from "node:fs";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { HDKey } from "@scure/bip32";
+import { mnemonicToSeedSync } from "@scure/bip39";
+import pg from "pg";
+import { freePort, startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db";
+import { GATEWAYS, launchPlatform, REPO_ROOT, SERVICES, type Platform } from "@payin/launcher";
+import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
+import { createServiceClient } from "@payin/rpc";
+import { runJsonChild, startServerChild, stopAllChildren, stopChild } from "./children.js";
+import { CpuMeter } from "./cpu.js";
+import type { HttpLoadConfig } from "./load-runner.js";
+import type { SqlLoadConfig } from "./sql-runner.js";
+import { FILL_B1_POOL } from "./create-sql.js";
+import { PgWaitSampler } from "./pg-waits.js";
+import { fmt, type LoadResult } from "./stats.js";
+
+const out = (line = "") => process.stdout.write(`${line}\n`);
+
+function envInt(name: string, fallback: number, min: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${text}"`);
+  return value;
+}
+
+const DURATION_S = envInt("BENCH_DURATION", 10, 1);
+const WARMUP_S = envInt("BENCH_WARMUP", 2, 0);
+const CONNECTIONS = envInt("BENCH_CONNECTIONS", 50, 1);
+const LIST_ROWS = envInt("BENCH_LIST_ROWS", 1_000_000, 1);
+const SMALL_LIST_ROWS = 1_000;
+const MNEMONIC = "test test test test test test test test test test test junk";
+
+const TARGETS = { createVsB1: 0.25, createP99Ms: 50, readVsB2: 0.7 };
+
+interface Scenario {
+  name: string;
+  label: string;
+  result: LoadResult;
+  /** CPU per process during the measured window, % of one core. */
+  cpu: Record<string, number>;
+  /** Average number of PostgreSQL sessions per activity during the window. */
+  pgSessions: Record<string, number>;
+}
+
+/** Everything that must be stopped on the way out. */
+const running: { platform?: Platform; postgres?: EmbeddedPostgresHandle; runDir?: string; log?: WriteStream; waits?: PgWaitSampler } = {};
+
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await running.waits?.close();
+    await stopAllChildren().catch(() => {});
+    await running.platform?.stopAll().catch(() => {});
+    await running.postgres?.stop().catch(() => {});
+    if (running.runDir) await rm(running.runDir, { recursive: true, force: true }).catch(() => {});
+    running.log?.end();
+  })();
+  return cleaning;
+}
+
+/** Account xpub (m/44'/60'/0') of `seed`, by default the well-known test mnemonic's. */
+function accountXpub(seed: Uint8Array = mnemonicToSeedSync(MNEMONIC)): string {
+  return HDKey.fromMasterSeed(seed).derive("m/44'/60'/0'").publicExtendedKey;
+}
+
+async function main(): Promise<void> {
+  const tmpDir = path.join(REPO_ROOT, "tmp");
+  await mkdir(tmpDir, { recursive: true });
+  const runDir = await mkdtemp(path.join(tmpDir, "bench-run-"));
+  running.runDir = runDir;
+  await chmod(runDir, 0o755); // as root, PostgreSQL runs as its own user and must reach its data directory
+  const logFile = path.join(tmpDir, "bench.log");
+  await writeFile(logFile, "");
+  const log = createWriteStream(logFile, { flags: "a" });
+  running.log = log;
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)}s`;
+  const step = (text: string) => out(`[${elapsed().padStart(4)}] ${text}`);
+
+  out(`payin bench: ${CONNECTIONS} connections, ${DURATION_S} s per scenario after ${WARMUP_S} s warm-up`);
+  out(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model.trim() ?? "cpu"}, node ${process.version}, load average ${os.loadavg()[0]!.toFixed(2)}; logs in ${path.relative(REPO_ROOT, logFile)}`);
+  if (os.loadavg()[0]! > 0.5) out("note: the machine is already busy; the \"other\" CPU column shows how much that skews each window");
+
+  // --- PostgreSQL and the platform -------------------------------------------------------
+  step("starting embedded PostgreSQL…");
+  const pgDir = path.join(runDir, "postgres");
+  running.postgres = await startEmbeddedPostgres({ dataDir: pgDir, persistent: false });
+  const databaseUrl = await running.postgres.createDatabase("payin");
+  const serviceToken = randomBytes(32).toString("base64url");
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    SERVICE_TOKEN: serviceToken,
+    TOTP_ENCRYPTION_KEY: randomBytes(32).toString("base64url"),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+  };
+  const urls: Record<string, string> = {};
+  for (const spec of [...SERVICES, ...GATEWAYS]) {
+    const port = await freePort();
+    env[spec.portVariable] = String(port);
+    urls[spec.name] = `http://127.0.0.1:${port}`;
+  }
+  for (const spec of SERVICES) env[`${spec.name.toUpperCase()}_URL`] = urls[spec.name]!;
+  step("starting the platform (identity, merchants, allocation, payins, api)…");
+  running.platform = await launchPlatform({ env, output: logFile });
+  const apiUrl = urls.api!;
+
+  const cpu = new CpuMeter();
+  for (const [name, proc] of running.platform.processes) cpu.track(name, proc.child.pid);
+  const postmasterPid = Number(readFileSync(path.join(pgDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  cpu.track("postgres", postmasterPid, true);
+
+  // --- merchants, wallets and credentials, through the services ---------------------------
+  step("setting up merchants, wallets and credentials over RPC…");
+  const rpc = { serviceToken };
+  const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: urls.merchants!, ...rpc });
+  const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: urls.allocation!, ...rpc });
+  const identity = createServiceClient(identityV1.IdentityService, { baseUrl: urls.identity!, ...rpc });
+  const newMerchant = async (displayName: string) => {
+    const { merchant } = await merchants.createMerchant({ displayName });
+    await merchants.transitionMerchant({ uuid: merchant!.uuid, transition: merchantsV1.MerchantTransition.ACTIVATE });
+    return merchant!.uuid;
+  };
+  const credential = async (merchantUuid: string) => (await identity.createMachineCredential({ merchantUuid })).token;
+
+  const createMerchant = await newMerchant("Bench create/read/list");
+  await allocation.setWallet({ merchantUuid: createMerchant, xpub: accountXpub() });
+  const createToken = await credential(createMerchant);
+  const b1Merchant = await newMerchant("Bench B1 (SQL baseline)");
+  // A wallet belongs to one merchant only: B1's comes from a random seed.
+  await allocation.setWallet({ merchantUuid: b1Merchant, xpub: accountXpub(randomBytes(32)) });
+  const smallMerchant = await newMerchant(`Bench list ${SMALL_LIST_ROWS}`);
+  const smallToken = await credential(smallMerchant);
+  const bigMerchant = await newMerchant(`Bench list ${LIST_ROWS}`);
+  const bigToken = await credential(bigMerchant);
+
+  // --- seed the list merchants straight in SQL ------------------------------------------
+  const db = new pg.Client({ connectionString: databaseUrl, options: "-c search_path=payins" });
+  db.on("error", () => {}); // a dropped connection surfaces on the next query
+  await db.connect();
+  const seed = async (merchantUuid: string, rows: number) => {
+    // The per-row count trigger upserts one of a few counter rows per intent; in one
+    // big transaction every upsert walks the versions the earlier ones left (they
+    // cannot be pruned before commit), which makes a 1M-row insert quadratic (over
+    // 10 minutes here). So triggers are off for this session (superuser only) and
+    // the counters get the same totals in one aggregate upsert, in one transaction.
+    await db.query("begin");
+    await db.query("set local session_replication_role = replica");
+    // Newest first, one second apart back from now; assets, rails and statuses mixed.
+    await db.query(
+      `insert into pay_in_intents (intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address,
+         allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at)
+       select gen_random_uuid(), $1, (array['created', 'awaiting_payment', 'paid'])[1 + g % 3],
+         case when g % 2 = 0 then 'usdt' else 'usdc' end, case when g % 2 = 0 then 'bep20' else 'erc20' end,
+         (10 + g % 1000)::numeric + 0.25, null, null, 'seed-' || g, 'DE',
+         now() - make_interval(secs => g), now() + interval '1 day', now() - make_interval(secs => g)
+       from generate_series(1, $2::int) g`,
+      [merchantUuid, rows],
+    );
+    await db.query(
+      `insert into pay_in_intent_counts (merchant_uuid, status, asset, slot, n)
+       select merchant_uuid, status, asset, 0, count(*) from pay_in_intents where merchant_uuid = $1 group by 1, 2, 3
+       on conflict (merchant_uuid, status, asset, slot) do update set n = pay_in_intent_counts.n + excluded.n`,
+      [merchantUuid],
+    );
+    await db.query("commit");
+  };
+  step(`seeding ${SMALL_LIST_ROWS.toLocaleString("en")} and ${LIST_ROWS.toLocaleString("en")} intents with SQL…`);
+  const seedStart = performance.now();
+  await seed(smallMerchant, SMALL_LIST_ROWS);
+  await seed(bigMerchant, LIST_ROWS);
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+  const vacuumStart = performance.now();
+  // What autovacuum would otherwise do in the middle of a measurement.
+  await db.query("vacuum (analyze) pay_in_intents, idempotency_keys, pay_in_intent_counts");
+  const vacuumSeconds = (performance.now() - vacuumStart) / 1000;
+  // The counters must agree with the rows; and what a plain count(*) would cost.
+  const countStart = performance.now();
+  const counted = Number((await db.query(`select count(*) as n from pay_in_intents where merchant_uuid = $1`, [bigMerchant])).rows[0]?.n);
+  const plainCountMs = performance.now() - countStart;
+  const kept = Number((await db.query(`select sum(n) as n from pay_in_intent_counts where merchant_uuid = $1`, [bigMerchant])).rows[0]?.n);
+  if (counted !== LIST_ROWS || kept !== LIST_ROWS) throw new Error(`seeding left ${counted} rows and counters of ${kept}, expected ${LIST_ROWS}`);
+  step(`seeded in ${seedSeconds.toFixed(1)} s, vacuum analyze ${vacuumSeconds.toFixed(1)} s; a plain count(*) of the ${LIST_ROWS.toLocaleString("en")} takes ${plainCountMs.toFixed(1)} ms (idle)`);
+
+  // --- smoke check: the paths the load uses answer as expected ---------------------------
+  const base = (m: string) => `/api/v1/merchants/${m}/pay-in-intents`;
+  const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+  const smoke = await fetch(`${apiUrl}${base(createMerchant)}`, {
+    method: "POST",
+    headers: { ...auth(createToken), "content-type": "application/json", "idempotency-key": `smoke-${Date.now()}` },
+    body: JSON.stringify({ asset: "usdt", amount: "1.00", jurisdiction: "DE", expires_at: new Date(Date.now() + 3600_000).toISOString() }),
+  });
+  if (smoke.status !== 201) throw new Error(`smoke create answered ${smoke.status}: ${await smoke.text()}`);
+  const smokeIntent = (await smoke.json()) as { intent_uuid: string };
+  for (const [p, token] of [
+    [`${base(createMerchant)}/${smokeIntent.intent_uuid}`, createToken],
+    [`${base(bigMerchant)}?limit=20`, bigToken],
+  ] as const) {
+    const res = await fetch(`${apiUrl}${p}`, { headers: auth(token) });
+    if (res.status !== 200) throw new Error(`smoke GET ${p} answered ${res.status}: ${await res.text()}`);
+  }
+
+  // --- scenarios -------------------------------------------------------------------------
+  const scenarios: Scenario[] = [];
+  const waits = await PgWaitSampler.connect(databaseUrl);
+  running.waits = waits;
+  let pgSessions: Record<string, number> = {};
+  const measure = async (name: string, label: string, runner: "load-runner.ts" | "sql-runner.ts", config: HttpLoadConfig | SqlLoadConfig) => {
+    step(`${label}…`);
+    let before: ReturnType<CpuMeter["snapshot"]> | undefined;
+    let after: ReturnType<CpuMeter["snapshot"]> | undefined;
+    const result = await runJsonChild<LoadResult>(runner, config, log, {
+      onStart: (pid) => cpu.track("loadgen", pid),
+      onMessage: (message, reply) => {
+        const phase = (message as { phase?: string })?.phase;
+        if (phase === "measure-start") {
+          before = cpu.snapshot();
+          waits.start();
+        }
+        if (phase === "measure-end") {
+          after = cpu.snapshot();
+          pgSessions = waits.stop();
+          reply({ ack: "measure-end" });
+        }
+      },
+    });
+    cpu.untrack("loadgen");
+    const scenario = { name, label, result, cpu: before && after ? CpuMeter.usage(before, after, os.cpus().length) : {}, pgSessions };
+    pgSessions = {};
+    scenarios.push(scenario);
+    const bad = result.non2xx + result.errors;
+    out(`       ${fmt(result.rps)} /s, p50 ${fmt(result.p50, 2)} ms, p99 ${fmt(result.p99, 2)} ms${bad ? `, ${bad} failed ${JSON.stringify(result.statusCodes ?? result.sampleErrors)}` : ""}`);
+    return scenario;
+  };
+  /** A baseline that fails (e.g. its SQL no longer fits) is reported, not fatal. */
+  const baseline = async (...args: Parameters<typeof measure>): Promise<Scenario | undefined> => {
+    try {
+      return await measure(...args);
+    } catch (error) {
+      out(`       FAILED: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+  const http = (headers: Record<string, string>, kind: "get" | "create", paths: string[], url = apiUrl): HttpLoadConfig => ({
+    url,
+    connections: CONNECTIONS,
+    durationS: DURATION_S,
+    warmupS: WARMUP_S,
+    headers,
+    kind,
+    paths,
+  });
+
+  // B2: bare Koa → one Connect call → trivial service, each its own process.
+  const trivial = await startServerChild("trivial-service.ts", { SERVICE_TOKEN: serviceToken, LOG_LEVEL: "warn" }, log);
+  const koa = await startServerChild("koa-relay.ts", { SERVICE_TOKEN: serviceToken, TRIVIAL_URL: `http://127.0.0.1:${trivial.port}` }, log);
+  cpu.track("b2-koa", koa.child.pid);
+  cpu.track("b2-service", trivial.child.pid);
+  const koaUrl = `http://127.0.0.1:${koa.port}`;
+  await baseline("b2_bare", "B2-0  bare Koa, no call (reference)", "load-runner.ts", http({}, "get", ["/bare"], koaUrl));
+  const b2 = await baseline("b2", "B2    bare Koa + one Connect call", "load-runner.ts", http({}, "get", ["/call"], koaUrl));
+  await Promise.all([stopChild(koa.child), stopChild(trivial.child)]);
+  cpu.untrack("b2-koa");
+  cpu.untrack("b2-service");
+
+  // B1: the create's SQL straight at PostgreSQL, on a merchant of its own whose
+  // allocation pool is filled ahead (as the allocation service keeps it).
+  const poolRows = Math.max(20_000, 5_000 * (DURATION_S + WARMUP_S + 1));
+  const allocationDb = new pg.Client({ connectionString: databaseUrl, options: "-c search_path=allocation" });
+  allocationDb.on("error", () => {});
+  await allocationDb.connect();
+  await allocationDb.query(FILL_B1_POOL, [b1Merchant, poolRows]);
+  await allocationDb.end();
+  const sql = (allServices: boolean): SqlLoadConfig => ({
+    databaseUrl,
+    connections: CONNECTIONS,
+    durationS: DURATION_S,
+    warmupS: WARMUP_S,
+    merchantUuid: b1Merchant,
+    allServices,
+  });
+  await baseline("b1_payins_only", "B1a   SQL: payins' statements only (claim key, store intent)", "sql-runner.ts", sql(false));
+  const b1 = await baseline("b1", "B1    SQL: a create's statements (claim ∥ merchant, allocate, store)", "sql-runner.ts", sql(true));
+
+  // The API.
+  const create = await measure("create", "API   POST create", "load-runner.ts", http(auth(createToken), "create", [base(createMerchant)]));
+  const created = await db.query(`select intent_uuid from pay_in_intents where merchant_uuid = $1 order by created_at desc limit 1000`, [createMerchant]);
+  const countCreated = Number((await db.query(`select count(*) as n from pay_in_intents where merchant_uuid = $1`, [createMerchant])).rows[0]?.n);
+  const readPaths = created.rows.map((r: { intent_uuid: string }) => `${base(createMerchant)}/${r.intent_uuid}`);
+  const read = await measure("read", `API   GET one intent (${readPaths.length} in turn)`, "load-runner.ts", http(auth(createToken), "get", readPaths));
+  const list = await measure("list", `API   GET list limit 20 (${countCreated.toLocaleString("en")} intents)`, "load-runner.ts", http(auth(createToken), "get", [`${base(createMerchant)}?limit=20`]));
+  const listSmall = await measure("list_1k", `API   GET list limit 20 (${SMALL_LIST_ROWS.toLocaleString("en")} intents)`, "load-runner.ts", http(auth(smallToken), "get", [`${base(smallMerchant)}?limit=20`]));
+  const listBig = await measure("list_big", `API   GET list limit 20 (${LIST_ROWS.toLocaleString("en")} intents)`, "load-runner.ts", http(auth(bigToken), "get", [`${base(bigMerchant)}?limit=20`]));
+  await db.end();
+
+  // --- report ----------------------------------------------------------------------------
+  out();
+  out(`Results (${CONNECTIONS} connections, ${DURATION_S} s each; ${os.cpus().length} cores = ${os.cpus().length * 100}% CPU in all)`);
+  const header = ["scenario", "req/s", "p50 ms", "p99 ms", "max ms", "ok", "failed", "CPU in the window (% of one core; other = not the bench)"];
+  const rows = scenarios.map((s) => [
+    s.label,
+    fmt(s.result.rps),
+    fmt(s.result.p50, 2),
+    fmt(s.result.p99, 2),
+    fmt(s.result.max, 1),
+    String(s.result.ok),
+    String(s.result.non2xx + s.result.errors),
+    Object.entries(s.cpu)
+      .filter(([k, v]) => v > 0 || k === "other")
+      .sort((a, b) => (a[0] === "other" || a[0] === "idle" ? 1 : 0) - (b[0] === "other" || b[0] === "idle" ? 1 : 0) || b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", "),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  out(line(header));
+  out(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const r of rows) out(line(r));
+  out();
+  out("PostgreSQL sessions of the database during each window (average count; \"idle in transaction\" = a transaction waiting for its service)");
+  for (const s of scenarios) {
+    const text = Object.entries(s.pgSessions).map(([k, v]) => `${k} ${v}`).join(", ");
+    if (text) out(`  ${s.label.padEnd(widths[0]!)}  ${text}`);
+  }
+
+  const verdict = (ok: boolean | undefined) => (ok === undefined ? "n/a (baseline failed)" : ok ? "met" : "MISSED");
+  const ratio = (a: number, b: Scenario | undefined) => (b && b.result.rps > 0 ? a / b.result.rps : undefined);
+  const createVsB1 = ratio(create.result.rps, b1);
+  const readVsB2 = ratio(read.result.rps, b2);
+  const b1a = scenarios.find((s) => s.name === "b1_payins_only");
+  const ratios = {
+    createVsB1: { value: createVsB1 ?? null, target: `>= ${TARGETS.createVsB1}`, met: createVsB1 === undefined ? null : createVsB1 >= TARGETS.createVsB1 },
+    createP99Ms: { value: create.result.p99, target: `< ${TARGETS.createP99Ms}`, met: create.result.p99 < TARGETS.createP99Ms },
+    readVsB2: { value: readVsB2 ?? null, target: `>= ${TARGETS.readVsB2}`, met: readVsB2 === undefined ? null : readVsB2 >= TARGETS.readVsB2 },
+    createVsB1a: ratio(create.result.rps, b1a) ?? null,
+    listP99SmallMs: { value: listSmall.result.p99, rows: SMALL_LIST_ROWS },
+    listP99BigMs: { value: listBig.result.p99, rows: LIST_ROWS },
+  };
+  const failedNote = (s: Scenario) => (s.result.non2xx + s.result.errors > 0 ? ` (${s.result.non2xx + s.result.errors} failed requests!)` : "");
+  out();
+  out("Targets (issue 2)");
+  out(`  create req/s / B1 tx/s   ${fmt(create.result.rps)} / ${fmt(b1?.result.rps)} = ${createVsB1?.toFixed(2) ?? "-"}   target ≥ ${TARGETS.createVsB1}   ${verdict(ratios.createVsB1.met ?? undefined)}${failedNote(create)}`);
+  out(`  create p99               ${fmt(create.result.p99, 2)} ms   target < ${TARGETS.createP99Ms} ms   ${verdict(ratios.createP99Ms.met)}`);
+  out(`  read req/s / B2 req/s    ${fmt(read.result.rps)} / ${fmt(b2?.result.rps)} = ${readVsB2?.toFixed(2) ?? "-"}   target ≥ ${TARGETS.readVsB2}   ${verdict(ratios.readVsB2.met ?? undefined)}${failedNote(read)}`);
+  out(`  list p99 at ${SMALL_LIST_ROWS.toLocaleString("en")} intents   ${fmt(listSmall.result.p99, 2)} ms (p50 ${fmt(listSmall.result.p50, 2)} ms, ${fmt(listSmall.result.rps)} req/s)${failedNote(listSmall)}`);
+  out(`  list p99 at ${LIST_ROWS.toLocaleString("en")} intents   ${fmt(listBig.result.p99, 2)} ms (p50 ${fmt(listBig.result.p50, 2)} ms, ${fmt(listBig.result.rps)} req/s)${failedNote(listBig)}`);
+  out(`  (for reference: create / B1a ${ratios.createVsB1a?.toFixed(2) ?? "-"}; list at ${countCreated.toLocaleString("en")} intents p99 ${fmt(list.result.p99, 2)} ms)`);
+
+  const resultsFile = path.join(tmpDir, "bench-results.json");
+  await writeFile(
+    resultsFile,
+    `${JSON.stringify(
+      {
+        startedAt: startedAt.toISOString(),
+        totalSeconds: (performance.now() - t0) / 1000,
+        machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model.trim(), node: process.version, loadAverageAtEnd: os.loadavg() },
+        settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, listRows: LIST_ROWS, smallListRows: SMALL_LIST_ROWS },
+        seeding: { seconds: seedSeconds, vacuumAnalyzeSeconds: vacuumSeconds, plainCountMsAtListRows: plainCountMs },
+        scenarios: Object.fromEntries(
+          scenarios.map((s) => [s.name, { label: s.label, ...s.result, cpuPercentOfOneCore: s.cpu, pgSessions: s.pgSessions }]),
+        ),
+        ratios,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  out();
+  out(`results in ${path.relative(REPO_ROOT, resultsFile)}; total ${elapsed()}`);
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    out(`\n${signal}: stopping…`);
+    void cleanup().then(() => process.exit(130));
+  });
+}
+
+process.once("uncaughtException", (error) => {
+  process.stderr.write(`bench failed: ${error.stack ?? error.message}\n`);
+  void cleanup().then(() => process.exit(1));
+});
+
+main().then(
+  async () => {
+    await cleanup();
+    process.exit(0);
+  },
+  async (error) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    await cleanup();
+    process.exit(1);
+  },
+);
