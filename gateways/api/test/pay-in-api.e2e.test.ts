@@ -446,6 +446,19 @@ describe("merchant preconditions (409)", () => {
     expect(await api.total(shop)).toBe(0);
   });
 
+  it("refuses with 403 where a rule denies crypto.payin, or the merchant's payin policy does not allow it", async () => {
+    await operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "NL", effect: "deny" });
+    const shop = await operator.merchant({ name: "Rules" });
+    const denied = expectError(await api.create(shop.uuid, shop.token, createBody({ jurisdiction: "NL" })), 403, "PAYIN_NOT_ALLOWED");
+    expect(denied.message).toMatch(/rule/);
+    expectError(await api.create(shop.uuid, shop.token, createBody({ jurisdiction: "PL" })), 403, "PAYIN_NOT_ALLOWED");
+    await operator.merchants.createPolicy({ merchantUuid: shop.uuid, scope: "payin", effect: "deny" });
+    expectError(await api.create(shop.uuid, shop.token, createBody({ jurisdiction: "DE" })), 403, "PAYIN_NOT_ALLOWED");
+    await operator.merchants.createPolicy({ merchantUuid: shop.uuid, scope: "payin", effect: "allow" });
+    expect((await api.create(shop.uuid, shop.token, createBody({ jurisdiction: "DE" }))).status).toBe(201);
+    expect(await api.total(shop)).toBe(1);
+  });
+
   it("refuses to create for an active merchant without a wallet", async () => {
     const shop = await operator.merchant({ name: "No Wallet", xpub: null });
     const res = await api.create(shop.uuid, shop.token, createBody());

@@ -166,7 +166,20 @@ describe("payinctl", () => {
     expect(token.slice(4, 36)).toBe(credential.credential.key_id);
     cliTokens.push(token);
 
-    const res = await api.create(uuid, token, createBody({ asset: "usdc", amount: "42" }));
+    // Pay-ins need crypto.payin (a rule for the jurisdiction and a payin
+    // policy), then an operating profile.
+    const body = createBody({ asset: "usdc", amount: "42", jurisdiction: "IT" });
+    expectError(await api.create(uuid, token, body), 403, "PAYIN_NOT_ALLOWED");
+    const rule = await payinctl("rule", "set", "--capability", "crypto.payin", "--jurisdiction", "IT", "--effect", "allow");
+    expect(rule.rule).toMatchObject({ capability: "crypto.payin", jurisdiction: "IT", effect: "allow", valid_to: null });
+    expectError(await api.create(uuid, token, body), 403, "PAYIN_NOT_ALLOWED");
+    const policy = await payinctl("policy", "set", uuid, "--scope", "payin", "--effect", "allow");
+    expect(policy.policy).toMatchObject({ merchant_uuid: uuid, scope: "payin", effect: "allow", version: 1 });
+    expectError(await api.create(uuid, token, body), 409, "OPERATING_PROFILE_MISSING");
+    const profile = await payinctl("profile", "set", uuid, "--operating-mode", "non_custodial");
+    expect(profile.operating_profile).toMatchObject({ merchant_uuid: uuid, operating_mode: "non_custodial" });
+
+    const res = await api.create(uuid, token, body);
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ status: "created", asset: "usdc", rail: "erc20", expected_amount: "42", allocation_reference: "m/44'/60'/0'/0/0" });
     expect(res.body.address).toMatch(EVM_ADDRESS);

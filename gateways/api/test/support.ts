@@ -11,7 +11,7 @@ import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import type { Client } from "@connectrpc/connect";
 import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
-import { createServiceClient } from "@payin/rpc";
+import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
 import type { TestPlatform } from "@payin/testing";
 import { expect } from "vitest";
 
@@ -69,6 +69,9 @@ export interface TestMerchant {
   xpub: string | null;
 }
 
+/** Jurisdictions the tests create pay-ins in; each gets an allowing crypto.payin rule. */
+export const PAYIN_JURISDICTIONS = ["DE", "US", "GB", "FR"];
+
 /** Provisions merchants the way an operator does: over the services' RPC APIs. */
 export class Operator {
   readonly merchants: Client<typeof merchantsV1.MerchantsService>;
@@ -76,6 +79,7 @@ export class Operator {
   readonly identity: Client<typeof identityV1.IdentityService>;
   /** Every machine token handed out, for the log check. */
   readonly tokens: string[] = [];
+  private rulesOpened = false;
 
   constructor(platform: TestPlatform) {
     const options = (name: string) => ({ baseUrl: platform.serviceUrls[name]!, serviceToken: platform.serviceToken, timeoutMs: 15_000 });
@@ -84,14 +88,39 @@ export class Operator {
     this.identity = createServiceClient(identityV1.IdentityService, options("identity"));
   }
 
+  /** Opens an allowing crypto.payin rule for each jurisdiction (kept if already open). */
+  async allowJurisdictions(jurisdictions: string[] = PAYIN_JURISDICTIONS): Promise<void> {
+    for (const jurisdiction of jurisdictions) {
+      await this.merchants.createRule({ capability: "crypto.payin", jurisdiction, effect: "allow" }).catch((error: unknown) => {
+        if (!(error instanceof ConnectError && reasonOf(error) === "RULE_UNCHANGED")) throw error;
+      });
+    }
+  }
+
+  /** Gives a merchant an allowing payin policy and an operating profile. */
+  async authorise(uuid: string): Promise<void> {
+    await this.merchants.createPolicy({ merchantUuid: uuid, scope: "payin", effect: "allow" });
+    await this.merchants.ensureOperatingProfile({ merchantUuid: uuid, operatingMode: "non_custodial" });
+  }
+
   /**
-   * Creates a merchant; by default activates it, registers a wallet with a random
-   * xpub and issues a machine credential.
+   * Creates a merchant; by default activates it, allows pay-ins (rule, payin
+   * policy, operating profile), registers a wallet with a random xpub and issues
+   * a machine credential.
    */
-  async merchant(options: { name?: string; activate?: boolean; xpub?: string | null; credential?: boolean } = {}): Promise<TestMerchant> {
+  async merchant(
+    options: { name?: string; activate?: boolean; authorise?: boolean; xpub?: string | null; credential?: boolean } = {},
+  ): Promise<TestMerchant> {
     const { merchant } = await this.merchants.createMerchant({ displayName: options.name ?? "E2E Shop" });
     const uuid = merchant!.uuid;
     if (options.activate ?? true) await this.transition(uuid, merchantsV1.MerchantTransition.ACTIVATE);
+    if (options.authorise ?? true) {
+      if (!this.rulesOpened) {
+        await this.allowJurisdictions();
+        this.rulesOpened = true;
+      }
+      await this.authorise(uuid);
+    }
     const xpub = options.xpub === undefined ? randomXpub() : options.xpub;
     if (xpub !== null) await this.allocation.setWallet({ merchantUuid: uuid, xpub });
     let token = "";

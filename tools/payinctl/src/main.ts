@@ -18,6 +18,10 @@ const USAGE = `usage: payinctl <command>
   wallet set MERCHANT_UUID --xpub XPUB
   wallet get MERCHANT_UUID
   credential create MERCHANT_UUID
+  rule set --capability crypto.payin --jurisdiction CC --effect allow|deny
+  policy set MERCHANT_UUID --scope payin|payout|custody|settlement --effect allow|deny
+  profile set MERCHANT_UUID --operating-mode non_custodial|platform_custody|hybrid
+  admin bootstrap --email EMAIL
 `;
 
 class UsageError extends Error {}
@@ -61,6 +65,16 @@ function walletView(w: allocationV1.Wallet | undefined) {
   };
 }
 
+/** JSON of a bootstrapped admin, as printed and as kept in .data/bootstrap-admin.json. */
+export function bootstrapView(res: identityV1.BootstrapAdminResponse) {
+  const i = res.identity;
+  return {
+    identity: { uuid: i?.uuid, email: i?.email, status: i?.status, roles: i?.roles ?? [] },
+    password: res.password,
+    totp_uri: res.totpUri,
+  };
+}
+
 function one(positionals: string[], what: string): string {
   const value = positionals[0];
   if (!value || positionals.length > 1) throw new UsageError(`expected exactly one ${what}`);
@@ -74,7 +88,17 @@ async function run(argv: string[]): Promise<unknown> {
     args: rest,
     allowPositionals: true,
     strict: true,
-    options: { "display-name": { type: "string" }, "legal-name": { type: "string" }, xpub: { type: "string" } },
+    options: {
+      "display-name": { type: "string" },
+      "legal-name": { type: "string" },
+      xpub: { type: "string" },
+      capability: { type: "string" },
+      jurisdiction: { type: "string" },
+      effect: { type: "string" },
+      scope: { type: "string" },
+      "operating-mode": { type: "string" },
+      email: { type: "string" },
+    },
   });
   const serviceToken = await readServiceToken({ create: false });
   const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: serviceUrl("MERCHANTS"), serviceToken });
@@ -102,6 +126,67 @@ async function run(argv: string[]): Promise<unknown> {
       return { wallet: walletView((await allocation.setWallet({ merchantUuid, xpub: values.xpub })).wallet) };
     }
     if (action === "get") return { wallet: walletView((await allocation.getWallet({ merchantUuid })).wallet) };
+  }
+  const actor = { kind: "operator_cli", uuid: "", requestId: "" };
+  const required = (name: keyof typeof values): string => {
+    const value = values[name];
+    if (typeof value !== "string") throw new UsageError(`--${name} is required`);
+    return value;
+  };
+  if (group === "rule" && action === "set") {
+    if (positionals.length) throw new UsageError("rule set takes no positional arguments");
+    const res = await merchants.createRule({
+      capability: required("capability"),
+      jurisdiction: required("jurisdiction"),
+      effect: required("effect"),
+      actor,
+    });
+    const r = res.rule;
+    return {
+      rule: {
+        rule_uuid: r?.ruleUuid,
+        capability: r?.capability,
+        jurisdiction: r?.jurisdiction,
+        effect: r?.effect,
+        version: r?.version,
+        valid_from: isoFromTimestamp(r?.validFrom),
+        valid_to: isoFromTimestamp(r?.validTo),
+      },
+    };
+  }
+  if (group === "policy" && action === "set") {
+    const merchantUuid = one(positionals, "merchant uuid");
+    const res = await merchants.createPolicy({ merchantUuid, scope: required("scope"), effect: required("effect"), actor });
+    const p = res.policy;
+    return {
+      policy: {
+        policy_uuid: p?.policyUuid,
+        merchant_uuid: p?.merchantUuid,
+        scope: p?.scope,
+        effect: p?.effect,
+        version: p?.version,
+        valid_from: isoFromTimestamp(p?.validFrom),
+        valid_to: isoFromTimestamp(p?.validTo),
+      },
+    };
+  }
+  if (group === "profile" && action === "set") {
+    const merchantUuid = one(positionals, "merchant uuid");
+    const res = await merchants.ensureOperatingProfile({ merchantUuid, operatingMode: required("operating-mode"), actor });
+    const p = res.profile;
+    return {
+      operating_profile: {
+        merchant_uuid: p?.merchantUuid,
+        operating_mode: p?.operatingMode,
+        created_at: isoFromTimestamp(p?.createdAt),
+        updated_at: isoFromTimestamp(p?.updatedAt),
+      },
+    };
+  }
+  if (group === "admin" && action === "bootstrap") {
+    if (positionals.length) throw new UsageError("admin bootstrap takes no positional arguments");
+    const identity = createServiceClient(identityV1.IdentityService, { baseUrl: serviceUrl("IDENTITY"), serviceToken });
+    return bootstrapView(await identity.bootstrapAdmin({ email: required("email") }));
   }
   if (group === "credential" && action === "create") {
     const identity = createServiceClient(identityV1.IdentityService, { baseUrl: serviceUrl("IDENTITY"), serviceToken });

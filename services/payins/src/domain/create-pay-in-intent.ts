@@ -12,10 +12,24 @@ import { PayinsReason } from "./reasons.js";
 import type { Rail } from "./routing.js";
 
 /** What payins needs to know about a merchant before it accepts a pay-in. */
-export interface MerchantDirectory {
-  /** Status of the merchant, or null when it does not exist. */
-  status(merchantUuid: string): Promise<string | null>;
+export interface PayinContext {
+  /** Merchant status ("active", …). */
+  status: string;
+  /** Effect of the open crypto.payin rule for the jurisdiction; null when none. */
+  ruleEffect: "allow" | "deny" | null;
+  /** Effect of the merchant's open payin policy; null when none. */
+  payinPolicyEffect: "allow" | "deny" | null;
+  /** Operating mode; null when the merchant has no operating profile. */
+  operatingMode: string | null;
 }
+
+export interface MerchantDirectory {
+  /** The merchant's pay-in context for a jurisdiction, or null when it does not exist. */
+  payinContext(merchantUuid: string, jurisdiction: string): Promise<PayinContext | null>;
+}
+
+/** The capability a pay-in needs, from rules and policies. */
+export const PAYIN_CAPABILITY = "crypto.payin";
 
 /** Hands out deposit addresses; idempotent on the intent uuid. */
 export interface AddressAllocator {
@@ -73,7 +87,7 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
   const req = validateCreate(request);
   const now = deps.now();
   // The merchant lookup does not depend on the claim: run both at once.
-  const [claim, merchantStatus] = await Promise.all([
+  const [claim, context] = await Promise.all([
     deps.store.claimKey({
       merchantUuid: req.merchantUuid,
       key: req.idempotencyKey,
@@ -81,7 +95,7 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
       newIntentUuid: deps.newUuid(),
       now,
     }),
-    deps.merchants.status(req.merchantUuid),
+    deps.merchants.payinContext(req.merchantUuid, req.jurisdiction),
   ]);
   if (claim.kind === "completed") {
     checkSamePayload(claim.requestHash, req);
@@ -93,7 +107,7 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
   }
   try {
     checkNotExpired(req, now);
-    requireActive(merchantStatus);
+    authorise(context);
     const intent = await newIntent(deps, req, claim.intentUuid, now);
     await deps.store.completeKey(intent, req.idempotencyKey);
     return { intent, replayed: false };
@@ -103,12 +117,32 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
   }
 }
 
-function requireActive(status: string | null): void {
-  if (status !== "active") {
+/**
+ * A new pay-in needs, in this order: an active merchant (409), the capability
+ * crypto.payin — an allowing rule for the jurisdiction and an allowing payin
+ * policy of the merchant — (403), and an operating profile (409). The wallet is
+ * checked by the allocator (409 WALLET_NOT_READY).
+ */
+export function authorise(context: PayinContext | null): void {
+  if (!context || context.status !== "active") {
     throw new DomainError(
       PayinsReason.MerchantNotActive,
-      status === null ? "merchant does not exist" : `merchant is ${status}; pay-ins need an active merchant`,
+      context ? `merchant is ${context.status}; pay-ins need an active merchant` : "merchant does not exist",
     );
+  }
+  if (context.ruleEffect !== "allow") {
+    throw new DomainError(
+      PayinsReason.PayinNotAllowed,
+      context.ruleEffect === "deny"
+        ? `a platform rule denies ${PAYIN_CAPABILITY} in this jurisdiction`
+        : `no platform rule allows ${PAYIN_CAPABILITY} in this jurisdiction`,
+    );
+  }
+  if (context.payinPolicyEffect !== "allow") {
+    throw new DomainError(PayinsReason.PayinNotAllowed, "the merchant's payin policy does not allow pay-ins");
+  }
+  if (!context.operatingMode) {
+    throw new DomainError(PayinsReason.OperatingProfileMissing, "the merchant has no operating profile");
   }
 }
 

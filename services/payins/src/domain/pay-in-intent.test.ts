@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@payin/errors";
+import { authorise, type PayinContext } from "./create-pay-in-intent.js";
 import { checkNotExpired, checkSamePayload, validateCreate, type CreateRequest } from "./pay-in-intent.js";
 
 const base: CreateRequest = {
@@ -67,5 +68,24 @@ describe("validateCreate", () => {
     const req = validateCreate(base);
     expect(reasonOf(() => checkNotExpired(req, new Date("2030-01-01T00:00:00Z")))).toBe("VALIDATION_ERROR");
     expect(reasonOf(() => checkNotExpired(req, new Date("2029-12-31T23:59:59Z")))).toBeUndefined();
+  });
+});
+
+describe("authorise", () => {
+  const allowed: PayinContext = { status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "non_custodial" };
+  it.each([
+    ["a missing merchant", null, "MERCHANT_NOT_ACTIVE"],
+    ["a suspended merchant, before any rule", { ...allowed, status: "suspended", ruleEffect: null }, "MERCHANT_NOT_ACTIVE"],
+    ["no rule for the jurisdiction", { ...allowed, ruleEffect: null }, "PAYIN_NOT_ALLOWED"],
+    ["a denying rule", { ...allowed, ruleEffect: "deny" }, "PAYIN_NOT_ALLOWED"],
+    ["no payin policy", { ...allowed, payinPolicyEffect: null }, "PAYIN_NOT_ALLOWED"],
+    ["a denying payin policy", { ...allowed, payinPolicyEffect: "deny" }, "PAYIN_NOT_ALLOWED"],
+    ["no operating profile", { ...allowed, operatingMode: null }, "OPERATING_PROFILE_MISSING"],
+  ] as const)("refuses %s", (_name, context, reason) => {
+    expect(reasonOf(() => authorise(context as PayinContext | null))).toBe(reason);
+  });
+
+  it("accepts an active merchant with an allowing rule and policy and a profile", () => {
+    expect(reasonOf(() => authorise(allowed))).toBeUndefined();
   });
 });

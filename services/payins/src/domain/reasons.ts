@@ -5,5 +5,7 @@ export enum PayinsReason {
   IdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED",
   IdempotencyKeyInUse = "IDEMPOTENCY_KEY_IN_USE",
   MerchantNotActive = "MERCHANT_NOT_ACTIVE",
+  PayinNotAllowed = "PAYIN_NOT_ALLOWED",
+  OperatingProfileMissing = "OPERATING_PROFILE_MISSING",
   PayInIntentNotFound = "PAY_IN_INTENT_NOT_FOUND",
 }

@@ -10,13 +10,22 @@ const STATUS_NAMES: Record<number, string> = {
   [merchantsV1.MerchantStatus.CLOSED]: "closed",
 };
 
-/** MerchantDirectory over the merchants service. */
+function effect(value: string): "allow" | "deny" | null {
+  return value === "allow" || value === "deny" ? value : null;
+}
+
+/** MerchantDirectory over the merchants service (one call, one SQL statement there). */
 export function merchantDirectory(client: Client<typeof merchantsV1.MerchantsService>): MerchantDirectory {
   return {
-    async status(merchantUuid) {
+    async payinContext(merchantUuid, jurisdiction) {
       try {
-        const context = await client.getPayinContext({ merchantUuid });
-        return STATUS_NAMES[context.status] ?? "unknown";
+        const context = await client.getPayinContext({ merchantUuid, jurisdiction });
+        return {
+          status: STATUS_NAMES[context.status] ?? "unknown",
+          ruleEffect: effect(context.ruleEffect),
+          payinPolicyEffect: effect(context.payinPolicyEffect),
+          operatingMode: context.operatingMode || null,
+        };
       } catch (error) {
         if (error instanceof ConnectError && error.code === Code.NotFound) return null;
         throw error;

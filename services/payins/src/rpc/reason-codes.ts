@@ -8,5 +8,7 @@ export const reasonCodes: Record<PayinsReason, Code> = {
   [PayinsReason.IdempotencyKeyReused]: Code.InvalidArgument,
   [PayinsReason.IdempotencyKeyInUse]: Code.Aborted,
   [PayinsReason.MerchantNotActive]: Code.FailedPrecondition,
+  [PayinsReason.PayinNotAllowed]: Code.PermissionDenied,
+  [PayinsReason.OperatingProfileMissing]: Code.FailedPrecondition,
   [PayinsReason.PayInIntentNotFound]: Code.NotFound,
 };
