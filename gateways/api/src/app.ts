@@ -2,16 +2,23 @@ import Koa from "koa";
 import Router from "@koa/router";
 import type { Client } from "@connectrpc/connect";
 import type { Logger } from "@payin/logging";
-import type { payinsV1 } from "@payin/proto";
+import type { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import type { Authenticator } from "./auth/authenticator.js";
 import { ApiError } from "./http/api-error.js";
 import { errorMiddleware } from "./http/error-middleware.js";
+import { adminRoutes } from "./routes/admin.js";
+import { authRoutes } from "./routes/auth.js";
+import { openApiRoutes } from "./routes/openapi.js";
 import { payInIntentRoutes } from "./routes/pay-in-intents.js";
 
+/** Everything the gateway's routes use: the authenticator and one client per service. */
 export interface AppDeps {
   logger: Logger;
   auth: Authenticator;
   payins: Client<typeof payinsV1.PayinsService>;
+  identity: Client<typeof identityV1.IdentityService>;
+  merchants: Client<typeof merchantsV1.MerchantsService>;
+  allocation: Client<typeof allocationV1.AllocationService>;
 }
 
 /** Builds the API gateway: error middleware first, then health and /api/v1 routes. */
@@ -24,7 +31,7 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = { status: "ok", request_id: ctx.state.requestId };
   });
 
-  for (const router of [health, payInIntentRoutes(deps)]) {
+  for (const router of [health, openApiRoutes(), authRoutes(deps), adminRoutes(deps), payInIntentRoutes(deps)]) {
     app.use(router.routes());
     app.use(
       router.allowedMethods({

@@ -1,7 +1,7 @@
 import http from "node:http";
 import { loadConfig } from "@payin/config";
 import { createLogger } from "@payin/logging";
-import { identityV1, payinsV1 } from "@payin/proto";
+import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
 import { createApp } from "./app.js";
 import { Authenticator } from "./auth/authenticator.js";
@@ -11,7 +11,9 @@ const config = loadConfig(configSchema);
 const logger = createLogger("api");
 const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken: config.SERVICE_TOKEN });
 const payins = createServiceClient(payinsV1.PayinsService, { baseUrl: config.PAYINS_URL, serviceToken: config.SERVICE_TOKEN });
-const app = createApp({ logger, auth: new Authenticator(identity, config.AUTH_CACHE_TTL_MS), payins });
+const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_TOKEN });
+const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: config.ALLOCATION_URL, serviceToken: config.SERVICE_TOKEN });
+const app = createApp({ logger, auth: new Authenticator(identity, config.AUTH_CACHE_TTL_MS), payins, identity, merchants, allocation });
 
 const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000 }, app.callback());
 server.listen(config.API_PORT, config.HOST, () => {

@@ -8,8 +8,18 @@ import { ApiError } from "../http/api-error.js";
 /** Who a request acts for, as the gateway uses it. */
 export interface Principal {
   kind: "machine" | "human";
+  /** Machine principals: the credential's merchant. Null for humans (see memberships). */
   merchantUuid: string | null;
   permissions: ReadonlySet<string>;
+  /** Human principals: the identity, its roles and its session. */
+  identityUuid?: string | null;
+  roles?: readonly string[];
+  /** The session token as presented, passed to identity as the Caller of an operation. */
+  sessionToken?: string | null;
+  sessionUuid?: string | null;
+  transport?: "cookie" | "bearer" | null;
+  mfaSatisfied?: boolean;
+  mfaAuthenticatedAt?: Date | null;
 }
 
 interface CacheEntry {
