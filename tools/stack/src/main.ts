@@ -3,11 +3,13 @@
  * with its data under .data/ (unless DATABASE_URL names one), then the four
  * services and the API gateway, prints the URLs, and stops everything on Ctrl-C.
  */
-import { mkdir } from "node:fs/promises";
+import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DEFAULT_PORTS } from "@payin/config";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db";
 import { dataDir, launchPlatform, readServiceToken, readTotpEncryptionKey } from "@payin/launcher";
+import { identityV1 } from "@payin/proto";
+import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
       }
     });
   }
+  await bootstrapAdmin(env);
   const host = process.env.HOST ?? "127.0.0.1";
   out("");
   out("payin platform is running");
@@ -56,6 +59,42 @@ async function main(): Promise<void> {
   }
   out("  operator CLI  npm run -s payinctl -- --help");
   out("press Ctrl-C to stop");
+}
+
+/**
+ * On a fresh data directory, creates the first platform_admin (BOOTSTRAP_ADMIN_EMAIL,
+ * default admin@example.com) with TOTP enrolled, prints the credentials once and
+ * keeps them in .data/bootstrap-admin.json (mode 0600; the local stack only).
+ */
+async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
+  const file = path.join(dataDir(), "bootstrap-admin.json");
+  if (await exists(file)) return;
+  const identity = createServiceClient(identityV1.IdentityService, {
+    baseUrl: `http://127.0.0.1:${env.IDENTITY_PORT}`,
+    serviceToken: env.SERVICE_TOKEN!,
+  });
+  try {
+    const res = await identity.bootstrapAdmin({ email: process.env.BOOTSTRAP_ADMIN_EMAIL ?? "admin@example.com" });
+    const view = {
+      identity: { uuid: res.identity?.uuid, email: res.identity?.email, status: res.identity?.status, roles: res.identity?.roles ?? [] },
+      password: res.password,
+      totp_uri: res.totpUri,
+    };
+    await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600 });
+    out("");
+    out("first platform admin created (shown once; also kept in .data/bootstrap-admin.json):");
+    out(JSON.stringify(view));
+  } catch (error) {
+    if (error instanceof ConnectError && reasonOf(error) === "ADMIN_EXISTS") return; // data from an earlier run
+    throw error;
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 main().catch((error) => {
