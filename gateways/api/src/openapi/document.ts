@@ -1,4 +1,354 @@
-/** The OpenAPI 3.1 document of the gateway (filled in with the routes). */
+/**
+ * The OpenAPI 3.1 description of the gateway. Routes are declared once here
+ * with their schemas; a test checks that the gateway serves exactly these.
+ */
+
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str = (extra: Schema = {}): Schema => ({ type: "string", ...extra });
+const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: "null" }] });
+const uuid = str({ format: "uuid" });
+const dateTime = str({ format: "date-time" });
+const int = (extra: Schema = {}): Schema => ({ type: "integer", ...extra });
+const effect = str({ enum: ["allow", "deny"] });
+const jurisdiction = str({ pattern: "^[A-Z]{2}$", description: "ISO 3166-1 alpha-2, upper case" });
+
+/** An object whose listed properties are all present and nothing else is allowed. */
+function object(properties: Record<string, Schema>, optional: string[] = []): Schema {
+  return {
+    type: "object",
+    additionalProperties: false,
+    required: Object.keys(properties).filter((k) => !optional.includes(k)),
+    properties,
+  };
+}
+
+const envelope = (item: string): Schema =>
+  object({ data: { type: "array", items: ref(item) }, pagination: ref("Pagination") });
+
+const schemas: Record<string, Schema> = {
+  Error: object({
+    error: object({ code: str({ description: "machine reason, e.g. VALIDATION_ERROR" }), message: str(), request_id: str() }),
+  }),
+  Pagination: object({ total: int({ minimum: 0 }), limit: int({ minimum: 1, maximum: 100 }), offset: int({ minimum: 0 }) }),
+  Health: object({ status: str({ enum: ["ok"] }), request_id: str() }),
+  PayInIntentCreateRequest: object(
+    {
+      asset: str({ enum: ["usdt", "usdc"] }),
+      amount: str({ pattern: "^\\d+(\\.\\d+)?$", description: "> 0, at most 6 decimals after trimming, at most 1000000000" }),
+      jurisdiction,
+      expires_at: str({ format: "date-time", description: "must lie in the future" }),
+      reference: nullable(str({ maxLength: 255 })),
+    },
+    ["reference"],
+  ),
+  PayInIntentCreated: object({
+    intent_uuid: uuid,
+    status: str({ enum: ["created"] }),
+    asset: str(),
+    rail: str({ enum: ["bep20", "erc20"] }),
+    expected_amount: str({ description: "canonical decimal" }),
+    address: str(),
+    allocation_reference: nullable(str()),
+    expires_at: dateTime,
+  }),
+  PayInIntent: object({
+    intent_uuid: uuid,
+    merchant_uuid: uuid,
+    status: str({ enum: ["created", "awaiting_payment", "paid"] }),
+    asset: str(),
+    rail: str(),
+    expected_amount: str(),
+    address: nullable(str()),
+    reference: nullable(str()),
+    created_at: dateTime,
+    expires_at: dateTime,
+    updated_at: dateTime,
+  }),
+  PayInIntentListItem: object({
+    intent_uuid: uuid,
+    status: str({ enum: ["created", "awaiting_payment", "paid"] }),
+    asset: str(),
+    rail: str(),
+    expected_amount: str(),
+    reference: nullable(str()),
+    created_at: dateTime,
+    expires_at: dateTime,
+  }),
+  PayInIntentList: envelope("PayInIntentListItem"),
+  Identity: object({ uuid, email: str({ format: "email" }), status: str(), roles: { type: "array", items: str() } }),
+  LoginRequest: object({
+    email: str({ format: "email" }),
+    password: str({ minLength: 12, maxLength: 128 }),
+    transport: str({ enum: ["cookie", "bearer"] }),
+  }),
+  Authenticated: object({
+    status: str({ enum: ["authenticated"] }),
+    identity: ref("Identity"),
+    roles: { type: "array", items: str() },
+    transport: str({ enum: ["cookie", "bearer"] }),
+    csrf_token: str(),
+    token: str(),
+    token_type: str({ enum: ["Bearer"] }),
+  }),
+  MfaRequired: object({ status: str({ enum: ["mfa_required"] }), mfa_challenge_token: str() }),
+  MfaRequest: object({ mfa_challenge_token: str(), code: str({ description: "TOTP or recovery code" }) }),
+  Session: object({
+    identity: ref("Identity"),
+    roles: { type: "array", items: str() },
+    expires_at: dateTime,
+    absolute_expires_at: dateTime,
+    mfa_satisfied: { type: "boolean" },
+    primary_authenticated_at: dateTime,
+    csrf_token: str(),
+  }),
+  PasswordChange: object({ current_password: str(), new_password: str({ minLength: 12, maxLength: 128 }) }),
+  Merchant: object({
+    uuid,
+    display_name: str({ minLength: 1, maxLength: 150 }),
+    legal_name: nullable(str({ minLength: 1, maxLength: 255 })),
+    status: str({ enum: ["inactive", "active", "suspended", "closed"] }),
+    created_at: dateTime,
+    updated_at: dateTime,
+  }),
+  MerchantEnvelope: object({ merchant: ref("Merchant") }),
+  MerchantCreate: object(
+    { display_name: str({ minLength: 1, maxLength: 150 }), legal_name: nullable(str({ minLength: 1, maxLength: 255 })) },
+    ["legal_name"],
+  ),
+  MerchantList: envelope("Merchant"),
+  MachineCredential: {
+    type: "object",
+    required: ["credential_uuid", "merchant_uuid", "key_id", "status", "created_at"],
+    properties: {
+      credential_uuid: uuid,
+      merchant_uuid: uuid,
+      key_id: str({ pattern: "^[0-9a-f]{32}$" }),
+      status: str({ enum: ["active", "revoked"] }),
+      created_at: dateTime,
+      last_used_at: nullable(dateTime),
+      revoked_at: nullable(dateTime),
+      replaced_by_uuid: nullable(uuid),
+      token: str({ description: "only in create and rotate responses, returned once" }),
+    },
+  },
+  Generic: { type: "object", description: "operation-specific record (see docs/decisions.md)" },
+};
+
+interface Op {
+  summary: string;
+  security?: "none" | "any";
+  body?: string;
+  responses: Record<string, string | null>;
+  query?: Schema[];
+}
+
+const param = (name: string, schema: Schema, where: "path" | "query" = "path") => ({
+  name,
+  in: where,
+  required: where === "path",
+  schema,
+});
+
+/** Every operation: "METHOD /path" (paths relative to the server root). */
+const OPERATIONS: Record<string, Op> = {
+  "GET /health": { summary: "Liveness (unversioned)", security: "none", responses: { 200: "Health" } },
+  "GET /api/v1/openapi.json": { summary: "This document", security: "none", responses: { 200: null } },
+  "POST /api/v1/merchants/{merchant_uuid}/pay-in-intents": {
+    summary: "Create a pay-in intent (Idempotency-Key required)",
+    body: "PayInIntentCreateRequest",
+    responses: { 201: "PayInIntentCreated", 400: "Error", 401: "Error", 403: "Error", 409: "Error", 413: "Error", 415: "Error", 500: "Error" },
+  },
+  "GET /api/v1/merchants/{merchant_uuid}/pay-in-intents": {
+    summary: "List pay-in intents, newest first",
+    query: [
+      param("limit", int({ minimum: 1, maximum: 100, default: 20 }), "query"),
+      param("offset", int({ minimum: 0, default: 0 }), "query"),
+      param("status", str({ enum: ["created", "awaiting_payment", "paid"] }), "query"),
+      param("asset", str({ enum: ["usdt", "usdc"] }), "query"),
+    ],
+    responses: { 200: "PayInIntentList", 400: "Error", 401: "Error", 403: "Error" },
+  },
+  "GET /api/v1/merchants/{merchant_uuid}/pay-in-intents/{intent_uuid}": {
+    summary: "Read a pay-in intent",
+    responses: { 200: "PayInIntent", 401: "Error", 403: "Error", 404: "Error" },
+  },
+  "POST /api/v1/auth/login": {
+    summary: "Sign in (cookie or bearer transport)",
+    security: "none",
+    body: "LoginRequest",
+    responses: { 200: "Authenticated", 400: "Error", 401: "Error", 429: "Error" },
+  },
+  "POST /api/v1/auth/mfa": {
+    summary: "Complete an MFA challenge",
+    security: "none",
+    body: "MfaRequest",
+    responses: { 200: "Authenticated", 401: "Error", 429: "Error" },
+  },
+  "GET /api/v1/auth/session": { summary: "Read the current session", responses: { 200: "Session", 401: "Error" } },
+  "POST /api/v1/auth/logout": { summary: "End the current session", responses: { 204: null, 401: "Error" } },
+  "POST /api/v1/auth/password": {
+    summary: "Change password (revokes other sessions)",
+    body: "PasswordChange",
+    responses: { 204: null, 400: "Error", 401: "Error" },
+  },
+  "GET /api/v1/auth/sessions": { summary: "List own sessions", responses: { 200: "Generic", 401: "Error" } },
+  "DELETE /api/v1/auth/sessions/{uuid}": { summary: "Revoke one own session", responses: { 204: null, 401: "Error", 404: "Error" } },
+  "POST /api/v1/auth/mfa/totp": { summary: "Start TOTP enrolment", responses: { 200: "Generic", 401: "Error", 409: "Error" } },
+  "POST /api/v1/auth/mfa/totp/confirm": {
+    summary: "Confirm TOTP enrolment (recovery codes shown once)",
+    body: "Generic",
+    responses: { 200: "Generic", 400: "Error", 401: "Error", 409: "Error" },
+  },
+  "POST /api/v1/admin/identities": {
+    summary: "Create an identity (identity.create, recent MFA)",
+    body: "Generic",
+    responses: { 201: "Generic", 400: "Error", 401: "Error", 403: "Error", 409: "Error" },
+  },
+  "GET /api/v1/admin/identities": { summary: "List identities", responses: { 200: "Generic", 401: "Error", 403: "Error" } },
+  "POST /api/v1/admin/identities/{uuid}/disable": { summary: "Disable an identity", responses: { 200: "Generic", 403: "Error", 404: "Error", 409: "Error" } },
+  "POST /api/v1/admin/identities/{uuid}/lock": { summary: "Lock an identity", responses: { 200: "Generic", 403: "Error", 404: "Error", 409: "Error" } },
+  "DELETE /api/v1/admin/identities/{uuid}/roles/{role}": {
+    summary: "Remove a role",
+    responses: { 200: "Generic", 403: "Error", 404: "Error", 409: "Error" },
+  },
+  "GET /api/v1/admin/merchants": {
+    summary: "List merchants (merchant.read)",
+    query: [
+      param("status", str({ enum: ["inactive", "active", "suspended", "closed"] }), "query"),
+      param("uuid", uuid, "query"),
+      param("display_name", str(), "query"),
+      param("limit", int({ minimum: 1, maximum: 100, default: 20 }), "query"),
+      param("offset", int({ minimum: 0, default: 0 }), "query"),
+    ],
+    responses: { 200: "MerchantList", 400: "Error", 401: "Error", 403: "Error" },
+  },
+  "POST /api/v1/admin/merchants": {
+    summary: "Create a merchant (always inactive)",
+    body: "MerchantCreate",
+    responses: { 201: "MerchantEnvelope", 400: "Error", 401: "Error", 403: "Error" },
+  },
+  "GET /api/v1/admin/merchants/{uuid}": { summary: "Read a merchant (closed included)", responses: { 200: "MerchantEnvelope", 404: "Error" } },
+  "POST /api/v1/admin/merchants/{uuid}/activate": { summary: "Activate", responses: { 200: "MerchantEnvelope", 404: "Error", 409: "Error" } },
+  "POST /api/v1/admin/merchants/{uuid}/deactivate": { summary: "Deactivate", responses: { 200: "MerchantEnvelope", 404: "Error", 409: "Error" } },
+  "POST /api/v1/admin/merchants/{uuid}/suspend": { summary: "Suspend", responses: { 200: "MerchantEnvelope", 404: "Error", 409: "Error" } },
+  "POST /api/v1/admin/merchants/{uuid}/close": { summary: "Close (terminal)", responses: { 200: "MerchantEnvelope", 404: "Error", 409: "Error" } },
+  "PUT /api/v1/admin/merchants/{uuid}/members": {
+    summary: "Attach an identity as member (idempotent)",
+    body: "Generic",
+    responses: { 200: "Generic", 201: "Generic", 400: "Error", 404: "Error" },
+  },
+  "GET /api/v1/admin/merchants/{uuid}/machine-credentials": {
+    summary: "List machine credentials (platform_admin with MFA)",
+    responses: { 200: "Generic", 401: "Error", 403: "Error", 404: "Error" },
+  },
+  "POST /api/v1/admin/merchants/{uuid}/machine-credentials": {
+    summary: "Create a machine credential (token returned once)",
+    responses: { 201: "Generic", 401: "Error", 403: "Error", 404: "Error", 409: "Error" },
+  },
+  "POST /api/v1/admin/merchants/{uuid}/machine-credentials/rotate": {
+    summary: "Rotate the active credential atomically",
+    responses: { 200: "Generic", 401: "Error", 403: "Error", 404: "Error", 409: "Error" },
+  },
+  "POST /api/v1/admin/merchants/{uuid}/machine-credentials/{credential_uuid}/revoke": {
+    summary: "Revoke a credential",
+    responses: { 200: "Generic", 401: "Error", 403: "Error", 404: "Error", 409: "Error" },
+  },
+  "POST /api/v1/admin/rules": {
+    summary: "Close the open rule version and create a new one",
+    body: "Generic",
+    responses: { 201: "Generic", 400: "Error", 403: "Error", 409: "Error" },
+  },
+  "GET /api/v1/admin/rules": { summary: "List rules", responses: { 200: "Generic", 403: "Error" } },
+  "PUT /api/v1/admin/merchants/{uuid}/operating-profile": {
+    summary: "Ensure the operating profile",
+    body: "Generic",
+    responses: { 200: "Generic", 400: "Error", 404: "Error", 409: "Error" },
+  },
+  "POST /api/v1/admin/merchants/{uuid}/policies": {
+    summary: "Close the open policy for a scope and create a new version",
+    body: "Generic",
+    responses: { 201: "Generic", 400: "Error", 404: "Error", 409: "Error" },
+  },
+  "PUT /api/v1/admin/merchants/{uuid}/provider-bindings": {
+    summary: "Ensure a provider binding",
+    body: "Generic",
+    responses: { 200: "Generic", 201: "Generic", 400: "Error", 404: "Error" },
+  },
+  "PUT /api/v1/admin/merchants/{uuid}/provider-connections": {
+    summary: "Ensure a provider connection (secret reference only)",
+    body: "Generic",
+    responses: { 200: "Generic", 201: "Generic", 400: "Error", 404: "Error", 409: "Error" },
+  },
+  "POST /api/v1/admin/merchants/{uuid}/provider-connections/{connection_uuid}/rotate-secret": {
+    summary: "Rotate a connection's secret reference",
+    body: "Generic",
+    responses: { 200: "Generic", 400: "Error", 404: "Error", 409: "Error" },
+  },
+  "GET /api/v1/admin/providers": { summary: "List the provider registry", responses: { 200: "Generic", 403: "Error" } },
+  "POST /api/v1/admin/providers": { summary: "Register a provider", body: "Generic", responses: { 201: "Generic", 400: "Error", 409: "Error" } },
+  "PUT /api/v1/admin/merchants/{uuid}/wallet": {
+    summary: "Set the receiving wallet (account xpub of m/44'/60'/0')",
+    body: "Generic",
+    responses: { 200: "Generic", 400: "Error", 404: "Error", 409: "Error" },
+  },
+  "GET /api/v1/admin/audit-events": {
+    summary: "Read the audit log (audit.read)",
+    query: [param("limit", int({ minimum: 1, maximum: 100, default: 20 }), "query"), param("offset", int({ minimum: 0 }), "query")],
+    responses: { 200: "Generic", 401: "Error", 403: "Error" },
+  },
+};
+
+/** "METHOD /path" of every documented operation. */
+export function documentedOperations(): string[] {
+  return Object.keys(OPERATIONS);
+}
+
+function operation(key: string, op: Op): Schema {
+  const path = key.slice(key.indexOf(" ") + 1);
+  const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => param(m[1]!, /uuid$/.test(m[1]!) ? uuid : str()));
+  const headers = key.startsWith("POST /api/v1/merchants/")
+    ? [{ name: "Idempotency-Key", in: "header", required: true, schema: str({ minLength: 1, maxLength: 64 }) }]
+    : [];
+  const responses: Record<string, Schema> = {};
+  for (const [status, schema] of Object.entries(op.responses)) {
+    responses[status] = schema
+      ? { description: status, content: { "application/json": { schema: ref(schema) } } }
+      : { description: status };
+  }
+  return {
+    summary: op.summary,
+    ...(op.security === "none" ? { security: [] } : {}),
+    parameters: [...pathParams, ...(op.query ?? []), ...headers],
+    ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: ref(op.body) } } } } : {}),
+    responses,
+  };
+}
+
+/** Builds the document. */
 export function openApiDocument(): Record<string, unknown> {
-  return { openapi: "3.1.0", info: { title: "Payin platform API", version: "0.8.0" }, paths: {} };
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const [key, op] of Object.entries(OPERATIONS)) {
+    const [method, path] = key.split(" ") as [string, string];
+    (paths[path] ??= {})[method.toLowerCase()] = operation(key, op);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Merchant pay-in platform API",
+      version: "0.8.0",
+      description: "Merchant pay-in intents and platform administration. Errors are {error:{code,message,request_id}}.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ bearer: [] }, { session: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "machine credential (mpk_…) or human session token" },
+        session: { type: "apiKey", in: "cookie", name: "__Host-payin_session" },
+      },
+    },
+  };
 }
