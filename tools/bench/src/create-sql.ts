@@ -20,7 +20,7 @@ export const CLAIM_KEY = `insert into idempotency_keys (merchant_uuid, idempoten
            and idempotency_keys.request_hash = excluded.request_hash
        returning intent_uuid`;
 
-/** services/merchants/src/store/merchant-repository.ts, payinContext (no jurisdiction asked). */
+/** services/merchants/src/store/merchant-repository.ts, payinContext (as payins asks it: with the request's jurisdiction). */
 export const PAYIN_CONTEXT = `select m.status,
               (select r.effect from rules r
                 where r.capability = $1 and r.jurisdiction = $2 and r.valid_to is null) as rule_effect,

@@ -18,6 +18,8 @@ export interface HttpLoadConfig {
   /** "get": GET the paths in turn; "create": POST a fresh pay-in intent to createPath each time. */
   kind: "get" | "create";
   paths: string[];
+  /** Jurisdiction of the pay-ins a create pass makes. */
+  jurisdiction: string;
 }
 
 const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? "{}") as HttpLoadConfig;
@@ -43,7 +45,7 @@ function requests(): autocannon.Request[] {
           body: JSON.stringify({
             asset: n % 2 === 0 ? "usdt" : "usdc",
             amount: `${10 + (n % 1000)}.25`,
-            jurisdiction: "DE",
+            jurisdiction: config.jurisdiction,
             expires_at: expiresAt,
             reference: `order-${prefix}-${n}`,
           }),

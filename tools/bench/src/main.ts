@@ -53,6 +53,8 @@ const CONNECTIONS = envInt("BENCH_CONNECTIONS", 50, 1);
 const LIST_ROWS = envInt("BENCH_LIST_ROWS", 1_000_000, 1);
 const SMALL_LIST_ROWS = 1_000;
 const MNEMONIC = "test test test test test test test test test test test junk";
+/** Every pay-in the bench creates is in this jurisdiction. */
+const JURISDICTION = "DE";
 
 const TARGETS = { createVsB1: 0.25, createP99Ms: 50, readVsB2: 0.7 };
 
@@ -146,11 +148,20 @@ async function main(): Promise<void> {
     return merchant!.uuid;
   };
   const credential = async (merchantUuid: string) => (await identity.createMachineCredential({ merchantUuid })).token;
+  // Pay-ins need a platform rule allowing crypto.payin in the jurisdiction, and a
+  // merchant with an allowing payin policy and an operating profile.
+  await merchants.createRule({ capability: "crypto.payin", jurisdiction: JURISDICTION, effect: "allow" });
+  const allowPayins = async (merchantUuid: string) => {
+    await merchants.createPolicy({ merchantUuid, scope: "payin", effect: "allow" });
+    await merchants.ensureOperatingProfile({ merchantUuid, operatingMode: "non_custodial" });
+  };
 
   const createMerchant = await newMerchant("Bench create/read/list");
+  await allowPayins(createMerchant);
   await allocation.setWallet({ merchantUuid: createMerchant, xpub: accountXpub() });
   const createToken = await credential(createMerchant);
   const b1Merchant = await newMerchant("Bench B1 (SQL baseline)");
+  await allowPayins(b1Merchant);
   // A wallet belongs to one merchant only: B1's comes from a random seed.
   await allocation.setWallet({ merchantUuid: b1Merchant, xpub: accountXpub(randomBytes(32)) });
   const smallMerchant = await newMerchant(`Bench list ${SMALL_LIST_ROWS}`);
@@ -212,7 +223,7 @@ async function main(): Promise<void> {
   const smoke = await fetch(`${apiUrl}${base(createMerchant)}`, {
     method: "POST",
     headers: { ...auth(createToken), "content-type": "application/json", "idempotency-key": `smoke-${Date.now()}` },
-    body: JSON.stringify({ asset: "usdt", amount: "1.00", jurisdiction: "DE", expires_at: new Date(Date.now() + 3600_000).toISOString() }),
+    body: JSON.stringify({ asset: "usdt", amount: "1.00", jurisdiction: JURISDICTION, expires_at: new Date(Date.now() + 3600_000).toISOString() }),
   });
   if (smoke.status !== 201) throw new Error(`smoke create answered ${smoke.status}: ${await smoke.text()}`);
   const smokeIntent = (await smoke.json()) as { intent_uuid: string };
@@ -273,6 +284,7 @@ async function main(): Promise<void> {
     headers,
     kind,
     paths,
+    jurisdiction: JURISDICTION,
   });
 
   // B2: bare Koa → one Connect call → trivial service, each its own process.
@@ -301,6 +313,7 @@ async function main(): Promise<void> {
     durationS: DURATION_S,
     warmupS: WARMUP_S,
     merchantUuid: b1Merchant,
+    jurisdiction: JURISDICTION,
     allServices,
   });
   await baseline("b1_payins_only", "B1a   SQL: payins' statements only (claim key, store intent)", "sql-runner.ts", sql(false));

@@ -17,6 +17,7 @@ export interface SqlLoadConfig {
   durationS: number;
   warmupS: number;
   merchantUuid: string;
+  jurisdiction: string;
   /** Also the merchants lookup and the allocation statement, not only payins' own statements. */
   allServices: boolean;
 }
@@ -50,11 +51,14 @@ async function createOnce(c: Connections): Promise<void> {
   const requestHash = createHash("sha256").update(`${merchant}|${key}|${n}`).digest("hex");
   const [claim, context] = await Promise.all([
     c.payins.query(CLAIM_KEY, [merchant, key, requestHash, randomUUID(), now, now, new Date(now.getTime() - CLAIM_LEASE_MS)]),
-    c.merchants?.query(PAYIN_CONTEXT, ["crypto.payin", null, merchant]),
+    c.merchants?.query(PAYIN_CONTEXT, ["crypto.payin", config.jurisdiction, merchant]),
   ]);
   const intentUuid = claim.rows[0]?.intent_uuid as string | undefined;
   if (!intentUuid) throw new Error("key not claimed");
-  if (c.merchants && context?.rows[0]?.status !== "active") throw new Error(`merchant is ${context?.rows[0]?.status ?? "missing"}`);
+  const ctx = context?.rows[0];
+  if (c.merchants && (ctx?.status !== "active" || ctx?.rule_effect !== "allow" || ctx?.payin_policy_effect !== "allow" || !ctx?.operating_mode)) {
+    throw new Error(`pay-in not allowed by the merchant's context ${JSON.stringify(ctx)}`);
+  }
   let address: string | null = null;
   let derivationPath: string | null = null;
   if (c.allocation) {
@@ -65,7 +69,7 @@ async function createOnce(c: Connections): Promise<void> {
   }
   const completed = await c.payins.query(COMPLETE_KEY, [
     intentUuid, merchant, "created", asset, rail, `${10 + (n % 1000)}.25`, address, derivationPath,
-    `order-${prefix}-${n}`, "DE", now, new Date(now.getTime() + 86_400_000), now, merchant, key,
+    `order-${prefix}-${n}`, config.jurisdiction, now, new Date(now.getTime() + 86_400_000), now, merchant, key,
   ]);
   if (completed.rowCount !== 1) throw new Error("key not completed");
 }
