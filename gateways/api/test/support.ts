@@ -3,8 +3,9 @@
  * file, merchants provisioned over the services' RPC APIs, and HTTP calls to the
  * API gateway with checks every response must pass.
  */
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { open, type FileHandle } from "node:fs/promises";
+import http from "node:http";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { keccak_256 } from "@noble/hashes/sha3";
 import { HDKey } from "@scure/bip32";
@@ -345,4 +346,156 @@ export async function expectSecretsAbsentFromLogs(log: PlatformLog, secrets: str
       expect(text.includes(secret), `a secret (${secret.slice(0, 8)}…) is in the platform's ${source}`).toBe(false);
     }
   }
+}
+
+/* ---------- Human sign-in: TOTP, bootstrap, and an HTTP client with cookies ---------- */
+
+/** Decodes RFC 4648 base32 (no padding needed), as in otpauth:// secrets. */
+export function base32Decode(text: string): Buffer {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = 0;
+  let value = 0;
+  const out: number[] = [];
+  for (const char of text.replace(/=+$/, "").toUpperCase()) {
+    const index = alphabet.indexOf(char);
+    if (index < 0) throw new Error(`not base32: ${char}`);
+    value = (value << 5) | index;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push((value >>> bits) & 0xff);
+    }
+  }
+  return Buffer.from(out);
+}
+
+/** The base32 secret of an otpauth:// URI. */
+export function totpSecretOf(otpauthUri: string): string {
+  const secret = new URL(otpauthUri).searchParams.get("secret");
+  if (!secret) throw new Error("otpauth URI without a secret");
+  return secret;
+}
+
+/** The TOTP step (RFC 6238, 30 s from the Unix epoch) of an instant. */
+export function totpStepAt(ms = Date.now()): number {
+  return Math.floor(ms / 30_000);
+}
+
+/**
+ * The 6-digit TOTP code of a base32 secret for a step (RFC 6238 with HMAC-SHA-1,
+ * RFC 4226 dynamic truncation), written here independently of the identity service.
+ */
+export function totpCodeAt(base32Secret: string, step: number): string {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac("sha1", base32Decode(base32Secret)).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
+}
+
+/** Waits until at least `marginMs` remain in the current TOTP step; returns that step. */
+export async function awaitFreshTotpStep(marginMs = 8_000): Promise<number> {
+  const left = 30_000 - (Date.now() % 30_000);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 250));
+  return totpStepAt();
+}
+
+export interface HumanResponse extends ApiResponse {
+  /** Every Set-Cookie header of the response, as sent. */
+  setCookies: string[];
+}
+
+export interface HumanRequestOptions {
+  /** Sent as Authorization: Bearer. */
+  token?: string;
+  /** Sent as the session cookie __Host-payin_session. */
+  cookie?: string;
+  /** Sent as X-CSRF-Token. */
+  csrf?: string;
+  /** Serialized as JSON with Content-Type application/json. */
+  json?: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * HTTP client for the gateway's human routes, on node:http so it can connect
+ * from a chosen loopback address (sign-in throttling counts per client IP, so
+ * each group of tests can use its own) and read every Set-Cookie header.
+ */
+export class HumanApi {
+  constructor(
+    readonly baseUrl: string,
+    readonly localAddress = "127.0.0.1",
+  ) {}
+
+  request(method: string, path: string, options: HumanRequestOptions = {}): Promise<HumanResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    if (options.cookie !== undefined) headers.cookie = `__Host-payin_session=${options.cookie}`;
+    if (options.csrf !== undefined) headers["x-csrf-token"] = options.csrf;
+    let body: string | undefined;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers["content-type"] ??= "application/json";
+      headers["content-length"] = String(Buffer.byteLength(body));
+    }
+    const url = new URL(path, this.baseUrl);
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method, headers, localAddress: this.localAddress, agent: false, timeout: 30_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("error", reject);
+          res.on("end", () => {
+            const text = Buffer.concat(chunks).toString("utf8");
+            let parsed: unknown;
+            try {
+              parsed = text ? JSON.parse(text) : undefined;
+            } catch {
+              parsed = undefined;
+            }
+            const responseHeaders = new Headers();
+            for (const [name, value] of Object.entries(res.headers)) {
+              for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, one);
+            }
+            const requestId = res.headers["x-request-id"];
+            try {
+              expect(requestId, `x-request-id on ${method} ${path} (${res.statusCode})`).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+            } catch (error) {
+              reject(error as Error);
+              return;
+            }
+            resolve({ status: res.statusCode ?? 0, headers: responseHeaders, body: parsed, text, setCookies: res.headers["set-cookie"] ?? [] });
+          });
+        },
+      );
+      req.on("timeout", () => req.destroy(new Error(`${method} ${path} timed out`)));
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  login(email: string, password: string, transport: "cookie" | "bearer" = "bearer") {
+    return this.request("POST", "/api/v1/auth/login", { json: { email, password, transport } });
+  }
+
+  completeMfa(challengeToken: string, code: string) {
+    return this.request("POST", "/api/v1/auth/mfa", { json: { mfa_challenge_token: challengeToken, code } });
+  }
+}
+
+/** The first platform_admin, as payinctl bootstraps it (over the identity RPC). */
+export interface BootstrappedAdmin {
+  uuid: string;
+  email: string;
+  password: string;
+  totpUri: string;
+  /** Base32 TOTP secret from the URI. */
+  totpSecret: string;
+}
+
+export async function bootstrapAdmin(operator: Operator, email = "admin@example.com"): Promise<BootstrappedAdmin> {
+  const res = await operator.identity.bootstrapAdmin({ email });
+  return { uuid: res.identity!.uuid, email, password: res.password, totpUri: res.totpUri, totpSecret: totpSecretOf(res.totpUri) };
 }

@@ -1,9 +1,10 @@
-import { createHash } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { Client } from "@connectrpc/connect";
 import { identityV1 } from "@payin/proto";
-import { Code, ConnectError, reasonOf } from "@payin/rpc";
+import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { Context } from "koa";
 import { ApiError } from "../http/api-error.js";
+import { readSessionCookie } from "./cookie.js";
 
 /** Who a request acts for, as the gateway uses it. */
 export interface Principal {
@@ -17,23 +18,65 @@ export interface Principal {
   /** The session token as presented, passed to identity as the Caller of an operation. */
   sessionToken?: string | null;
   sessionUuid?: string | null;
+  /** How this request carried the session token (always the session's own transport). */
   transport?: "cookie" | "bearer" | null;
   mfaSatisfied?: boolean;
   mfaAuthenticatedAt?: Date | null;
 }
+
+/** A person acting through a live session: every human field is set. */
+export interface HumanPrincipal extends Principal {
+  kind: "human";
+  merchantUuid: null;
+  identityUuid: string;
+  roles: readonly string[];
+  sessionToken: string;
+  sessionUuid: string;
+  transport: "cookie" | "bearer";
+  mfaSatisfied: boolean;
+  mfaAuthenticatedAt: Date | null;
+}
+
+/** The fixed prefix of machine credential tokens (spec "Authentication" 4). */
+export const MACHINE_TOKEN_PREFIX = "mpk_";
+/** Header a cookie session's state-changing request must carry (spec "Authentication" 2). */
+export const CSRF_HEADER = "x-csrf-token";
+
+const STATE_CHANGING_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** Printable ASCII without spaces: what a token in a header may be. */
+const TOKEN_TEXT = /^[\x21-\x7e]{1,512}$/;
 
 interface CacheEntry {
   principal: Principal;
   expiresAt: number;
 }
 
+/** What a request presented: the token and the transport that carried it. */
+interface Presented {
+  token: string;
+  transport: "cookie" | "bearer";
+}
+
 const unauthenticated = (message: string, code = "AUTH_INVALID_CREDENTIALS") => new ApiError(401, code, message);
+const invalidToken = () => unauthenticated("the access token is invalid, expired or revoked");
 
 /**
- * Resolves bearer tokens through the identity service, keeping each answer for
- * `ttlMs` so the hot path does not pay a round trip per request. A revoked
- * credential therefore keeps working for at most `ttlMs` (documented: under 5 s).
- * Cache keys are SHA-256 digests, never tokens; refusals are not cached.
+ * Authenticates requests through the identity service.
+ *
+ * - Transport: exactly one of the session cookie `__Host-payin_session` and an
+ *   `Authorization` header (both → 400 AUTH_AMBIGUOUS).
+ * - Machine tokens (prefix `mpk_`, bearer only) are kept for `ttlMs` so the hot
+ *   path does not pay a round trip per request; a revoked credential therefore
+ *   keeps working for at most `ttlMs` (documented: under 5 s). Cache keys are
+ *   SHA-256 digests, never tokens; refusals are not cached.
+ * - Human session tokens are never cached: every request asks identity, so a
+ *   logout, a revocation, a password change or a lock applies to the next request.
+ *   A machine token sent as the cookie is never a session (401, no lookup). A
+ *   session is used only through the transport chosen at login (a cookie session's
+ *   token sent as a bearer, or the reverse, is 401).
+ * - CSRF: a POST, PUT, PATCH or DELETE authenticated by the cookie must carry
+ *   `X-CSRF-Token` equal to the session's CSRF token (compared in constant time),
+ *   else 403 CSRF_TOKEN_INVALID. Bearer requests need none.
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
@@ -44,46 +87,131 @@ export class Authenticator {
     private readonly maxEntries = 10_000,
   ) {}
 
-  /** Authenticates the request or throws a 400/401 ApiError. */
+  /**
+   * Authenticates the request (machine or human) and enforces the transport and
+   * CSRF rules. Throws 400 (both transports), 401 (none or invalid) or 403 (CSRF).
+   */
   async authenticate(ctx: Context): Promise<Principal> {
-    const header = ctx.get("authorization");
-    if (!header) throw unauthenticated("authentication required: send Authorization: Bearer <token>", "AUTH_REQUIRED");
-    const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(header);
-    if (!match) throw unauthenticated("the Authorization header must be: Bearer <token>");
-    return this.resolve(match[1]!);
+    const presented = presentedToken(ctx);
+    if (presented.token.startsWith(MACHINE_TOKEN_PREFIX)) {
+      // A machine token is a bearer credential only; as a cookie it is nothing.
+      if (presented.transport === "cookie") throw invalidToken();
+      return this.resolveMachine(presented.token);
+    }
+    const principal = await this.resolveHuman(presented);
+    if (presented.transport === "cookie" && STATE_CHANGING_METHODS.has(ctx.method)) {
+      checkCsrf(ctx.get(CSRF_HEADER), principal.csrfToken);
+    }
+    return principal.principal;
   }
 
-  private async resolve(token: string): Promise<Principal> {
+  /**
+   * Like `authenticate`, for operations on one's own session (`/auth/*`): only a
+   * human session is accepted; a machine token is refused with 401 without a lookup.
+   */
+  async authenticateHuman(ctx: Context): Promise<HumanPrincipal> {
+    const presented = presentedToken(ctx);
+    if (presented.token.startsWith(MACHINE_TOKEN_PREFIX)) throw invalidToken();
+    const principal = await this.authenticate(ctx);
+    return requireHuman(principal);
+  }
+
+  private async resolveMachine(token: string): Promise<Principal> {
     const key = createHash("sha256").update(token).digest("base64url");
     const now = Date.now();
     const hit = this.cache.get(key);
     if (hit && hit.expiresAt > now) return hit.principal;
-    let principal: Principal;
-    try {
-      const res = await this.identity.authenticate({ token });
-      const p = res.principal;
-      principal = {
-        kind: p?.kind === identityV1.PrincipalKind.HUMAN ? "human" : "machine",
-        merchantUuid: p?.merchantUuid || null,
-        permissions: new Set(p?.permissions ?? []),
-      };
-    } catch (error) {
-      // The identity service refused the token. (A refused *service* credential
-      // carries no reason; the error middleware masks it as a 500.)
-      if (error instanceof ConnectError && error.code === Code.Unauthenticated && reasonOf(error)) {
-        throw unauthenticated("the access token is invalid, expired or revoked");
-      }
-      throw error;
-    }
+    const p = await this.lookUp(token);
+    if (p.kind !== identityV1.PrincipalKind.MACHINE || !p.merchantUuid) throw invalidToken();
+    const principal: Principal = { kind: "machine", merchantUuid: p.merchantUuid, permissions: new Set(p.permissions) };
     if (this.cache.size >= this.maxEntries) this.evictExpired(now);
     this.cache.set(key, { principal, expiresAt: now + this.ttlMs });
     return principal;
+  }
+
+  /** Resolves a session token: never cached. */
+  private async resolveHuman(presented: Presented): Promise<{ principal: HumanPrincipal; csrfToken: string }> {
+    const p = await this.lookUp(presented.token);
+    if (p.kind !== identityV1.PrincipalKind.HUMAN || !p.identityUuid || !p.sessionUuid) throw invalidToken();
+    if (p.transport !== presented.transport) {
+      throw unauthenticated(`this session was opened for the ${p.transport || "other"} transport; send its token that way`);
+    }
+    return {
+      principal: {
+        kind: "human",
+        merchantUuid: null,
+        permissions: new Set(p.permissions),
+        identityUuid: p.identityUuid,
+        roles: [...p.roles],
+        sessionToken: presented.token,
+        sessionUuid: p.sessionUuid,
+        transport: presented.transport,
+        mfaSatisfied: p.mfaSatisfied,
+        mfaAuthenticatedAt: fromTimestamp(p.mfaAuthenticatedAt) ?? null,
+      },
+      csrfToken: p.csrfToken,
+    };
+  }
+
+  private async lookUp(token: string): Promise<identityV1.Principal> {
+    try {
+      const res = await this.identity.authenticate({ token });
+      if (!res.principal) throw new Error("identity answered Authenticate without a principal");
+      return res.principal;
+    } catch (error) {
+      // The identity service refused the token. (A refused *service* credential
+      // carries no reason; the error middleware masks it as a 500.)
+      if (error instanceof ConnectError && error.code === Code.Unauthenticated && reasonOf(error)) throw invalidToken();
+      throw error;
+    }
   }
 
   private evictExpired(now: number): void {
     for (const [key, entry] of this.cache) if (entry.expiresAt <= now) this.cache.delete(key);
     if (this.cache.size >= this.maxEntries) this.cache.clear();
   }
+}
+
+/**
+ * The token the request carries and how: the session cookie XOR an Authorization
+ * header. Both → 400; neither → 401 AUTH_REQUIRED; a malformed one → 401.
+ */
+function presentedToken(ctx: Context): Presented {
+  const header = ctx.get("authorization");
+  const cookie = readSessionCookie(ctx.get("cookie"));
+  if (cookie.kind === "ambiguous") {
+    throw new ApiError(400, "AUTH_AMBIGUOUS", "the session cookie was sent more than once; send it once");
+  }
+  if (header && cookie.kind === "present") {
+    throw new ApiError(400, "AUTH_AMBIGUOUS", "send either the session cookie or an Authorization header, not both");
+  }
+  if (cookie.kind === "present") {
+    if (!TOKEN_TEXT.test(cookie.value)) throw invalidToken();
+    return { token: cookie.value, transport: "cookie" };
+  }
+  if (!header) {
+    throw unauthenticated("authentication required: send Authorization: Bearer <token> or the session cookie", "AUTH_REQUIRED");
+  }
+  const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(header);
+  if (!match) throw unauthenticated("the Authorization header must be: Bearer <token>");
+  return { token: match[1]!, transport: "bearer" };
+}
+
+/** 403 CSRF_TOKEN_INVALID unless `sent` equals the session's CSRF token (constant time). */
+function checkCsrf(sent: string, expected: string): void {
+  // Digests have equal lengths, so timingSafeEqual neither throws nor leaks the length.
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  if (!sent || !expected || !timingSafeEqual(digest(sent), digest(expected))) {
+    throw new ApiError(403, "CSRF_TOKEN_INVALID", "a state-changing request with the session cookie needs the X-CSRF-Token header of the session");
+  }
+}
+
+/** Throws 403 unless the principal is a person with a session (a machine bearer is 403). */
+export function requireHuman(principal: Principal): HumanPrincipal {
+  if (principal.kind !== "human" || !principal.identityUuid || !principal.sessionToken || !principal.sessionUuid || !principal.transport) {
+    throw new ApiError(403, "FORBIDDEN", "this operation needs a signed-in person; a machine credential may not perform it");
+  }
+  return principal as HumanPrincipal;
 }
 
 /** Throws 403 unless the principal holds `permission`. */

@@ -1,7 +1,190 @@
 import Router from "@koa/router";
+import type { identityV1 } from "@payin/proto";
+import { fromTimestamp, isoFromTimestamp } from "@payin/rpc";
+import type { Context } from "koa";
 import type { AppDeps } from "../app.js";
+import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../auth/cookie.js";
+import { readJsonObject } from "../http/body.js";
+import { emailField, enumField, onlyFields, stringField } from "../http/fields.js";
+import { readQuery } from "../http/query.js";
+
+/** Spec "Limits": password and new_password have 12 to 128 characters. */
+const PASSWORD_MIN = 12;
+const PASSWORD_MAX = 128;
+const TRANSPORTS = ["cookie", "bearer"] as const;
+/** Upper bounds for opaque inputs (tokens are 43 characters, codes 6 or 11). */
+const CHALLENGE_TOKEN_MAX = 512;
+const CODE_MAX = 64;
+
+/** Identity as the spec shows it: uuid, email, status, roles. */
+function identityView(i: identityV1.Identity | undefined) {
+  return { uuid: i?.uuid ?? "", email: i?.email ?? "", status: i?.status ?? "", roles: [...(i?.roles ?? [])] };
+}
+
+/**
+ * The session representation: exactly the spec's fields (spec "Identity and
+ * session"). The session's uuid, transport and creation time are in GET /auth/sessions.
+ */
+function sessionView(s: identityV1.Session) {
+  return {
+    identity: identityView(s.identity),
+    roles: [...(s.identity?.roles ?? [])],
+    expires_at: isoFromTimestamp(s.expiresAt),
+    absolute_expires_at: isoFromTimestamp(s.absoluteExpiresAt),
+    mfa_satisfied: s.mfaSatisfied,
+    primary_authenticated_at: isoFromTimestamp(s.primaryAuthenticatedAt),
+    csrf_token: s.csrfToken,
+  };
+}
+
+/** One of the caller's sessions in GET /auth/sessions: never a token or CSRF token. */
+function sessionListItem(s: identityV1.Session, currentUuid: string) {
+  return {
+    session_uuid: s.sessionUuid,
+    expires_at: isoFromTimestamp(s.expiresAt),
+    absolute_expires_at: isoFromTimestamp(s.absoluteExpiresAt),
+    mfa_satisfied: s.mfaSatisfied,
+    primary_authenticated_at: isoFromTimestamp(s.primaryAuthenticatedAt),
+    created_at: isoFromTimestamp(s.createdAt),
+    current: s.sessionUuid === currentUuid,
+    transport: s.transport,
+  };
+}
+
+/**
+ * Answers a new session: the authenticated response (spec "Identity and session"),
+ * and for the cookie transport also the `__Host-payin_session` cookie.
+ *
+ * `token` is in the body for both transports, as the spec lists it among the
+ * authenticated response's fields; a cookie session's token is accepted only as
+ * the cookie (see Authenticator), so a browser client can ignore it.
+ */
+function answerAuthenticated(ctx: Context, authenticated: identityV1.Authenticated | undefined): void {
+  const session = authenticated?.session;
+  if (!session || !authenticated.sessionToken) throw new Error("identity answered without a session");
+  const transport = session.transport === "cookie" ? "cookie" : "bearer";
+  if (transport === "cookie") {
+    ctx.append("Set-Cookie", sessionCookie(authenticated.sessionToken, fromTimestamp(session.absoluteExpiresAt) ?? new Date()));
+  }
+  ctx.status = 200;
+  ctx.body = {
+    status: "authenticated",
+    identity: identityView(session.identity),
+    roles: [...(session.identity?.roles ?? [])],
+    transport,
+    csrf_token: session.csrfToken,
+    token: authenticated.sessionToken,
+    token_type: "Bearer",
+  };
+}
+
+/**
+ * The client address used for sign-in throttling: the TCP peer. The gateway does
+ * not trust X-Forwarded-For (Koa runs with proxy: false), so a client cannot pick
+ * its own throttling bucket; behind a load balancer every client shares the
+ * balancer's address unless the gateway is taught which proxies to trust.
+ */
+function clientIp(ctx: Context): string {
+  return ctx.socket.remoteAddress ?? "";
+}
 
 /** /api/v1/auth/*: sign-in, MFA, sessions, password, TOTP enrolment (DESIGN §8). */
-export function authRoutes(_deps: AppDeps): Router {
-  return new Router({ prefix: "/api/v1/auth" });
+export function authRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: "/api/v1/auth" });
+  const { identity, auth } = deps;
+
+  // Sign in. Answers an authenticated session, or `mfa_required` with a challenge
+  // token and neither a cookie nor a session token.
+  router.post("/login", async (ctx) => {
+    readQuery(ctx, []);
+    const body = await readJsonObject(ctx);
+    onlyFields(body, ["email", "password", "transport"]);
+    const email = emailField(body, "email");
+    const password = stringField(body, "password", PASSWORD_MIN, PASSWORD_MAX);
+    const transport = enumField(body, "transport", TRANSPORTS);
+    const res = await identity.login({ email, password, transport, clientIp: clientIp(ctx) });
+    if (res.result.case === "mfaChallengeToken") {
+      ctx.status = 200;
+      ctx.body = { status: "mfa_required", mfa_challenge_token: res.result.value };
+      return;
+    }
+    answerAuthenticated(ctx, res.result.value);
+  });
+
+  // Completes an MFA challenge with a TOTP or recovery code; the session gets the
+  // transport chosen at login.
+  router.post("/mfa", async (ctx) => {
+    readQuery(ctx, []);
+    const body = await readJsonObject(ctx);
+    onlyFields(body, ["mfa_challenge_token", "code"]);
+    const mfaChallengeToken = stringField(body, "mfa_challenge_token", 1, CHALLENGE_TOKEN_MAX);
+    const code = stringField(body, "code", 1, CODE_MAX);
+    const res = await identity.completeMfa({ mfaChallengeToken, code, clientIp: clientIp(ctx) });
+    answerAuthenticated(ctx, res.authenticated);
+  });
+
+  router.get("/session", async (ctx) => {
+    readQuery(ctx, []);
+    const principal = await auth.authenticateHuman(ctx);
+    const res = await identity.getSession({ caller: { sessionToken: principal.sessionToken } });
+    ctx.body = sessionView(res.session!);
+  });
+
+  // Ends the session and clears the cookie (also when the cookie no longer works).
+  router.post("/logout", async (ctx) => {
+    readQuery(ctx, []);
+    if (readSessionCookie(ctx.get("cookie")).kind !== "absent") ctx.append("Set-Cookie", clearedSessionCookie());
+    const principal = await auth.authenticateHuman(ctx);
+    await identity.logout({ caller: { sessionToken: principal.sessionToken } });
+    ctx.status = 204;
+  });
+
+  // Changes the password; the identity's other sessions are revoked at once.
+  router.post("/password", async (ctx) => {
+    readQuery(ctx, []);
+    const principal = await auth.authenticateHuman(ctx);
+    const body = await readJsonObject(ctx);
+    onlyFields(body, ["current_password", "new_password"]);
+    const currentPassword = stringField(body, "current_password", 1, PASSWORD_MAX);
+    const newPassword = stringField(body, "new_password", PASSWORD_MIN, PASSWORD_MAX);
+    await identity.changePassword({ caller: { sessionToken: principal.sessionToken }, currentPassword, newPassword });
+    ctx.status = 204;
+  });
+
+  router.get("/sessions", async (ctx) => {
+    readQuery(ctx, []);
+    const principal = await auth.authenticateHuman(ctx);
+    const res = await identity.listSessions({ caller: { sessionToken: principal.sessionToken } });
+    ctx.body = { sessions: res.sessions.map((s) => sessionListItem(s, principal.sessionUuid)) };
+  });
+
+  // Revokes one of the caller's own sessions; another's (or an unknown one) is 404.
+  router.delete("/sessions/:uuid", async (ctx) => {
+    readQuery(ctx, []);
+    const principal = await auth.authenticateHuman(ctx);
+    await identity.revokeSession({ caller: { sessionToken: principal.sessionToken }, sessionUuid: ctx.params.uuid! });
+    if (ctx.params.uuid === principal.sessionUuid && principal.transport === "cookie") ctx.append("Set-Cookie", clearedSessionCookie());
+    ctx.status = 204;
+  });
+
+  // Starts TOTP enrolment: the otpauth:// URI (with the secret) is shown once.
+  router.post("/mfa/totp", async (ctx) => {
+    readQuery(ctx, []);
+    const principal = await auth.authenticateHuman(ctx);
+    const res = await identity.enrollTotp({ caller: { sessionToken: principal.sessionToken } });
+    ctx.body = { otpauth_uri: res.otpauthUri };
+  });
+
+  // Confirms enrolment with a first code: ten recovery codes, shown once.
+  router.post("/mfa/totp/confirm", async (ctx) => {
+    readQuery(ctx, []);
+    const principal = await auth.authenticateHuman(ctx);
+    const body = await readJsonObject(ctx);
+    onlyFields(body, ["code"]);
+    const code = stringField(body, "code", 1, CODE_MAX);
+    const res = await identity.confirmTotp({ caller: { sessionToken: principal.sessionToken }, code });
+    ctx.body = { recovery_codes: [...res.recoveryCodes] };
+  });
+
+  return router;
 }

@@ -1,10 +1,11 @@
 import Router from "@koa/router";
 import type { Client } from "@connectrpc/connect";
+import type { merchantsV1 } from "@payin/proto";
 import { payinsV1 } from "@payin/proto";
 import { isoFromTimestamp, toTimestamp } from "@payin/rpc";
 import type { Context } from "koa";
-import { requireMerchant, requirePermission, type Authenticator } from "../auth/authenticator.js";
-import { badRequest } from "../http/api-error.js";
+import { requireMerchant, requirePermission, type Authenticator, type Principal } from "../auth/authenticator.js";
+import { ApiError, badRequest } from "../http/api-error.js";
 import { readJsonObject } from "../http/body.js";
 import { intParam, readQuery } from "../http/query.js";
 
@@ -115,14 +116,43 @@ function idempotencyKey(ctx: Context): string {
   return key;
 }
 
+interface PayInDeps {
+  auth: Authenticator;
+  payins: Client<typeof payinsV1.PayinsService>;
+  merchants: Client<typeof merchantsV1.MerchantsService>;
+}
+
+/**
+ * Authenticates the request and decides whether it may perform `permission` on
+ * the path merchant, before anything of the request is read:
+ * - a machine credential needs the permission and must be the merchant's own
+ *   (decided without any lookup);
+ * - a person needs the permission (from their roles) and a membership of the
+ *   merchant (asked of the merchants service on every request, so a removed
+ *   membership applies at once).
+ * A cookie session's create also needs X-CSRF-Token (checked in authenticate).
+ */
+async function authorise(deps: PayInDeps, ctx: Context, permission: string): Promise<Principal> {
+  const principal = await deps.auth.authenticate(ctx);
+  requirePermission(principal, permission);
+  const merchantUuid = ctx.params.merchant_uuid!;
+  if (principal.kind === "machine") {
+    requireMerchant(principal, merchantUuid);
+    return principal;
+  }
+  const { memberships } = await deps.merchants.listMemberships({ identityUuid: principal.identityUuid! });
+  if (!memberships.some((m) => m.merchantUuid === merchantUuid)) {
+    throw new ApiError(403, "FORBIDDEN", "the signed-in identity is not a member of this merchant");
+  }
+  return principal;
+}
+
 /** The three merchant pay-in operations under /api/v1. */
-export function payInIntentRoutes(deps: { auth: Authenticator; payins: Client<typeof payinsV1.PayinsService> }) {
+export function payInIntentRoutes(deps: PayInDeps) {
   const router = new Router({ prefix: "/api/v1/merchants/:merchant_uuid/pay-in-intents" });
 
   router.post("/", async (ctx) => {
-    const principal = await deps.auth.authenticate(ctx);
-    requirePermission(principal, "merchant.payin.create");
-    requireMerchant(principal, ctx.params.merchant_uuid!);
+    await authorise(deps, ctx, "merchant.payin.create");
     readQuery(ctx, []);
     const key = idempotencyKey(ctx);
     const body = parseCreateBody(await readJsonObject(ctx));
@@ -141,9 +171,7 @@ export function payInIntentRoutes(deps: { auth: Authenticator; payins: Client<ty
   });
 
   router.get("/", async (ctx) => {
-    const principal = await deps.auth.authenticate(ctx);
-    requirePermission(principal, "merchant.payin.read");
-    requireMerchant(principal, ctx.params.merchant_uuid!);
+    await authorise(deps, ctx, "merchant.payin.read");
     const query = readQuery(ctx, ["limit", "offset", "status", "asset"]);
     const limit = intParam(query, "limit", 20, 1, 100);
     const offset = intParam(query, "offset", 0, 0, 4_294_967_295);
@@ -164,9 +192,7 @@ export function payInIntentRoutes(deps: { auth: Authenticator; payins: Client<ty
   });
 
   router.get("/:intent_uuid", async (ctx) => {
-    const principal = await deps.auth.authenticate(ctx);
-    requirePermission(principal, "merchant.payin.read");
-    requireMerchant(principal, ctx.params.merchant_uuid!);
+    await authorise(deps, ctx, "merchant.payin.read");
     readQuery(ctx, []);
     const res = await deps.payins.getPayInIntent({ merchantUuid: ctx.params.merchant_uuid!, intentUuid: ctx.params.intent_uuid! });
     ctx.body = readView(res.intent!);

@@ -1,0 +1,497 @@
+/**
+ * Human authentication through the API gateway, end to end on the real platform:
+ * sign-in (bearer and cookie), MFA challenges with TOTP and recovery codes,
+ * the cookie XOR bearer rule, CSRF on cookie sessions, sessions (read, list,
+ * revoke, logout), password change, TOTP enrolment, throttling, and merchant
+ * members using the pay-in operations of their own merchant.
+ *
+ * Sign-in throttling counts attempts per client IP, so each group of tests
+ * connects from its own loopback address (127.0.0.x).
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { startTestPlatform, type TestPlatform } from "@payin/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  Api,
+  awaitFreshTotpStep,
+  bootstrapAdmin,
+  createBody,
+  expectError,
+  expectKeys,
+  expectSecretsAbsentFromLogs,
+  HumanApi,
+  intentsPath,
+  ISO_UTC,
+  newKey,
+  Operator,
+  PlatformLog,
+  totpCodeAt,
+  totpSecretOf,
+  totpStepAt,
+  UUID,
+  type BootstrappedAdmin,
+  type HumanResponse,
+  type TestMerchant,
+} from "./support.js";
+
+const AUTHENTICATED_KEYS = ["csrf_token", "identity", "roles", "status", "token", "token_type", "transport"];
+const SESSION_KEYS = ["absolute_expires_at", "csrf_token", "expires_at", "identity", "mfa_satisfied", "primary_authenticated_at", "roles"];
+const SESSION_ITEM_KEYS = ["absolute_expires_at", "created_at", "current", "expires_at", "mfa_satisfied", "primary_authenticated_at", "session_uuid", "transport"];
+const IDENTITY_KEYS = ["email", "roles", "status", "uuid"];
+const COOKIE_NAME = "__Host-payin_session";
+
+let platform: TestPlatform;
+let log: PlatformLog;
+let operator: Operator;
+let api: Api;
+let admin: BootstrappedAdmin;
+/** An MFA-satisfied bearer session of the admin (set by the MFA tests). */
+let adminToken = "";
+let shopA: TestMerchant;
+let shopB: TestMerchant;
+/** Every password, token and TOTP secret this file used, for the log check. */
+const secrets: string[] = [];
+/** Recovery codes (too short for the generic check, checked on their own). */
+const recoveryCodes: string[] = [];
+
+/** A client connecting from 127.0.0.`n`. */
+const from = (n: number) => new HumanApi(platform.apiUrl, `127.0.0.${n}`);
+
+const newPassword = () => `pw-${randomBytes(12).toString("hex")}`;
+const newEmail = (name: string) => `${name}-${randomBytes(4).toString("hex")}@example.com`;
+
+/** Records the secrets of an authenticated response and returns its token. */
+function keep(res: HumanResponse): string {
+  expect(res.status, res.text).toBe(200);
+  expect(res.body.status).toBe("authenticated");
+  secrets.push(res.body.token, res.body.csrf_token);
+  return res.body.token as string;
+}
+
+/** Creates an identity over RPC, acting as the MFA-satisfied admin. */
+async function createIdentity(name: string, roles: string[]): Promise<{ uuid: string; email: string; password: string }> {
+  const email = newEmail(name);
+  const password = newPassword();
+  secrets.push(password);
+  const res = await operator.identity.createIdentity({ caller: { sessionToken: adminToken }, email, password, roles });
+  return { uuid: res.identity!.uuid, email, password };
+}
+
+/** The value and attributes of the one session cookie a response sets. */
+function sessionCookieOf(res: HumanResponse): { value: string; attributes: string[] } {
+  const cookies = res.setCookies.filter((c) => c.startsWith(`${COOKIE_NAME}=`));
+  expect(cookies, res.setCookies.join(" | ")).toHaveLength(1);
+  const [pair, ...attributes] = cookies[0]!.split(";").map((part) => part.trim());
+  return { value: pair!.slice(COOKIE_NAME.length + 1), attributes };
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  log = await PlatformLog.attach(platform);
+  operator = new Operator(platform);
+  api = new Api(platform.apiUrl);
+  admin = await bootstrapAdmin(operator);
+  secrets.push(admin.password, admin.totpSecret);
+  shopA = await operator.merchant({ name: "Member Shop" });
+  shopB = await operator.merchant({ name: "Other Shop" });
+}, 180_000);
+
+afterAll(async () => {
+  await platform?.stopAll();
+  await log?.close();
+}, 60_000);
+
+describe("login validation (400)", () => {
+  const cases: [string, unknown][] = [
+    ["a password under 12 characters", { email: "a@example.com", password: "short-pw", transport: "bearer" }],
+    ["a password over 128 characters", { email: "a@example.com", password: "p".repeat(129), transport: "bearer" }],
+    ["an unknown transport", { email: "a@example.com", password: "long-enough-pw", transport: "header" }],
+    ["no transport", { email: "a@example.com", password: "long-enough-pw" }],
+    ["an extra field", { email: "a@example.com", password: "long-enough-pw", transport: "bearer", remember: true }],
+    ["an email that is not one", { email: "not-an-email", password: "long-enough-pw", transport: "bearer" }],
+    ["a password that is not a string", { email: "a@example.com", password: 123456789012, transport: "bearer" }],
+  ];
+
+  it.each(cases)("refuses %s with 400 VALIDATION_ERROR", async (_name, body) => {
+    expectError(await from(2).request("POST", "/api/v1/auth/login", { json: body }), 400, "VALIDATION_ERROR");
+  });
+
+  it("refuses a body that is not JSON", async () => {
+    const res = await from(2).request("POST", "/api/v1/auth/login", { headers: { "content-type": "text/plain" } });
+    expectError(res, 415);
+  });
+});
+
+describe("MFA sign-in of the bootstrapped admin", () => {
+  let step = 0;
+
+  it("answers mfa_required with a challenge token, no cookie and no session token", async () => {
+    step = await awaitFreshTotpStep();
+    const res = await from(3).login(admin.email, admin.password, "bearer");
+    expect(res.status, res.text).toBe(200);
+    expectKeys(res.body, ["mfa_challenge_token", "status"]);
+    expect(res.body.status).toBe("mfa_required");
+    expect(res.setCookies).toEqual([]);
+    secrets.push(res.body.mfa_challenge_token);
+
+    // The challenge is no session: refused at /auth/session, as bearer and as cookie.
+    const challenge = res.body.mfa_challenge_token as string;
+    expectError(await from(3).request("GET", "/api/v1/auth/session", { token: challenge }), 401);
+    expectError(await from(3).request("GET", "/api/v1/auth/session", { cookie: challenge }), 401);
+    expectError(await api.list(shopA.uuid, challenge), 401);
+
+    const done = await from(3).completeMfa(challenge, totpCodeAt(admin.totpSecret, step - 1));
+    adminToken = keep(done);
+    expectKeys(done.body, AUTHENTICATED_KEYS);
+    expect(done.body).toMatchObject({ status: "authenticated", transport: "bearer", token_type: "Bearer", roles: ["platform_admin"] });
+    expectKeys(done.body.identity, IDENTITY_KEYS);
+    expect(done.body.identity).toEqual({ uuid: admin.uuid, email: admin.email, status: "active", roles: ["platform_admin"] });
+    expect(done.setCookies).toEqual([]);
+
+    // A challenge completes once.
+    expectError(await from(3).completeMfa(challenge, totpCodeAt(admin.totpSecret, step)), 401);
+  });
+
+  it("reads the MFA-satisfied session with exactly the spec's fields", async () => {
+    const res = await from(3).request("GET", "/api/v1/auth/session", { token: adminToken });
+    expect(res.status, res.text).toBe(200);
+    expectKeys(res.body, SESSION_KEYS);
+    expect(res.body.identity).toEqual({ uuid: admin.uuid, email: admin.email, status: "active", roles: ["platform_admin"] });
+    expect(res.body.roles).toEqual(["platform_admin"]);
+    expect(res.body.mfa_satisfied).toBe(true);
+    for (const field of ["expires_at", "absolute_expires_at", "primary_authenticated_at"]) expect(res.body[field]).toMatch(ISO_UTC);
+    expect(Date.parse(res.body.absolute_expires_at)).toBeGreaterThanOrEqual(Date.parse(res.body.expires_at));
+    expect(res.body.csrf_token.length).toBeGreaterThan(20);
+  });
+
+  it("refuses a TOTP step already used, and the challenge still completes with a fresh one", async () => {
+    const res = await from(3).login(admin.email, admin.password, "bearer");
+    expect(res.body.status).toBe("mfa_required");
+    const challenge = res.body.mfa_challenge_token as string;
+    secrets.push(challenge);
+    const replay = expectError(await from(3).completeMfa(challenge, totpCodeAt(admin.totpSecret, step - 1)), 401, "AUTH_INVALID_CREDENTIALS");
+    expect(replay.message).not.toMatch(/step|used|replay/i);
+    expectError(await from(3).completeMfa(challenge, "000000x"), 401);
+    keep(await from(3).completeMfa(challenge, totpCodeAt(admin.totpSecret, step)));
+  });
+
+  it("validates the MFA body and refuses an unknown challenge", async () => {
+    const extra = { mfa_challenge_token: "x", code: "123456", trust_device: true };
+    expectError(await from(3).request("POST", "/api/v1/auth/mfa", { json: extra }), 400, "VALIDATION_ERROR");
+    expectError(await from(3).request("POST", "/api/v1/auth/mfa", { json: { code: "123456" } }), 400, "VALIDATION_ERROR");
+    expectError(await from(3).completeMfa(randomBytes(32).toString("base64url"), "123456"), 401);
+  });
+});
+
+describe("signed-in people", () => {
+  let alice: { uuid: string; email: string; password: string };
+  let bob: { uuid: string; email: string; password: string };
+  let olga: { uuid: string; email: string; password: string };
+
+  beforeAll(async () => {
+    expect(adminToken, "the MFA tests sign the admin in").not.toBe("");
+    alice = await createIdentity("alice", ["merchant_member"]);
+    bob = await createIdentity("bob", ["merchant_member"]);
+    olga = await createIdentity("olga", ["platform_operator"]);
+    await operator.merchants.ensureMember({ merchantUuid: shopA.uuid, identityUuid: alice.uuid });
+    await operator.merchants.ensureMember({ merchantUuid: shopA.uuid, identityUuid: olga.uuid });
+  });
+
+  it("answers a wrong password and an unknown email alike", async () => {
+    const wrong = expectError(await from(4).login(alice.email, newPassword()), 401, "AUTH_INVALID_CREDENTIALS");
+    const unknown = expectError(await from(4).login(newEmail("nobody"), newPassword()), 401, "AUTH_INVALID_CREDENTIALS");
+    expect(unknown.message).toBe(wrong.message);
+  });
+
+  describe("cookie transport", () => {
+    let cookie = "";
+    let csrf = "";
+
+    it("sets the __Host- session cookie (Secure, HttpOnly, SameSite=Lax, Path=/, no Domain)", async () => {
+      const res = await from(5).login(alice.email, alice.password, "cookie");
+      keep(res);
+      expectKeys(res.body, AUTHENTICATED_KEYS);
+      expect(res.body).toMatchObject({ transport: "cookie", token_type: "Bearer", roles: ["merchant_member"] });
+      const { value, attributes } = sessionCookieOf(res);
+      expect(value).toBe(res.body.token);
+      const names = attributes.map((a) => a.split("=")[0]!.toLowerCase());
+      expect(names).toEqual(expect.arrayContaining(["path", "secure", "httponly", "samesite", "max-age"]));
+      expect(names).not.toContain("domain");
+      expect(attributes).toContain("Path=/");
+      expect(attributes).toContain("SameSite=Lax");
+      const maxAge = Number(attributes.find((a) => a.startsWith("Max-Age="))!.slice(8));
+      expect(maxAge).toBeGreaterThan(11 * 3600);
+      expect(maxAge).toBeLessThanOrEqual(12 * 3600);
+      cookie = value;
+      csrf = res.body.csrf_token;
+    });
+
+    it("reads the session with the cookie", async () => {
+      const res = await from(5).request("GET", "/api/v1/auth/session", { cookie });
+      expect(res.status, res.text).toBe(200);
+      expectKeys(res.body, SESSION_KEYS);
+      expect(res.body.csrf_token).toBe(csrf);
+      expect(res.body.mfa_satisfied).toBe(false);
+      expect(res.body.identity.uuid).toBe(alice.uuid);
+    });
+
+    it("refuses the cookie and a bearer token together (400), and the cookie's token as a bearer (401)", async () => {
+      const both = await from(5).request("GET", "/api/v1/auth/session", { cookie, token: cookie });
+      expectError(both, 400, "AUTH_AMBIGUOUS");
+      expectError(await from(5).request("GET", intentsPath(shopA.uuid), { cookie, token: shopA.token }), 400, "AUTH_AMBIGUOUS");
+      expectError(await from(5).request("GET", "/api/v1/auth/session", { token: cookie }), 401);
+    });
+
+    it("never treats a machine token sent as the cookie as a session", async () => {
+      expectError(await from(5).request("GET", "/api/v1/auth/session", { cookie: shopA.token }), 401);
+      expectError(await from(5).request("GET", intentsPath(shopA.uuid), { cookie: shopA.token }), 401);
+    });
+
+    it("needs X-CSRF-Token matching the session on a state-changing request", async () => {
+      const path = intentsPath(shopA.uuid);
+      const post = (extra: { csrf?: string }) =>
+        from(5).request("POST", path, { cookie, json: createBody(), headers: { "idempotency-key": newKey() }, ...extra });
+      expectError(await post({}), 403, "CSRF_TOKEN_INVALID");
+      expectError(await post({ csrf: `${csrf}x` }), 403, "CSRF_TOKEN_INVALID");
+      expectError(await post({ csrf: randomBytes(32).toString("base64url") }), 403, "CSRF_TOKEN_INVALID");
+      const created = await post({ csrf });
+      expect(created.status, created.text).toBe(201);
+      // Reads need none.
+      const read = await from(5).request("GET", `${path}/${created.body.intent_uuid}`, { cookie });
+      expect(read.status, read.text).toBe(200);
+      // Logout is state-changing too.
+      expectError(await from(5).request("POST", "/api/v1/auth/logout", { cookie }), 403, "CSRF_TOKEN_INVALID");
+      expect((await from(5).request("GET", "/api/v1/auth/session", { cookie })).status).toBe(200);
+    });
+
+    it("logs out with the CSRF token, clears the cookie, and the session is gone", async () => {
+      const res = await from(5).request("POST", "/api/v1/auth/logout", { cookie, csrf });
+      expect(res.status, res.text).toBe(204);
+      const cleared = sessionCookieOf(res);
+      expect(cleared.value).toBe("");
+      expect(cleared.attributes).toContain("Max-Age=0");
+      expectError(await from(5).request("GET", "/api/v1/auth/session", { cookie }), 401);
+    });
+  });
+
+  describe("bearer transport", () => {
+    it("needs no CSRF token, and logout ends the session at once", async () => {
+      const token = keep(await from(6).login(alice.email, alice.password, "bearer"));
+      const login = await from(6).request("GET", "/api/v1/auth/session", { token });
+      expect(login.status).toBe(200);
+      expect(login.setCookies).toEqual([]);
+      const created = await api.create(shopA.uuid, token, createBody());
+      expect(created.status, created.text).toBe(201);
+      const logout = await from(6).request("POST", "/api/v1/auth/logout", { token });
+      expect(logout.status, logout.text).toBe(204);
+      expect(logout.setCookies).toEqual([]);
+      expectError(await from(6).request("GET", "/api/v1/auth/session", { token }), 401);
+      expectError(await api.list(shopA.uuid, token), 401);
+    });
+  });
+
+  describe("merchant members and pay-ins", () => {
+    it("lets a member create, list and read its merchant's pay-ins with a bearer session", async () => {
+      const token = keep(await from(7).login(alice.email, alice.password, "bearer"));
+      const body = createBody({ reference: "member-order-1" });
+      const key = newKey();
+      const created = await api.create(shopA.uuid, token, body, key);
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.status).toBe("created");
+      const replay = await api.create(shopA.uuid, token, body, key);
+      expect(replay.status).toBe(201);
+      expect(replay.body.intent_uuid).toBe(created.body.intent_uuid);
+
+      const read = await api.read(shopA.uuid, token, created.body.intent_uuid);
+      expect(read.status, read.text).toBe(200);
+      expect(read.body).toMatchObject({ merchant_uuid: shopA.uuid, reference: "member-order-1" });
+      const list = await api.list(shopA.uuid, token, "limit=100");
+      expect(list.status).toBe(200);
+      expect(list.body.data.map((i: { intent_uuid: string }) => i.intent_uuid)).toContain(created.body.intent_uuid);
+
+      // The merchant's machine credential sees what the member created.
+      expect((await api.read(shopA.uuid, shopA.token, created.body.intent_uuid)).status).toBe(200);
+
+      // Another merchant: 403 for all three, before the body is looked at.
+      expectError(await api.create(shopB.uuid, token, createBody()), 403, "FORBIDDEN");
+      expectError(await api.create(shopB.uuid, token, { nonsense: true }, null), 403, "FORBIDDEN");
+      expectError(await api.list(shopB.uuid, token), 403, "FORBIDDEN");
+      expectError(await api.read(shopB.uuid, token, created.body.intent_uuid), 403, "FORBIDDEN");
+      expectError(await api.read(randomUUID(), token, created.body.intent_uuid), 403, "FORBIDDEN");
+      expect(await api.total(shopB)).toBe(0);
+    });
+
+    it("refuses a person who is no member (403), and a member without the pay-in permissions (403)", async () => {
+      const bobToken = keep(await from(7).login(bob.email, bob.password, "bearer"));
+      expectError(await api.create(shopA.uuid, bobToken, createBody()), 403, "FORBIDDEN");
+      expectError(await api.list(shopA.uuid, bobToken), 403, "FORBIDDEN");
+      const olgaToken = keep(await from(7).login(olga.email, olga.password, "bearer"));
+      expectError(await api.create(shopA.uuid, olgaToken, createBody()), 403, "FORBIDDEN");
+      expectError(await api.list(shopA.uuid, olgaToken), 403, "FORBIDDEN");
+      expectError(await api.read(shopA.uuid, olgaToken, randomUUID()), 403, "FORBIDDEN");
+      // The admin administers the platform but is no merchant member.
+      expectError(await api.list(shopA.uuid, adminToken), 403, "FORBIDDEN");
+    });
+  });
+
+  describe("own sessions and password", () => {
+    it("lists own sessions without any token, and revokes one (another's is 404)", async () => {
+      const first = keep(await from(8).login(bob.email, bob.password, "bearer"));
+      const second = keep(await from(8).login(bob.email, bob.password, "cookie"));
+      const secondUuid = ((await from(8).request("GET", "/api/v1/auth/sessions", { cookie: second })).body.sessions as { current: boolean; session_uuid: string }[])
+        .find((s) => s.current)!.session_uuid;
+
+      const res = await from(8).request("GET", "/api/v1/auth/sessions", { token: first });
+      expect(res.status, res.text).toBe(200);
+      expectKeys(res.body, ["sessions"]);
+      const sessions = res.body.sessions as Record<string, unknown>[];
+      expect(sessions.length).toBeGreaterThanOrEqual(2);
+      for (const s of sessions) {
+        expectKeys(s, SESSION_ITEM_KEYS);
+        expect(s.session_uuid).toMatch(UUID);
+        expect(s.created_at).toMatch(ISO_UTC);
+      }
+      expect(sessions.filter((s) => s.current)).toHaveLength(1);
+      expect(sessions.find((s) => s.session_uuid === secondUuid)).toMatchObject({ current: false, transport: "cookie" });
+      for (const secret of [first, second]) expect(res.text).not.toContain(secret);
+      expect(res.text).not.toContain("csrf");
+
+      // Another person's session, an unknown one and a malformed uuid: 404.
+      const aliceToken = keep(await from(8).login(alice.email, alice.password, "bearer"));
+      const aliceSessions = (await from(8).request("GET", "/api/v1/auth/sessions", { token: aliceToken })).body.sessions as { session_uuid: string }[];
+      for (const uuid of [aliceSessions[0]!.session_uuid, randomUUID(), "not-a-uuid"]) {
+        expectError(await from(8).request("DELETE", `/api/v1/auth/sessions/${uuid}`, { token: first }), 404, "SESSION_NOT_FOUND");
+      }
+      expect((await from(8).request("GET", "/api/v1/auth/session", { token: aliceToken })).status).toBe(200);
+
+      const revoked = await from(8).request("DELETE", `/api/v1/auth/sessions/${secondUuid}`, { token: first });
+      expect(revoked.status, revoked.text).toBe(204);
+      expectError(await from(8).request("GET", "/api/v1/auth/session", { cookie: second }), 401);
+      expectError(await from(8).request("DELETE", `/api/v1/auth/sessions/${secondUuid}`, { token: first }), 404);
+      expect((await from(8).request("GET", "/api/v1/auth/session", { token: first })).status).toBe(200);
+    });
+
+    it("changes the password: 401 on a wrong current one, other sessions revoked at once", async () => {
+      const kept = keep(await from(9).login(bob.email, bob.password, "bearer"));
+      const other = keep(await from(9).login(bob.email, bob.password, "bearer"));
+      const change = (json: unknown) => from(9).request("POST", "/api/v1/auth/password", { token: kept, json });
+      const next = newPassword();
+      secrets.push(next);
+
+      expectError(await change({ current_password: newPassword(), new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");
+      expectError(await change({ current_password: bob.password, new_password: "too-short" }), 400, "VALIDATION_ERROR");
+      expectError(await change({ current_password: bob.password, new_password: next, logout_others: false }), 400, "VALIDATION_ERROR");
+      expect((await from(9).request("GET", "/api/v1/auth/session", { token: other })).status).toBe(200);
+
+      const res = await change({ current_password: bob.password, new_password: next });
+      expect(res.status, res.text).toBe(204);
+      expectError(await from(9).request("GET", "/api/v1/auth/session", { token: other }), 401);
+      expect((await from(9).request("GET", "/api/v1/auth/session", { token: kept })).status).toBe(200);
+      expectError(await from(9).login(bob.email, bob.password), 401, "AUTH_INVALID_CREDENTIALS");
+      keep(await from(9).login(bob.email, next));
+      bob.password = next;
+    });
+  });
+
+  describe("TOTP enrolment", () => {
+    it("enrols TOTP, returns 10 recovery codes once, and every later login asks for MFA", async () => {
+      const carol = await createIdentity("carol", ["merchant_member"]);
+      const client = from(10);
+      const cookieLogin = await client.login(carol.email, carol.password, "cookie");
+      const cookie = keep(cookieLogin);
+      // Enrolment changes state: a cookie session needs the CSRF token.
+      expectError(await client.request("POST", "/api/v1/auth/mfa/totp", { cookie }), 403, "CSRF_TOKEN_INVALID");
+      const enrol = await client.request("POST", "/api/v1/auth/mfa/totp", { cookie, csrf: cookieLogin.body.csrf_token });
+      expect(enrol.status, enrol.text).toBe(200);
+      expectKeys(enrol.body, ["otpauth_uri"]);
+      expect(enrol.body.otpauth_uri).toMatch(/^otpauth:\/\/totp\//);
+      const secret = totpSecretOf(enrol.body.otpauth_uri);
+      secrets.push(secret);
+
+      const confirm = (code: string) => client.request("POST", "/api/v1/auth/mfa/totp/confirm", { cookie, csrf: cookieLogin.body.csrf_token, json: { code } });
+      const wrong = totpCodeAt(secret, totpStepAt() + 5);
+      expectError(await confirm(wrong), 400, "TOTP_CODE_INVALID");
+      const confirmed = await confirm(totpCodeAt(secret, totpStepAt()));
+      expect(confirmed.status, confirmed.text).toBe(200);
+      expectKeys(confirmed.body, ["recovery_codes"]);
+      const codes = confirmed.body.recovery_codes as string[];
+      expect(codes).toHaveLength(10);
+      expect(new Set(codes).size).toBe(10);
+      recoveryCodes.push(...codes);
+      expectError(await confirm(totpCodeAt(secret, totpStepAt())), 409, "TOTP_ALREADY_ENROLLED");
+
+      // From now on: mfa_required, completed here with a recovery code, which works once.
+      const login = await client.login(carol.email, carol.password, "cookie");
+      expect(login.status).toBe(200);
+      expect(login.body.status).toBe("mfa_required");
+      expect(login.setCookies).toEqual([]);
+      secrets.push(login.body.mfa_challenge_token);
+      const done = await client.completeMfa(login.body.mfa_challenge_token, codes[0]!);
+      keep(done);
+      expect(done.body.transport).toBe("cookie");
+      expect(sessionCookieOf(done).value).toBe(done.body.token);
+      const session = await client.request("GET", "/api/v1/auth/session", { cookie: done.body.token });
+      expect(session.body.mfa_satisfied).toBe(true);
+
+      const again = await client.login(carol.email, carol.password, "bearer");
+      secrets.push(again.body.mfa_challenge_token);
+      expectError(await client.completeMfa(again.body.mfa_challenge_token, codes[0]!), 401, "AUTH_INVALID_CREDENTIALS");
+      const bearer = await client.completeMfa(again.body.mfa_challenge_token, codes[1]!.toLowerCase());
+      keep(bearer);
+      expect(bearer.body.transport).toBe("bearer");
+      expect(bearer.setCookies).toEqual([]);
+    });
+  });
+
+  describe("throttling (429)", () => {
+    it("refuses sign-in for an email after repeated failures, even with the right password", async () => {
+      const dave = await createIdentity("dave", ["merchant_member"]);
+      const client = from(11);
+      for (let i = 0; i < 5; i++) expectError(await client.login(dave.email, newPassword()), 401, "AUTH_INVALID_CREDENTIALS");
+      expectError(await client.login(dave.email, dave.password), 429, "RATE_LIMITED");
+      // Per email, not per address: another address is refused as well.
+      expectError(await from(12).login(dave.email, dave.password), 429, "RATE_LIMITED");
+    });
+
+    it("refuses sign-in from a client address after too many attempts", async () => {
+      const client = from(13);
+      let status = 0;
+      for (let i = 0; i < 40 && status !== 429; i++) {
+        const res = await client.login(newEmail("spray"), newPassword());
+        status = res.status;
+        if (status !== 429) expectError(res, 401, "AUTH_INVALID_CREDENTIALS");
+        else expectError(res, 429, "RATE_LIMITED");
+      }
+      expect(status).toBe(429);
+      // Another address is unaffected.
+      expectError(await from(14).login(newEmail("spray"), newPassword()), 401, "AUTH_INVALID_CREDENTIALS");
+    });
+  });
+});
+
+describe("machine tokens on the session routes", () => {
+  it("are never a human session (401)", async () => {
+    for (const [method, path] of [
+      ["GET", "/api/v1/auth/session"],
+      ["GET", "/api/v1/auth/sessions"],
+      ["POST", "/api/v1/auth/logout"],
+      ["POST", "/api/v1/auth/mfa/totp"],
+      ["DELETE", `/api/v1/auth/sessions/${randomUUID()}`],
+    ] as const) {
+      expectError(await from(15).request(method, path, { token: shopA.token }), 401);
+    }
+    expectError(await from(15).request("GET", "/api/v1/auth/session"), 401, "AUTH_REQUIRED");
+    // The machine token still works where it belongs.
+    expect((await api.list(shopA.uuid, shopA.token)).status).toBe(200);
+  });
+});
+
+describe("secrets", () => {
+  it("never writes a password, token, TOTP secret or recovery code to the logs", async () => {
+    await expectSecretsAbsentFromLogs(log, [...secrets, ...operator.tokens]);
+    const { file, captured } = await log.text();
+    for (const code of recoveryCodes) {
+      expect(`${file ?? ""}${captured}`.includes(code)).toBe(false);
+    }
+  });
+});
