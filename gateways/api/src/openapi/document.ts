@@ -11,7 +11,6 @@ const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: "null" }
 const uuid = str({ format: "uuid" });
 const dateTime = str({ format: "date-time" });
 const int = (extra: Schema = {}): Schema => ({ type: "integer", ...extra });
-const effect = str({ enum: ["allow", "deny"] });
 const jurisdiction = str({ pattern: "^[A-Z]{2}$", description: "ISO 3166-1 alpha-2, upper case" });
 
 /** An object whose listed properties are all present and nothing else is allowed. */
