@@ -1,7 +1,24 @@
 import Router from "@koa/router";
 import type { AppDeps } from "../app.js";
+import { auditRoutes } from "./admin/audit.js";
+import { configurationRoutes } from "./admin/configuration.js";
+import { credentialRoutes } from "./admin/credentials.js";
+import { identityRoutes } from "./admin/identities.js";
+import { merchantRoutes } from "./admin/merchants.js";
 
-/** /api/v1/admin/*: platform administration (DESIGN §8). */
-export function adminRoutes(_deps: AppDeps): Router {
-  return new Router({ prefix: "/api/v1/admin" });
+/**
+ * /api/v1/admin/*: platform administration (DESIGN §8). Every route
+ * authenticates first (401), then checks a permission from the principal's
+ * permission set, never a role name (403), then validates (400) and calls the
+ * owning service. Changes name the signed-in identity as their actor and reach
+ * the audit log (see admin/common.ts).
+ */
+export function adminRoutes(deps: AppDeps): Router {
+  const router = new Router({ prefix: "/api/v1/admin" });
+  identityRoutes(router, deps);
+  merchantRoutes(router, deps);
+  credentialRoutes(router, deps);
+  configurationRoutes(router, deps);
+  auditRoutes(router, deps);
+  return router;
 }

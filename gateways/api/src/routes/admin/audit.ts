@@ -1,0 +1,18 @@
+/** /admin/audit-events: the platform audit log, newest first (permission audit.read). */
+import type Router from "@koa/router";
+import type { AppDeps } from "../../app.js";
+import { requirePermission } from "../../auth/authenticator.js";
+import { intParam, readQuery } from "../../http/query.js";
+import { auditEventView } from "./views.js";
+
+export function auditRoutes(router: Router, deps: AppDeps): void {
+  router.get("/audit-events", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "audit.read");
+    const query = readQuery(ctx, ["limit", "offset"]);
+    const limit = intParam(query, "limit", 20, 1, 100);
+    const offset = intParam(query, "offset", 0, 0, 4_294_967_295);
+    const res = await deps.merchants.listAuditEvents({ limit, offset });
+    ctx.body = { data: res.events.map(auditEventView), pagination: { total: Number(res.total), limit, offset } };
+  });
+}

@@ -1,0 +1,186 @@
+/**
+ * Platform configuration: rules, operating profiles, policies, the provider
+ * registry, provider bindings and connections (merchants service), and the
+ * receiving wallet (allocation service). Value rules (capability and
+ * jurisdiction forms, secret reference form, xpub validity) are the services';
+ * the gateway checks the body's shape and types.
+ */
+import type Router from "@koa/router";
+import type { AppDeps } from "../../app.js";
+import { requirePermission } from "../../auth/authenticator.js";
+import { badRequest } from "../../http/api-error.js";
+import { readQuery } from "../../http/query.js";
+import { change, openMerchant, optionalString, param, readBody, requiredString, UUID_RULE } from "./common.js";
+import { bindingView, connectionView, operatingProfileView, policyView, providerView, ruleView, walletView } from "./views.js";
+
+const SHORT = { min: 1, max: 64 };
+const JURISDICTION = { min: 2, max: 2 };
+const SECRET_REFERENCE = { min: 1, max: 255 };
+
+export function configurationRoutes(router: Router, deps: AppDeps): void {
+  // Rules: posting closes the open version for (capability, jurisdiction) and opens a new one.
+  router.post("/rules", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    await change(deps, ctx, principal, { action: "rule.create", target: { type: "rule" }, successRecordedBy: "merchants" }, async (actor) => {
+      requirePermission(principal, "rule.manage");
+      readQuery(ctx, []);
+      const body = await readBody(ctx, ["capability", "jurisdiction", "effect"]);
+      const res = await deps.merchants.createRule({
+        capability: requiredString(body, "capability", SHORT),
+        jurisdiction: requiredString(body, "jurisdiction", JURISDICTION),
+        effect: requiredString(body, "effect", SHORT),
+        actor,
+      });
+      ctx.status = 201;
+      ctx.body = { rule: ruleView(res.rule!) };
+    });
+  });
+
+  // Open versions only, unless include_closed=true.
+  router.get("/rules", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "rule.manage");
+    const query = readQuery(ctx, ["include_closed"]);
+    if (query.include_closed !== undefined && query.include_closed !== "true" && query.include_closed !== "false") {
+      throw badRequest("VALIDATION_ERROR", "include_closed must be true or false");
+    }
+    const res = await deps.merchants.listRules({ includeClosed: query.include_closed === "true" });
+    ctx.body = { rules: res.rules.map(ruleView) };
+  });
+
+  router.put("/merchants/:uuid/operating-profile", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    const uuid = param(ctx, "uuid");
+    await change(
+      deps,
+      ctx,
+      principal,
+      { action: "merchant.operating_profile.ensure", target: { type: "merchant", uuid }, successRecordedBy: "merchants" },
+      async (actor) => {
+        requirePermission(principal, "policy.manage");
+        readQuery(ctx, []);
+        const body = await readBody(ctx, ["operating_mode"]);
+        const operatingMode = requiredString(body, "operating_mode", SHORT);
+        const res = await deps.merchants.ensureOperatingProfile({ merchantUuid: uuid, operatingMode, actor });
+        ctx.body = { operating_profile: operatingProfileView(res.profile!) };
+      },
+    );
+  });
+
+  // Policies: posting closes the merchant's open version for the scope and opens a new one.
+  router.post("/merchants/:uuid/policies", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    const uuid = param(ctx, "uuid");
+    await change(deps, ctx, principal, { action: "policy.create", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
+      requirePermission(principal, "policy.manage");
+      readQuery(ctx, []);
+      const body = await readBody(ctx, ["scope", "effect"]);
+      const res = await deps.merchants.createPolicy({
+        merchantUuid: uuid,
+        scope: requiredString(body, "scope", SHORT),
+        effect: requiredString(body, "effect", SHORT),
+        actor,
+      });
+      ctx.status = 201;
+      ctx.body = { policy: policyView(res.policy!) };
+    });
+  });
+
+  router.get("/providers", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "provider.manage");
+    readQuery(ctx, []);
+    const res = await deps.merchants.listProviders({});
+    ctx.body = { providers: res.providers.map(providerView) };
+  });
+
+  router.post("/providers", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    await change(deps, ctx, principal, { action: "provider.create", target: { type: "provider" }, successRecordedBy: "merchants" }, async (actor) => {
+      requirePermission(principal, "provider.manage");
+      readQuery(ctx, []);
+      const body = await readBody(ctx, ["name"]);
+      const res = await deps.merchants.createProvider({ name: requiredString(body, "name", { min: 1, max: 100 }), actor });
+      ctx.status = 201;
+      ctx.body = { provider: providerView(res.provider!) };
+    });
+  });
+
+  // Ensure: 201 when the binding was created, 200 when it existed.
+  router.put("/merchants/:uuid/provider-bindings", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    const uuid = param(ctx, "uuid");
+    await change(deps, ctx, principal, { action: "provider_binding.create", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
+      requirePermission(principal, "provider.manage");
+      readQuery(ctx, []);
+      const body = await readBody(ctx, ["provider_uuid", "capability", "jurisdiction"]);
+      const res = await deps.merchants.ensureProviderBinding({
+        merchantUuid: uuid,
+        providerUuid: requiredString(body, "provider_uuid", UUID_RULE).toLowerCase(),
+        capability: requiredString(body, "capability", SHORT),
+        jurisdiction: requiredString(body, "jurisdiction", JURISDICTION),
+        actor,
+      });
+      ctx.status = res.created ? 201 : 200;
+      ctx.body = { provider_binding: bindingView(res.binding!) };
+    });
+  });
+
+  // Ensure: 201 when created, 200 for a repeat (no reference, or the current one);
+  // another reference is 409 CONNECTION_EXISTS (use rotate-secret).
+  router.put("/merchants/:uuid/provider-connections", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    const uuid = param(ctx, "uuid");
+    await change(deps, ctx, principal, { action: "provider_connection.create", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
+      requirePermission(principal, "provider.manage");
+      readQuery(ctx, []);
+      const body = await readBody(ctx, ["provider_uuid", "secret_reference"]);
+      const res = await deps.merchants.ensureProviderConnection({
+        merchantUuid: uuid,
+        providerUuid: requiredString(body, "provider_uuid", UUID_RULE).toLowerCase(),
+        secretReference: optionalString(body, "secret_reference", SECRET_REFERENCE),
+        actor,
+      });
+      ctx.status = res.created ? 201 : 200;
+      ctx.body = { provider_connection: connectionView(res.connection!) };
+    });
+  });
+
+  router.post("/merchants/:uuid/provider-connections/:connection_uuid/rotate-secret", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    const uuid = param(ctx, "uuid");
+    const connectionUuid = param(ctx, "connection_uuid");
+    await change(
+      deps,
+      ctx,
+      principal,
+      { action: "provider_connection.rotate_secret", target: { type: "provider_connection", uuid: connectionUuid }, successRecordedBy: "merchants" },
+      async (actor) => {
+        requirePermission(principal, "provider.manage");
+        readQuery(ctx, []);
+        const body = await readBody(ctx, ["secret_reference"]);
+        const secretReference = requiredString(body, "secret_reference", SECRET_REFERENCE);
+        const res = await deps.merchants.rotateProviderConnectionSecret({ merchantUuid: uuid, connectionUuid, secretReference, actor });
+        ctx.body = { provider_connection: connectionView(res.connection!) };
+      },
+    );
+  });
+
+  // The receiving wallet lives in the allocation service, which knows no
+  // merchants: the gateway checks the merchant exists (404) and is not closed
+  // (409), and records the change. Replacing a wallet keeps the address counter.
+  router.put("/merchants/:uuid/wallet", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    const uuid = param(ctx, "uuid");
+    await change(deps, ctx, principal, { action: "wallet.set", target: { type: "merchant", uuid }, successRecordedBy: "gateway" }, async () => {
+      requirePermission(principal, "provider.manage");
+      readQuery(ctx, []);
+      const body = await readBody(ctx, ["xpub"]);
+      const xpub = requiredString(body, "xpub", { min: 1, max: 200 });
+      const merchant = await openMerchant(deps, uuid);
+      const res = await deps.allocation.setWallet({ merchantUuid: merchant.uuid, xpub });
+      ctx.body = { wallet: walletView(res.wallet!) };
+    });
+  });
+
+}

@@ -1,0 +1,101 @@
+/**
+ * /admin/merchants: list, create, read, lifecycle transitions and members. The
+ * merchants service records its own changes (the request names the actor); the
+ * gateway records refused attempts.
+ */
+import type Router from "@koa/router";
+import { merchantsV1 } from "@payin/proto";
+import type { AppDeps } from "../../app.js";
+import { requirePermission } from "../../auth/authenticator.js";
+import { badRequest } from "../../http/api-error.js";
+import { intParam, readQuery } from "../../http/query.js";
+import { change, charLength, isUuid, optionalString, param, readBody, readNoBody, requiredString, UUID_RULE } from "./common.js";
+import { MERCHANT_STATUS_BY_NAME, membershipView, merchantView } from "./views.js";
+
+const { MerchantTransition } = merchantsV1;
+
+/** Lifecycle operations; the source states each allows are the merchants service's table. */
+const TRANSITIONS = {
+  activate: MerchantTransition.ACTIVATE,
+  deactivate: MerchantTransition.DEACTIVATE,
+  suspend: MerchantTransition.SUSPEND,
+  close: MerchantTransition.CLOSE,
+} as const;
+
+export function merchantRoutes(router: Router, deps: AppDeps): void {
+  router.get("/merchants", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "merchant.read");
+    const query = readQuery(ctx, ["status", "uuid", "display_name", "limit", "offset"]);
+    const limit = intParam(query, "limit", 20, 1, 100);
+    const offset = intParam(query, "offset", 0, 0, 4_294_967_295);
+    if (query.status !== undefined && !(query.status in MERCHANT_STATUS_BY_NAME)) {
+      throw badRequest("VALIDATION_ERROR", "status must be one of: inactive, active, suspended, closed");
+    }
+    if (query.uuid !== undefined && !isUuid(query.uuid)) throw badRequest("VALIDATION_ERROR", "uuid must be a uuid");
+    if (query.display_name !== undefined && (charLength(query.display_name) < 1 || charLength(query.display_name) > 150)) {
+      throw badRequest("VALIDATION_ERROR", "display_name must be 1 to 150 characters");
+    }
+    const res = await deps.merchants.listMerchants({
+      limit,
+      offset,
+      status: query.status ? MERCHANT_STATUS_BY_NAME[query.status] : merchantsV1.MerchantStatus.UNSPECIFIED,
+      uuid: query.uuid?.toLowerCase(),
+      displayName: query.display_name,
+    });
+    ctx.body = { data: res.merchants.map(merchantView), pagination: { total: Number(res.total), limit, offset } };
+  });
+
+  router.post("/merchants", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    await change(deps, ctx, principal, { action: "merchant.create", target: { type: "merchant" }, successRecordedBy: "merchants" }, async (actor) => {
+      requirePermission(principal, "merchant.manage");
+      readQuery(ctx, []);
+      const body = await readBody(ctx, ["display_name", "legal_name"]);
+      const displayName = requiredString(body, "display_name", { min: 1, max: 150, notBlank: true });
+      const legalName = optionalString(body, "legal_name", { min: 1, max: 255, notBlank: true });
+      const res = await deps.merchants.createMerchant({ displayName, legalName, actor });
+      ctx.status = 201;
+      ctx.body = { merchant: merchantView(res.merchant!) };
+    });
+  });
+
+  router.get("/merchants/:uuid", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "merchant.read");
+    readQuery(ctx, []);
+    const res = await deps.merchants.getMerchant({ uuid: param(ctx, "uuid") });
+    ctx.body = { merchant: merchantView(res.merchant!) };
+  });
+
+  for (const [verb, transition] of Object.entries(TRANSITIONS)) {
+    router.post(`/merchants/:uuid/${verb}`, async (ctx) => {
+      const principal = await deps.auth.authenticate(ctx);
+      const uuid = param(ctx, "uuid");
+      await change(deps, ctx, principal, { action: `merchant.${verb}`, target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
+        requirePermission(principal, "merchant.manage");
+        readQuery(ctx, []);
+        await readNoBody(ctx);
+        const res = await deps.merchants.transitionMerchant({ uuid, transition, actor });
+        ctx.body = { merchant: merchantView(res.merchant!) };
+      });
+    });
+  }
+
+  // Idempotent: 201 when the identity became a member, 200 when it already was.
+  // The identity's existence is not checked here (identity has no lookup by uuid
+  // for this permission); the merchants service validates the uuid's form.
+  router.put("/merchants/:uuid/members", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    const uuid = param(ctx, "uuid");
+    await change(deps, ctx, principal, { action: "merchant.member.attach", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
+      requirePermission(principal, "merchant.manage");
+      readQuery(ctx, []);
+      const body = await readBody(ctx, ["identity_uuid"]);
+      const identityUuid = requiredString(body, "identity_uuid", UUID_RULE).toLowerCase();
+      const res = await deps.merchants.ensureMember({ merchantUuid: uuid, identityUuid, actor });
+      ctx.status = res.created ? 201 : 200;
+      ctx.body = { membership: membershipView(res.membership!) };
+    });
+  });
+}

@@ -1,0 +1,150 @@
+/**
+ * JSON views of the admin resources: snake_case, ISO 8601 UTC timestamps, null
+ * for absent values. Secrets never appear: credential views carry a token only
+ * where the caller passes it (create and rotate responses).
+ */
+import type { allocationV1, identityV1 } from "@payin/proto";
+import { merchantsV1 } from "@payin/proto";
+import { isoFromTimestamp } from "@payin/rpc";
+
+const { MerchantStatus } = merchantsV1;
+
+export const MERCHANT_STATUS_NAME: Record<number, string> = {
+  [MerchantStatus.INACTIVE]: "inactive",
+  [MerchantStatus.ACTIVE]: "active",
+  [MerchantStatus.SUSPENDED]: "suspended",
+  [MerchantStatus.CLOSED]: "closed",
+};
+
+export const MERCHANT_STATUS_BY_NAME: Record<string, merchantsV1.MerchantStatus> = {
+  inactive: MerchantStatus.INACTIVE,
+  active: MerchantStatus.ACTIVE,
+  suspended: MerchantStatus.SUSPENDED,
+  closed: MerchantStatus.CLOSED,
+};
+
+/** Exactly the spec's merchant fields. */
+export function merchantView(m: merchantsV1.Merchant) {
+  return {
+    uuid: m.uuid,
+    display_name: m.displayName,
+    legal_name: m.legalName ?? null,
+    status: MERCHANT_STATUS_NAME[m.status] ?? "unknown",
+    created_at: isoFromTimestamp(m.createdAt),
+    updated_at: isoFromTimestamp(m.updatedAt),
+  };
+}
+
+/** The spec's identity fields (uuid, email, status, roles) plus mfa_enrolled and created_at. */
+export function identityView(i: identityV1.Identity) {
+  return {
+    uuid: i.uuid,
+    email: i.email,
+    status: i.status,
+    roles: [...i.roles],
+    mfa_enrolled: i.mfaEnrolled,
+    created_at: isoFromTimestamp(i.createdAt),
+  };
+}
+
+/** The spec's credential fields; never token, secret or secret_hash. */
+export function credentialView(c: identityV1.MachineCredential) {
+  return {
+    credential_uuid: c.credentialUuid,
+    merchant_uuid: c.merchantUuid,
+    key_id: c.keyId,
+    status: c.status,
+    created_at: isoFromTimestamp(c.createdAt),
+    last_used_at: isoFromTimestamp(c.lastUsedAt),
+    revoked_at: isoFromTimestamp(c.revokedAt),
+    replaced_by_uuid: c.replacedByUuid ?? null,
+  };
+}
+
+export function membershipView(m: merchantsV1.Membership) {
+  return { merchant_uuid: m.merchantUuid, identity_uuid: m.identityUuid, created_at: isoFromTimestamp(m.createdAt) };
+}
+
+export function ruleView(r: merchantsV1.Rule) {
+  return {
+    rule_uuid: r.ruleUuid,
+    capability: r.capability,
+    jurisdiction: r.jurisdiction,
+    effect: r.effect,
+    version: r.version,
+    valid_from: isoFromTimestamp(r.validFrom),
+    valid_to: isoFromTimestamp(r.validTo),
+  };
+}
+
+export function policyView(p: merchantsV1.Policy) {
+  return {
+    policy_uuid: p.policyUuid,
+    merchant_uuid: p.merchantUuid,
+    scope: p.scope,
+    effect: p.effect,
+    version: p.version,
+    valid_from: isoFromTimestamp(p.validFrom),
+    valid_to: isoFromTimestamp(p.validTo),
+  };
+}
+
+export function operatingProfileView(p: merchantsV1.OperatingProfile) {
+  return {
+    merchant_uuid: p.merchantUuid,
+    operating_mode: p.operatingMode,
+    created_at: isoFromTimestamp(p.createdAt),
+    updated_at: isoFromTimestamp(p.updatedAt),
+  };
+}
+
+export function providerView(p: merchantsV1.Provider) {
+  return { provider_uuid: p.providerUuid, name: p.name, created_at: isoFromTimestamp(p.createdAt) };
+}
+
+export function bindingView(b: merchantsV1.ProviderBinding) {
+  return {
+    binding_uuid: b.bindingUuid,
+    merchant_uuid: b.merchantUuid,
+    provider_uuid: b.providerUuid,
+    capability: b.capability,
+    jurisdiction: b.jurisdiction,
+    created_at: isoFromTimestamp(b.createdAt),
+  };
+}
+
+/** A connection holds a secret *reference* (where the secret lives), never a secret: it is shown. */
+export function connectionView(c: merchantsV1.ProviderConnection) {
+  return {
+    connection_uuid: c.connectionUuid,
+    merchant_uuid: c.merchantUuid,
+    provider_uuid: c.providerUuid,
+    secret_reference: c.secretReference ?? null,
+    created_at: isoFromTimestamp(c.createdAt),
+    updated_at: isoFromTimestamp(c.updatedAt),
+  };
+}
+
+export function walletView(w: allocationV1.Wallet) {
+  return {
+    merchant_uuid: w.merchantUuid,
+    xpub: w.xpub,
+    next_index: w.nextIndex,
+    created_at: isoFromTimestamp(w.createdAt),
+    updated_at: isoFromTimestamp(w.updatedAt),
+  };
+}
+
+export function auditEventView(e: merchantsV1.AuditEvent) {
+  return {
+    event_uuid: e.eventUuid,
+    actor: { kind: e.actor?.kind ?? "system", uuid: e.actor?.uuid || null },
+    action: e.action,
+    target_type: e.targetType,
+    target_uuid: e.targetUuid || null,
+    outcome: e.outcome,
+    error_code: e.errorCode || null,
+    request_id: e.actor?.requestId || null,
+    occurred_at: isoFromTimestamp(e.occurredAt),
+  };
+}

@@ -1,0 +1,800 @@
+/**
+ * The platform administration API (/api/v1/admin, DESIGN §8) end to end on the
+ * real platform: identities, merchants and their lifecycle, members, machine
+ * credentials, rules, policies, operating profiles, providers, bindings,
+ * connections, wallets and the audit log, with every 400/401/403/404/409.
+ *
+ * People sign in over the identity RPC (Login + CompleteMfa with a TOTP code
+ * computed here) and use the session token as a bearer token.
+ */
+import { createHmac, randomBytes } from "node:crypto";
+import { startTestPlatform, type TestPlatform } from "@payin/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  Api,
+  expectError,
+  expectKeys,
+  expectSecretsAbsentFromLogs,
+  ISO_UTC,
+  MACHINE_TOKEN,
+  Operator,
+  PlatformLog,
+  randomXpub,
+  UUID,
+  type ApiResponse,
+} from "./support.js";
+
+const A = "/api/v1/admin";
+const MERCHANT_KEYS = ["created_at", "display_name", "legal_name", "status", "updated_at", "uuid"];
+const IDENTITY_KEYS = ["created_at", "email", "mfa_enrolled", "roles", "status", "uuid"];
+const CREDENTIAL_KEYS = ["created_at", "credential_uuid", "key_id", "last_used_at", "merchant_uuid", "replaced_by_uuid", "revoked_at", "status"];
+const AUDIT_KEYS = ["action", "actor", "error_code", "event_uuid", "occurred_at", "outcome", "request_id", "target_type", "target_uuid"];
+const UNKNOWN_UUID = "01a2008d-7400-7000-8000-0000000000ff";
+
+let platform: TestPlatform;
+let log: PlatformLog;
+let operator: Operator;
+let api: Api;
+/** Secrets this file saw, for the log check. */
+const secrets: string[] = [];
+
+/** Sessions: the bootstrapped admin (MFA done), a second admin without MFA, an operator, a merchant member. */
+let admin: { uuid: string; email: string; password: string; token: string };
+let adminNoMfa: { uuid: string; token: string };
+let platformOperator: { uuid: string; token: string };
+let member: { uuid: string; token: string };
+/** A machine credential's token (of an unrelated merchant). */
+let machineToken: string;
+
+// ---------- TOTP (RFC 6238, SHA-1, 6 digits, 30 s), written here independently ----------
+
+function base32Decode(text: string): Buffer {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = 0;
+  let value = 0;
+  const out: number[] = [];
+  for (const char of text.replace(/=+$/, "").toUpperCase()) {
+    value = (value << 5) | alphabet.indexOf(char);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push((value >>> bits) & 0xff);
+    }
+  }
+  return Buffer.from(out);
+}
+
+function totp(otpauthUri: string, step = Math.floor(Date.now() / 30_000)): string {
+  const secret = new URL(otpauthUri).searchParams.get("secret")!;
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac("sha1", base32Decode(secret)).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
+}
+
+let ipCounter = 1;
+/** Signs in over RPC (each sign-in from its own client IP, so throttling never interferes). */
+async function signIn(email: string, password: string, otpauthUri?: string): Promise<string> {
+  const clientIp = `10.9.0.${ipCounter++}`;
+  const res = await operator.identity.login({ email, password, transport: "bearer", clientIp });
+  let token: string;
+  if (res.result.case === "authenticated") {
+    token = res.result.value.sessionToken;
+  } else {
+    expect(res.result.case).toBe("mfaChallengeToken");
+    const done = await operator.identity.completeMfa({ mfaChallengeToken: res.result.value as string, code: totp(otpauthUri!), clientIp });
+    token = done.authenticated!.sessionToken;
+  }
+  secrets.push(token);
+  return token;
+}
+
+/** Creates an identity over HTTP as the admin and signs it in. */
+async function person(roles: string[]): Promise<{ uuid: string; email: string; password: string; token: string }> {
+  const email = `p-${randomBytes(5).toString("hex")}@example.com`;
+  const password = `pw-${randomBytes(12).toString("base64url")}`;
+  secrets.push(password);
+  const res = await api.request("POST", `${A}/identities`, { token: admin.token, json: { email, password, roles } });
+  expect(res.status, res.text).toBe(201);
+  return { uuid: res.body.identity.uuid, email, password, token: await signIn(email, password) };
+}
+
+async function createMerchant(name = "Admin Shop", token = admin.token): Promise<any> {
+  const res = await api.request("POST", `${A}/merchants`, { token, json: { display_name: name } });
+  expect(res.status, res.text).toBe(201);
+  return res.body.merchant;
+}
+
+function requestId(): string {
+  return `adm-${randomBytes(8).toString("hex")}`;
+}
+
+/** Every audit event, newest first (all pages). */
+async function auditEvents(): Promise<any[]> {
+  const out: any[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const res = await api.request("GET", `${A}/audit-events?limit=100&offset=${offset}`, { token: admin.token });
+    expect(res.status, res.text).toBe(200);
+    out.push(...res.body.data);
+    if (offset + 100 >= res.body.pagination.total) return out;
+  }
+}
+
+async function eventsOf(reqId: string): Promise<any[]> {
+  return (await auditEvents()).filter((e) => e.request_id === reqId);
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  log = await PlatformLog.attach(platform);
+  operator = new Operator(platform);
+  api = new Api(platform.apiUrl);
+  const boot = await operator.identity.bootstrapAdmin({ email: "admin@example.com" });
+  secrets.push(boot.password);
+  admin = { uuid: boot.identity!.uuid, email: "admin@example.com", password: boot.password, token: await signIn("admin@example.com", boot.password, boot.totpUri) };
+  adminNoMfa = await person(["platform_admin"]);
+  platformOperator = await person(["platform_operator"]);
+  member = await person(["merchant_member"]);
+  const m = await operator.merchant({ name: "Machine Owner" });
+  machineToken = m.token;
+  secrets.push(machineToken);
+}, 180_000);
+
+afterAll(async () => {
+  await platform?.stopAll();
+  await log?.close();
+}, 60_000);
+
+/** Every admin route, with a path that exists in shape. */
+function allRoutes(merchantUuid: string): [string, string][] {
+  const m = `${A}/merchants/${merchantUuid}`;
+  return [
+    ["POST", `${A}/identities`],
+    ["GET", `${A}/identities`],
+    ["POST", `${A}/identities/${UNKNOWN_UUID}/disable`],
+    ["POST", `${A}/identities/${UNKNOWN_UUID}/lock`],
+    ["DELETE", `${A}/identities/${UNKNOWN_UUID}/roles/platform_admin`],
+    ["GET", `${A}/merchants`],
+    ["POST", `${A}/merchants`],
+    ["GET", m],
+    ["POST", `${m}/activate`],
+    ["POST", `${m}/deactivate`],
+    ["POST", `${m}/suspend`],
+    ["POST", `${m}/close`],
+    ["PUT", `${m}/members`],
+    ["GET", `${m}/machine-credentials`],
+    ["POST", `${m}/machine-credentials`],
+    ["POST", `${m}/machine-credentials/rotate`],
+    ["POST", `${m}/machine-credentials/${UNKNOWN_UUID}/revoke`],
+    ["POST", `${A}/rules`],
+    ["GET", `${A}/rules`],
+    ["PUT", `${m}/operating-profile`],
+    ["POST", `${m}/policies`],
+    ["GET", `${A}/providers`],
+    ["POST", `${A}/providers`],
+    ["PUT", `${m}/provider-bindings`],
+    ["PUT", `${m}/provider-connections`],
+    ["POST", `${m}/provider-connections/${UNKNOWN_UUID}/rotate-secret`],
+    ["PUT", `${m}/wallet`],
+    ["GET", `${A}/audit-events`],
+  ];
+}
+
+describe("authentication and permissions", () => {
+  it("answers 401 on every admin route without a credential, or with an unknown one", async () => {
+    const merchant = await createMerchant();
+    for (const [method, path] of allRoutes(merchant.uuid)) {
+      expectError(await api.request(method, path, { json: method === "GET" || method === "DELETE" ? undefined : {} }), 401, "AUTH_REQUIRED");
+      expectError(await api.request(method, path, { token: "not-a-session-token-at-all" }), 401);
+    }
+  });
+
+  it("answers 403 to a merchant member (no admin permission) and to a machine bearer on every admin route", async () => {
+    const merchant = await createMerchant();
+    for (const [method, path] of allRoutes(merchant.uuid)) {
+      const json = method === "GET" || method === "DELETE" ? undefined : {};
+      expectError(await api.request(method, path, { token: member.token, json }), 403, "FORBIDDEN");
+      expectError(await api.request(method, path, { token: machineToken, json }), 403, "FORBIDDEN");
+    }
+  });
+
+  it("lets a platform_operator read (merchants, identities, audit) but change nothing", async () => {
+    const merchant = await createMerchant();
+    for (const path of [`${A}/merchants`, `${A}/merchants/${merchant.uuid}`, `${A}/identities`, `${A}/audit-events`]) {
+      const res = await api.request("GET", path, { token: platformOperator.token });
+      expect(res.status, `${path}: ${res.text}`).toBe(200);
+    }
+    expectError(await api.request("POST", `${A}/merchants`, { token: platformOperator.token, json: { display_name: "X" } }), 403, "FORBIDDEN");
+    expectError(await api.request("POST", `${A}/merchants/${merchant.uuid}/activate`, { token: platformOperator.token }), 403, "FORBIDDEN");
+    expectError(await api.request("GET", `${A}/merchants/${merchant.uuid}/machine-credentials`, { token: platformOperator.token }), 403);
+  });
+
+  it("answers 405 for a method a path does not serve and 404 for an unknown admin path", async () => {
+    expectError(await api.request("PATCH", `${A}/merchants`, { token: admin.token }), 405, "METHOD_NOT_ALLOWED");
+    expectError(await api.request("GET", `${A}/nothing-here`, { token: admin.token }), 404, "NOT_FOUND");
+  });
+});
+
+describe("identities", () => {
+  it("creates an identity (201) and lists identities with pagination", async () => {
+    const email = `new-${randomBytes(4).toString("hex")}@example.com`;
+    const password = `secret-${randomBytes(10).toString("hex")}`;
+    secrets.push(password);
+    const res = await api.request("POST", `${A}/identities`, { token: admin.token, json: { email, password, roles: ["platform_operator"] } });
+    expect(res.status, res.text).toBe(201);
+    expectKeys(res.body, ["identity"]);
+    expectKeys(res.body.identity, IDENTITY_KEYS);
+    expect(res.body.identity).toMatchObject({ email, status: "active", roles: ["platform_operator"], mfa_enrolled: false });
+    expect(res.body.identity.uuid).toMatch(UUID);
+    expect(res.body.identity.created_at).toMatch(ISO_UTC);
+    expect(res.text).not.toContain(password);
+
+    const all = await api.request("GET", `${A}/identities?limit=100`, { token: admin.token });
+    expect(all.status).toBe(200);
+    expectKeys(all.body, ["data", "pagination"]);
+    expect(all.body.pagination).toEqual({ total: all.body.data.length, limit: 100, offset: 0 });
+    expect(all.body.data.map((i: any) => i.email)).toContain(email);
+    for (const item of all.body.data) expectKeys(item, IDENTITY_KEYS);
+    const page = await api.request("GET", `${A}/identities?limit=1&offset=1`, { token: admin.token });
+    expect(page.body.data).toHaveLength(1);
+    expect(page.body.pagination).toEqual({ total: all.body.pagination.total, limit: 1, offset: 1 });
+    for (const q of ["limit=0", "limit=101", "offset=-1", "limit=x", "foo=1"]) {
+      expectError(await api.request("GET", `${A}/identities?${q}`, { token: admin.token }), 400, "VALIDATION_ERROR");
+    }
+  });
+
+  it("refuses bad create bodies (400), a taken email (409), and a session without recent MFA (403)", async () => {
+    const good = { email: `x-${randomBytes(4).toString("hex")}@example.com`, password: "long-enough-password", roles: ["merchant_member"] };
+    for (const json of [
+      { ...good, extra: 1 },
+      { ...good, email: undefined },
+      { ...good, password: 12345678901234 },
+      { ...good, password: "short" },
+      { ...good, roles: "merchant_member" },
+      { ...good, roles: [1] },
+      { ...good, roles: ["emperor"] },
+      { ...good, email: "not-an-email" },
+    ]) {
+      expectError(await api.request("POST", `${A}/identities`, { token: admin.token, json }), 400);
+    }
+    expectError(await api.request("POST", `${A}/identities`, { token: admin.token, raw: "{", headers: { "content-type": "application/json" } }), 400, "MALFORMED_JSON");
+    expectError(await api.request("POST", `${A}/identities`, { token: admin.token, raw: "x", headers: { "content-type": "text/plain" } }), 415);
+    expectError(await api.request("POST", `${A}/identities`, { token: admin.token, json: { ...good, email: admin.email.toUpperCase() } }), 409, "IDENTITY_EMAIL_TAKEN");
+    expectError(await api.request("POST", `${A}/identities`, { token: adminNoMfa.token, json: good }), 403, "MFA_REQUIRED");
+  });
+
+  it("disables (sessions revoked at once) and locks identities; 409 when already so; 404 when unknown", async () => {
+    const a = await person(["merchant_member"]);
+    const b = await person(["merchant_member"]);
+    const read = (token: string) => api.request("GET", `${A}/merchants`, { token });
+    expectError(await read(a.token), 403);
+
+    const disabled = await api.request("POST", `${A}/identities/${a.uuid}/disable`, { token: admin.token });
+    expect(disabled.status, disabled.text).toBe(200);
+    expectKeys(disabled.body.identity, IDENTITY_KEYS);
+    expect(disabled.body.identity.status).toBe("disabled");
+    expectError(await read(a.token), 401);
+    expectError(await api.request("POST", `${A}/identities/${a.uuid}/disable`, { token: admin.token }), 409, "IDENTITY_ALREADY_DISABLED");
+
+    const locked = await api.request("POST", `${A}/identities/${b.uuid}/lock`, { token: admin.token });
+    expect(locked.status, locked.text).toBe(200);
+    expect(locked.body.identity.status).toBe("locked");
+    expectError(await read(b.token), 401);
+    expectError(await api.request("POST", `${A}/identities/${b.uuid}/lock`, { token: admin.token }), 409, "IDENTITY_ALREADY_LOCKED");
+
+    expectError(await api.request("POST", `${A}/identities/${UNKNOWN_UUID}/lock`, { token: admin.token }), 404);
+    expectError(await api.request("POST", `${A}/identities/not-a-uuid/disable`, { token: admin.token }), 404);
+    expectError(await api.request("POST", `${A}/identities/${b.uuid}/disable?x=1`, { token: admin.token }), 400);
+    expectError(await api.request("POST", `${A}/identities/${b.uuid}/disable`, { token: admin.token, json: { reason: "x" } }), 400);
+  });
+
+  it("removes a role (200), then 409 ROLE_NOT_HELD; 400 for an unknown role", async () => {
+    const p = await person(["platform_operator", "merchant_member"]);
+    const res = await api.request("DELETE", `${A}/identities/${p.uuid}/roles/platform_operator`, { token: admin.token });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.identity.roles).toEqual(["merchant_member"]);
+    expectError(await api.request("DELETE", `${A}/identities/${p.uuid}/roles/platform_operator`, { token: admin.token }), 409, "ROLE_NOT_HELD");
+    expectError(await api.request("DELETE", `${A}/identities/${p.uuid}/roles/emperor`, { token: admin.token }), 400);
+    expectError(await api.request("DELETE", `${A}/identities/${UNKNOWN_UUID}/roles/merchant_member`, { token: admin.token }), 404);
+  });
+});
+
+describe("merchants", () => {
+  it("creates a merchant (201, always inactive, exactly the spec's fields) and reads it", async () => {
+    const res = await api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "Acme", legal_name: "Acme GmbH" } });
+    expect(res.status, res.text).toBe(201);
+    expectKeys(res.body, ["merchant"]);
+    expectKeys(res.body.merchant, MERCHANT_KEYS);
+    const m = res.body.merchant;
+    expect(m).toMatchObject({ display_name: "Acme", legal_name: "Acme GmbH", status: "inactive" });
+    expect(m.uuid).toMatch(UUID);
+    expect(m.created_at).toMatch(ISO_UTC);
+    expect(m.updated_at).toMatch(ISO_UTC);
+    const read = await api.request("GET", `${A}/merchants/${m.uuid}`, { token: admin.token });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({ merchant: m });
+    const bare = await createMerchant("No Legal Name");
+    expect(bare.legal_name).toBeNull();
+    const withNull = await api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "N", legal_name: null } });
+    expect(withNull.status).toBe(201);
+    expect(withNull.body.merchant.legal_name).toBeNull();
+    const max = await api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "é".repeat(150), legal_name: "ü".repeat(255) } });
+    expect(max.status, max.text).toBe(201);
+  });
+
+  it("refuses invalid create bodies with 400", async () => {
+    for (const json of [
+      {},
+      { display_name: "" },
+      { display_name: "   " },
+      { display_name: "x".repeat(151) },
+      { display_name: 5 },
+      { display_name: "A", legal_name: "" },
+      { display_name: "A", legal_name: "y".repeat(256) },
+      { display_name: "A", legal_name: 7 },
+      { display_name: "A", status: "active" },
+      { display_name: "A", uuid: UNKNOWN_UUID },
+      [],
+    ]) {
+      expectError(await api.request("POST", `${A}/merchants`, { token: admin.token, json }), 400);
+    }
+  });
+
+  it("answers 404 for an unknown or malformed merchant uuid", async () => {
+    expectError(await api.request("GET", `${A}/merchants/${UNKNOWN_UUID}`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+    expectError(await api.request("GET", `${A}/merchants/nope`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+    expectError(await api.request("POST", `${A}/merchants/${UNKNOWN_UUID}/activate`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+  });
+
+  it("moves through activate / suspend / deactivate / close with 409 for forbidden moves; closed stays readable", async () => {
+    const m = await createMerchant("Lifecycle");
+    const move = (verb: string) => api.request("POST", `${A}/merchants/${m.uuid}/${verb}`, { token: admin.token });
+    expectError(await move("suspend"), 409, "MERCHANT_TRANSITION_NOT_ALLOWED");
+    expectError(await move("deactivate"), 409, "MERCHANT_TRANSITION_NOT_ALLOWED");
+    for (const [verb, status] of [["activate", "active"], ["suspend", "suspended"], ["activate", "active"], ["deactivate", "inactive"], ["close", "closed"]]) {
+      const res = await move(verb!);
+      expect(res.status, `${verb}: ${res.text}`).toBe(200);
+      expectKeys(res.body.merchant, MERCHANT_KEYS);
+      expect(res.body.merchant.status).toBe(status);
+    }
+    for (const verb of ["activate", "deactivate", "suspend", "close"]) expectError(await move(verb), 409, "MERCHANT_TRANSITION_NOT_ALLOWED");
+    const read = await api.request("GET", `${A}/merchants/${m.uuid}`, { token: admin.token });
+    expect(read.body.merchant.status).toBe("closed");
+    const listed = await api.request("GET", `${A}/merchants?uuid=${m.uuid}`, { token: admin.token });
+    expect(listed.body.data.map((x: any) => x.uuid)).toEqual([m.uuid]);
+  });
+
+  it("never ends concurrent transitions in an impossible state", async () => {
+    const m = await createMerchant("Race");
+    const verbs = ["activate", "suspend", "deactivate", "close", "activate", "suspend"];
+    const results = await Promise.all(verbs.map((verb) => api.request("POST", `${A}/merchants/${m.uuid}/${verb}`, { token: admin.token })));
+    for (const res of results) expect([200, 409]).toContain(res.status);
+    const read = await api.request("GET", `${A}/merchants/${m.uuid}`, { token: admin.token });
+    expect(["inactive", "active", "suspended", "closed"]).toContain(read.body.merchant.status);
+  });
+
+  it("lists with exact filters, pagination and the list envelope", async () => {
+    const name = `Filter ${randomBytes(4).toString("hex")}`;
+    const made = [await createMerchant(name), await createMerchant(name), await createMerchant(name)];
+    await api.request("POST", `${A}/merchants/${made[0].uuid}/activate`, { token: admin.token });
+    const q = (query: string) => api.request("GET", `${A}/merchants?${query}`, { token: platformOperator.token });
+    const all = await q(`display_name=${encodeURIComponent(name)}`);
+    expect(all.status, all.text).toBe(200);
+    expectKeys(all.body, ["data", "pagination"]);
+    expect(all.body.pagination).toEqual({ total: 3, limit: 20, offset: 0 });
+    for (const item of all.body.data) expectKeys(item, MERCHANT_KEYS);
+    expect(new Set(all.body.data.map((x: any) => x.uuid))).toEqual(new Set(made.map((x) => x.uuid)));
+    const page1 = await q(`display_name=${encodeURIComponent(name)}&limit=2`);
+    const page2 = await q(`display_name=${encodeURIComponent(name)}&limit=2&offset=2`);
+    expect(page1.body.data).toHaveLength(2);
+    expect(page2.body.data).toHaveLength(1);
+    expect(page2.body.pagination).toEqual({ total: 3, limit: 2, offset: 2 });
+    expect(new Set([...page1.body.data, ...page2.body.data].map((x: any) => x.uuid)).size).toBe(3);
+    const active = await q(`display_name=${encodeURIComponent(name)}&status=active`);
+    expect(active.body.data.map((x: any) => x.uuid)).toEqual([made[0].uuid]);
+    const inactive = await q(`display_name=${encodeURIComponent(name)}&status=inactive`);
+    expect(inactive.body.pagination.total).toBe(2);
+    const byUuid = await q(`uuid=${made[1].uuid}`);
+    expect(byUuid.body.data.map((x: any) => x.uuid)).toEqual([made[1].uuid]);
+    const prefix = await q(`display_name=${encodeURIComponent(name.slice(0, -1))}`);
+    expect(prefix.body.pagination.total).toBe(0);
+    const beyond = await q(`display_name=${encodeURIComponent(name)}&offset=50`);
+    expect(beyond.body).toEqual({ data: [], pagination: { total: 3, limit: 20, offset: 50 } });
+    for (const bad of ["limit=0", "limit=101", "limit=1.5", "limit=", "offset=-1", "offset=x", "status=open", "uuid=123", "display_name=", "sort=name", "limit=1&limit=2"]) {
+      expectError(await q(bad), 400, "VALIDATION_ERROR");
+    }
+  });
+
+  it("attaches a member idempotently (201 then 200); 404 unknown merchant; 400 bad body", async () => {
+    const m = await createMerchant("Members");
+    const put = (uuid: string, json: unknown) => api.request("PUT", `${A}/merchants/${uuid}/members`, { token: admin.token, json });
+    const first = await put(m.uuid, { identity_uuid: member.uuid });
+    expect(first.status, first.text).toBe(201);
+    expect(first.body).toEqual({ membership: { merchant_uuid: m.uuid, identity_uuid: member.uuid, created_at: expect.stringMatching(ISO_UTC) } });
+    const again = await put(m.uuid, { identity_uuid: member.uuid });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expectError(await put(UNKNOWN_UUID, { identity_uuid: member.uuid }), 404, "MERCHANT_NOT_FOUND");
+    for (const json of [{}, { identity_uuid: "x" }, { identity_uuid: 1 }, { identity_uuid: member.uuid, role: "admin" }]) {
+      expectError(await put(m.uuid, json), 400);
+    }
+  });
+});
+
+describe("machine credentials", () => {
+  const path = (merchantUuid: string, rest = "") => `${A}/merchants/${merchantUuid}/machine-credentials${rest}`;
+
+  it("lists, creates (409 twice), rotates (old token stops within 5 s) and revokes (409 twice)", async () => {
+    const m = await operator.merchant({ name: "Cred Shop", credential: false });
+    const empty = await api.request("GET", path(m.uuid), { token: admin.token });
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.body).toEqual({ credentials: [] });
+    expectError(await api.request("POST", path(m.uuid, "/rotate"), { token: admin.token }), 409, "NO_ACTIVE_CREDENTIAL");
+
+    const created = await api.request("POST", path(m.uuid), { token: admin.token });
+    expect(created.status, created.text).toBe(201);
+    expectKeys(created.body, ["credential"]);
+    expectKeys(created.body.credential, [...CREDENTIAL_KEYS, "token"]);
+    const first = created.body.credential;
+    secrets.push(first.token);
+    expect(first).toMatchObject({ merchant_uuid: m.uuid, status: "active", last_used_at: null, revoked_at: null, replaced_by_uuid: null });
+    expect(first.token).toMatch(MACHINE_TOKEN);
+    expect(first.token.slice(4, 36)).toBe(first.key_id);
+    const readWith = (token: string) => api.list(m.uuid, token);
+    expect((await readWith(first.token)).status).toBe(200);
+
+    expectError(await api.request("POST", path(m.uuid), { token: admin.token }), 409, "CREDENTIAL_ALREADY_ACTIVE");
+
+    const listed = await api.request("GET", path(m.uuid), { token: admin.token });
+    expect(listed.body.credentials).toHaveLength(1);
+    expectKeys(listed.body.credentials[0], CREDENTIAL_KEYS);
+    for (const word of ["token", "secret", "secret_hash"]) expect(listed.text).not.toContain(`"${word}"`);
+    expect(listed.text).not.toContain(first.token);
+
+    const rotated = await api.request("POST", path(m.uuid, "/rotate"), { token: admin.token });
+    expect(rotated.status, rotated.text).toBe(200);
+    expectKeys(rotated.body.credential, [...CREDENTIAL_KEYS, "token"]);
+    const second = rotated.body.credential;
+    secrets.push(second.token);
+    expect(second.token).toMatch(MACHINE_TOKEN);
+    expect(second.token).not.toBe(first.token);
+    expect(second.credential_uuid).not.toBe(first.credential_uuid);
+    expect(second.status).toBe("active");
+    expect((await readWith(second.token)).status).toBe(200);
+    const revokedAt = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - revokedAt < 6_000) {
+      status = (await readWith(first.token)).status;
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThanOrEqual(5_500);
+
+    const after = await api.request("GET", path(m.uuid), { token: admin.token });
+    const byUuid = new Map(after.body.credentials.map((c: any) => [c.credential_uuid, c]));
+    expect(byUuid.get(first.credential_uuid)).toMatchObject({ status: "revoked", replaced_by_uuid: second.credential_uuid, revoked_at: expect.stringMatching(ISO_UTC) });
+    expect(byUuid.get(first.credential_uuid)).toHaveProperty("last_used_at", expect.stringMatching(ISO_UTC));
+    expect(byUuid.get(second.credential_uuid)).toMatchObject({ status: "active", revoked_at: null });
+
+    const revoke = (credentialUuid: string) => api.request("POST", path(m.uuid, `/${credentialUuid}/revoke`), { token: admin.token });
+    const revoked = await revoke(second.credential_uuid);
+    expect(revoked.status, revoked.text).toBe(200);
+    expectKeys(revoked.body, ["credential"]);
+    expectKeys(revoked.body.credential, CREDENTIAL_KEYS);
+    expect(revoked.body.credential).toMatchObject({ credential_uuid: second.credential_uuid, status: "revoked" });
+    expectError(await revoke(second.credential_uuid), 409, "CREDENTIAL_ALREADY_REVOKED");
+    expectError(await revoke(first.credential_uuid), 409, "CREDENTIAL_ALREADY_REVOKED");
+    expectError(await revoke(UNKNOWN_UUID), 404, "CREDENTIAL_NOT_FOUND");
+    expectError(await api.request("POST", path(m.uuid, "/rotate"), { token: admin.token }), 409, "NO_ACTIVE_CREDENTIAL");
+
+    // Another merchant's credential is not found through this merchant.
+    const other = await operator.merchant({ name: "Other", credential: false, authorise: false, xpub: null });
+    const otherCred = await api.request("POST", path(other.uuid), { token: admin.token });
+    secrets.push(otherCred.body.credential.token);
+    expectError(await api.request("POST", path(m.uuid, `/${otherCred.body.credential.credential_uuid}/revoke`), { token: admin.token }), 404, "CREDENTIAL_NOT_FOUND");
+    // A new one can be created once none is active.
+    const fresh = await api.request("POST", path(m.uuid), { token: admin.token });
+    expect(fresh.status).toBe(201);
+    secrets.push(fresh.body.credential.token);
+  });
+
+  it("answers 404 for an unknown merchant, 409 to issue for a closed one, 400 for a body", async () => {
+    for (const [method, rest] of [["GET", ""], ["POST", ""], ["POST", "/rotate"], ["POST", `/${UNKNOWN_UUID}/revoke`]] as const) {
+      expectError(await api.request(method, path(UNKNOWN_UUID, rest), { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+      expectError(await api.request(method, path("not-a-uuid", rest), { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+    }
+    const closed = await createMerchant("Closed Cred");
+    await api.request("POST", `${A}/merchants/${closed.uuid}/close`, { token: admin.token });
+    expectError(await api.request("POST", path(closed.uuid), { token: admin.token }), 409, "MERCHANT_CLOSED");
+    expect((await api.request("GET", path(closed.uuid), { token: admin.token })).status).toBe(200);
+    expectError(await api.request("POST", path(closed.uuid), { token: admin.token, json: { name: "x" } }), 400);
+  });
+
+  it("refuses a machine bearer (even the merchant's own), a person without the permission, and an admin without MFA (403)", async () => {
+    const m = await operator.merchant({ name: "Guarded" });
+    secrets.push(m.token);
+    const cases: [string, string][] = [["GET", ""], ["POST", ""], ["POST", "/rotate"], ["POST", `/${UNKNOWN_UUID}/revoke`]];
+    for (const [method, rest] of cases) {
+      expectError(await api.request(method, path(m.uuid, rest), { token: m.token }), 403, "FORBIDDEN");
+      expectError(await api.request(method, path(m.uuid, rest), { token: member.token }), 403, "FORBIDDEN");
+      expectError(await api.request(method, path(m.uuid, rest), { token: adminNoMfa.token }), 403, "MFA_REQUIRED");
+      expectError(await api.request(method, path(m.uuid, rest)), 401);
+    }
+    // The merchant's credential still works: nothing was rotated.
+    expect((await api.list(m.uuid, m.token)).status).toBe(200);
+  });
+
+  it("leaves exactly one active credential after 20 concurrent rotates over HTTP", async () => {
+    const m = await operator.merchant({ name: "Rotate Race" });
+    secrets.push(m.token);
+    const results = await Promise.all(Array.from({ length: 20 }, () => api.request("POST", path(m.uuid, "/rotate"), { token: admin.token })));
+    for (const res of results) expect([200, 409], res.text).toContain(res.status);
+    const tokens = results.filter((r) => r.status === 200).map((r) => r.body.credential.token as string);
+    secrets.push(...tokens);
+    expect(tokens.length).toBeGreaterThan(0);
+    const listed = await api.request("GET", path(m.uuid), { token: admin.token });
+    const active = listed.body.credentials.filter((c: any) => c.status === "active");
+    expect(active).toHaveLength(1);
+    expect(listed.body.credentials).toHaveLength(tokens.length + 1);
+    // Exactly one of the issued tokens authenticates (none was used before, so none is cached).
+    const working = [];
+    for (const token of tokens) if ((await api.list(m.uuid, token)).status === 200) working.push(token);
+    expect(working).toHaveLength(1);
+    expect(working[0]!.slice(4, 36)).toBe(active[0].key_id);
+  });
+});
+
+describe("rules, policies, operating profiles, providers, bindings, connections, wallets", () => {
+  it("versions rules: 201, 409 RULE_UNCHANGED, a new version on change; lists open and closed", async () => {
+    const post = (json: unknown) => api.request("POST", `${A}/rules`, { token: admin.token, json });
+    const first = await post({ capability: "test.cap", jurisdiction: "JP", effect: "allow" });
+    expect(first.status, first.text).toBe(201);
+    expectKeys(first.body, ["rule"]);
+    expectKeys(first.body.rule, ["capability", "effect", "jurisdiction", "rule_uuid", "valid_from", "valid_to", "version"]);
+    expect(first.body.rule).toMatchObject({ capability: "test.cap", jurisdiction: "JP", effect: "allow", version: 1, valid_to: null });
+    expectError(await post({ capability: "test.cap", jurisdiction: "JP", effect: "allow" }), 409, "RULE_UNCHANGED");
+    const second = await post({ capability: "test.cap", jurisdiction: "JP", effect: "deny" });
+    expect(second.status).toBe(201);
+    expect(second.body.rule).toMatchObject({ version: 2, effect: "deny" });
+    const open = await api.request("GET", `${A}/rules`, { token: admin.token });
+    expect(open.status).toBe(200);
+    const mine = open.body.rules.filter((r: any) => r.capability === "test.cap");
+    expect(mine.map((r: any) => r.version)).toEqual([2]);
+    const withClosed = await api.request("GET", `${A}/rules?include_closed=true`, { token: admin.token });
+    expect(withClosed.body.rules.filter((r: any) => r.capability === "test.cap").map((r: any) => r.version).sort()).toEqual([1, 2]);
+    expectError(await api.request("GET", `${A}/rules?include_closed=yes`, { token: admin.token }), 400);
+    for (const json of [
+      {},
+      { capability: "test.cap", jurisdiction: "JP" },
+      { capability: "test.cap", jurisdiction: "XX", effect: "allow" },
+      { capability: "test.cap", jurisdiction: "jp", effect: "allow" },
+      { capability: "Bad Cap", jurisdiction: "JP", effect: "allow" },
+      { capability: "test.cap", jurisdiction: "JP", effect: "maybe" },
+      { capability: "test.cap", jurisdiction: "JP", effect: "allow", version: 3 },
+      { capability: 1, jurisdiction: "JP", effect: "allow" },
+    ]) {
+      expectError(await post(json), 400);
+    }
+  });
+
+  it("ensures an operating profile and versions policies; 400, 404, 409 cases", async () => {
+    const m = await createMerchant("Config");
+    const profile = (uuid: string, json: unknown) => api.request("PUT", `${A}/merchants/${uuid}/operating-profile`, { token: admin.token, json });
+    const p1 = await profile(m.uuid, { operating_mode: "non_custodial" });
+    expect(p1.status, p1.text).toBe(200);
+    expect(p1.body).toEqual({
+      operating_profile: { merchant_uuid: m.uuid, operating_mode: "non_custodial", created_at: expect.stringMatching(ISO_UTC), updated_at: expect.stringMatching(ISO_UTC) },
+    });
+    expect((await profile(m.uuid, { operating_mode: "non_custodial" })).status).toBe(200);
+    expect((await profile(m.uuid, { operating_mode: "hybrid" })).body.operating_profile.operating_mode).toBe("hybrid");
+    expectError(await profile(m.uuid, { operating_mode: "custodial" }), 400);
+    expectError(await profile(m.uuid, { operating_mode: "hybrid", extra: true }), 400);
+    expectError(await profile(UNKNOWN_UUID, { operating_mode: "hybrid" }), 404, "MERCHANT_NOT_FOUND");
+
+    const policy = (uuid: string, json: unknown) => api.request("POST", `${A}/merchants/${uuid}/policies`, { token: admin.token, json });
+    const pol = await policy(m.uuid, { scope: "payin", effect: "allow" });
+    expect(pol.status, pol.text).toBe(201);
+    expectKeys(pol.body.policy, ["effect", "merchant_uuid", "policy_uuid", "scope", "valid_from", "valid_to", "version"]);
+    expect(pol.body.policy).toMatchObject({ merchant_uuid: m.uuid, scope: "payin", effect: "allow", version: 1 });
+    expectError(await policy(m.uuid, { scope: "payin", effect: "allow" }), 409, "POLICY_UNCHANGED");
+    expect((await policy(m.uuid, { scope: "payin", effect: "deny" })).body.policy.version).toBe(2);
+    expectError(await policy(m.uuid, { scope: "everything", effect: "allow" }), 400);
+    expectError(await policy(m.uuid, { scope: "payin" }), 400);
+    expectError(await policy(UNKNOWN_UUID, { scope: "payin", effect: "allow" }), 404, "MERCHANT_NOT_FOUND");
+
+    await api.request("POST", `${A}/merchants/${m.uuid}/close`, { token: admin.token });
+    expectError(await profile(m.uuid, { operating_mode: "non_custodial" }), 409, "MERCHANT_CLOSED");
+    expectError(await policy(m.uuid, { scope: "payout", effect: "allow" }), 409, "MERCHANT_CLOSED");
+  });
+
+  it("keeps a provider registry, binds providers and holds connection secret references", async () => {
+    const providers = await api.request("GET", `${A}/providers`, { token: admin.token });
+    expect(providers.status).toBe(200);
+    expect(providers.body.providers.map((p: any) => p.name)).toContain("evm-rpc");
+    const name = `prov-${randomBytes(3).toString("hex")}`;
+    const created = await api.request("POST", `${A}/providers`, { token: admin.token, json: { name } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toEqual({ provider: { provider_uuid: expect.stringMatching(UUID), name, created_at: expect.stringMatching(ISO_UTC) } });
+    expectError(await api.request("POST", `${A}/providers`, { token: admin.token, json: { name: name.toUpperCase() } }), 409, "PROVIDER_NAME_TAKEN");
+    expectError(await api.request("POST", `${A}/providers`, { token: admin.token, json: { name: "" } }), 400);
+    expectError(await api.request("POST", `${A}/providers`, { token: admin.token, json: { name, kind: "rpc" } }), 400);
+    const providerUuid = created.body.provider.provider_uuid;
+
+    const m = await createMerchant("Providers");
+    const bind = (json: unknown, uuid = m.uuid) => api.request("PUT", `${A}/merchants/${uuid}/provider-bindings`, { token: admin.token, json });
+    const b1 = await bind({ provider_uuid: providerUuid, capability: "crypto.payin", jurisdiction: "DE" });
+    expect(b1.status, b1.text).toBe(201);
+    expectKeys(b1.body.provider_binding, ["binding_uuid", "capability", "created_at", "jurisdiction", "merchant_uuid", "provider_uuid"]);
+    const b2 = await bind({ provider_uuid: providerUuid, capability: "crypto.payin", jurisdiction: "DE" });
+    expect(b2.status).toBe(200);
+    expect(b2.body).toEqual(b1.body);
+    expectError(await bind({ provider_uuid: UNKNOWN_UUID, capability: "crypto.payin", jurisdiction: "DE" }), 404, "PROVIDER_NOT_FOUND");
+    expectError(await bind({ provider_uuid: "x", capability: "crypto.payin", jurisdiction: "DE" }), 400);
+    expectError(await bind({ provider_uuid: providerUuid, capability: "crypto.payin" }), 400);
+    expectError(await bind({ provider_uuid: providerUuid, capability: "crypto.payin", jurisdiction: "DE" }, UNKNOWN_UUID), 404, "MERCHANT_NOT_FOUND");
+
+    const connect = (json: unknown) => api.request("PUT", `${A}/merchants/${m.uuid}/provider-connections`, { token: admin.token, json });
+    const c1 = await connect({ provider_uuid: providerUuid, secret_reference: "vault:kv/payin/acme" });
+    expect(c1.status, c1.text).toBe(201);
+    expectKeys(c1.body.provider_connection, ["connection_uuid", "created_at", "merchant_uuid", "provider_uuid", "secret_reference", "updated_at"]);
+    expect(c1.body.provider_connection.secret_reference).toBe("vault:kv/payin/acme");
+    expect((await connect({ provider_uuid: providerUuid })).status).toBe(200);
+    expect((await connect({ provider_uuid: providerUuid, secret_reference: "vault:kv/payin/acme" })).status).toBe(200);
+    expectError(await connect({ provider_uuid: providerUuid, secret_reference: "vault:kv/other" }), 409, "CONNECTION_EXISTS");
+    expectError(await connect({ provider_uuid: providerUuid, secret_reference: "not a reference" }), 400);
+    expectError(await connect({ provider_uuid: providerUuid, secret: "hunter2" }), 400);
+    const evm = await connect({ provider_uuid: "01a2008d-7400-7000-8000-000000000001" });
+    expect(evm.status).toBe(201);
+    expect(evm.body.provider_connection.secret_reference).toBeNull();
+
+    const connectionUuid = c1.body.provider_connection.connection_uuid;
+    const rotate = (json: unknown, cu = connectionUuid) =>
+      api.request("POST", `${A}/merchants/${m.uuid}/provider-connections/${cu}/rotate-secret`, { token: admin.token, json });
+    const r1 = await rotate({ secret_reference: "vault:kv/payin/acme-2" });
+    expect(r1.status, r1.text).toBe(200);
+    expect(r1.body.provider_connection).toMatchObject({ connection_uuid: connectionUuid, secret_reference: "vault:kv/payin/acme-2" });
+    expectError(await rotate({ secret_reference: "vault:kv/payin/acme-2" }), 409, "SECRET_REFERENCE_UNCHANGED");
+    expectError(await rotate({}), 400);
+    expectError(await rotate({ secret_reference: null }), 400);
+    expectError(await rotate({ secret_reference: "vault:x" }, UNKNOWN_UUID), 404, "CONNECTION_NOT_FOUND");
+  });
+
+  it("sets a receiving wallet (200) and keeps its counter when replaced; 400, 404, 409", async () => {
+    const m = await createMerchant("Wallet");
+    const put = (json: unknown, uuid = m.uuid) => api.request("PUT", `${A}/merchants/${uuid}/wallet`, { token: admin.token, json });
+    const xpub = randomXpub();
+    const res = await put({ xpub });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toEqual({
+      wallet: { merchant_uuid: m.uuid, xpub, next_index: 0, created_at: expect.stringMatching(ISO_UTC), updated_at: expect.stringMatching(ISO_UTC) },
+    });
+    const replaced = await put({ xpub: randomXpub() });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.wallet.created_at).toBe(res.body.wallet.created_at);
+    expectError(await put({ xpub: "xpub-not-really" }), 400, "WALLET_XPUB_INVALID");
+    expectError(await put({}), 400);
+    expectError(await put({ xpub, chain: "eth" }), 400);
+    expectError(await put({ xpub }, UNKNOWN_UUID), 404, "MERCHANT_NOT_FOUND");
+    await api.request("POST", `${A}/merchants/${m.uuid}/close`, { token: admin.token });
+    expectError(await put({ xpub: randomXpub() }), 409, "MERCHANT_CLOSED");
+  });
+});
+
+describe("audit log", () => {
+  async function withId(method: string, path: string, json?: unknown): Promise<{ res: ApiResponse; id: string }> {
+    const id = requestId();
+    const res = await api.request(method, path, { token: admin.token, json, headers: { "x-request-id": id } });
+    expect(res.headers.get("x-request-id")).toBe(id);
+    return { res, id };
+  }
+
+  it("records changes made in merchants, identity and allocation, and refused attempts", async () => {
+    const create = await withId("POST", `${A}/merchants`, { display_name: "Audited" });
+    expect(create.res.status).toBe(201);
+    const uuid = create.res.body.merchant.uuid;
+    const [created] = await eventsOf(create.id);
+    expectKeys(created, AUDIT_KEYS);
+    expect(created).toMatchObject({
+      actor: { kind: "identity", uuid: admin.uuid },
+      action: "merchant.create",
+      target_type: "merchant",
+      target_uuid: uuid,
+      outcome: "succeeded",
+      error_code: null,
+      request_id: create.id,
+    });
+    expect(created.event_uuid).toMatch(UUID);
+    expect(created.occurred_at).toMatch(ISO_UTC);
+
+    const refused = await withId("POST", `${A}/merchants/${uuid}/suspend`);
+    expect(refused.res.status).toBe(409);
+    expect(await eventsOf(refused.id)).toEqual([
+      expect.objectContaining({ action: "merchant.suspend", target_uuid: uuid, outcome: "failed", error_code: "MERCHANT_TRANSITION_NOT_ALLOWED" }),
+    ]);
+
+    const invalid = await withId("POST", `${A}/merchants`, { display_name: "" });
+    expect(invalid.res.status).toBe(400);
+    expect(await eventsOf(invalid.id)).toEqual([expect.objectContaining({ action: "merchant.create", outcome: "failed", error_code: "VALIDATION_ERROR", target_uuid: null })]);
+
+    const email = `aud-${randomBytes(4).toString("hex")}@example.com`;
+    const identity = await withId("POST", `${A}/identities`, { email, password: "audited-password-1", roles: ["merchant_member"] });
+    expect(identity.res.status).toBe(201);
+    expect(await eventsOf(identity.id)).toEqual([
+      expect.objectContaining({ action: "identity.create", target_type: "identity", target_uuid: identity.res.body.identity.uuid, outcome: "succeeded" }),
+    ]);
+    const identityUuid = identity.res.body.identity.uuid;
+    const lock = await withId("POST", `${A}/identities/${identityUuid}/lock`);
+    expect(lock.res.status).toBe(200);
+    expect(await eventsOf(lock.id)).toEqual([expect.objectContaining({ action: "identity.lock", target_uuid: identityUuid, outcome: "succeeded" })]);
+    const relock = await withId("POST", `${A}/identities/${identityUuid}/lock`);
+    expect(await eventsOf(relock.id)).toEqual([expect.objectContaining({ action: "identity.lock", outcome: "failed", error_code: "IDENTITY_ALREADY_LOCKED" })]);
+    const disable = await withId("POST", `${A}/identities/${identityUuid}/disable`);
+    expect(await eventsOf(disable.id)).toEqual([expect.objectContaining({ action: "identity.disable", outcome: "succeeded" })]);
+    const role = await withId("DELETE", `${A}/identities/${identityUuid}/roles/merchant_member`);
+    expect(await eventsOf(role.id)).toEqual([expect.objectContaining({ action: "identity.role.remove", target_uuid: identityUuid, outcome: "succeeded" })]);
+
+    const wallet = await withId("PUT", `${A}/merchants/${uuid}/wallet`, { xpub: randomXpub() });
+    expect(wallet.res.status).toBe(200);
+    expect(await eventsOf(wallet.id)).toEqual([expect.objectContaining({ action: "wallet.set", target_type: "merchant", target_uuid: uuid, outcome: "succeeded" })]);
+
+    const cred = await withId("POST", `${A}/merchants/${uuid}/machine-credentials`);
+    expect(cred.res.status).toBe(201);
+    secrets.push(cred.res.body.credential.token);
+    const credUuid = cred.res.body.credential.credential_uuid;
+    expect(await eventsOf(cred.id)).toEqual([expect.objectContaining({ action: "credential.create", target_type: "machine_credential", target_uuid: credUuid, outcome: "succeeded" })]);
+    const cred409 = await withId("POST", `${A}/merchants/${uuid}/machine-credentials`);
+    expect(await eventsOf(cred409.id)).toEqual([
+      expect.objectContaining({ action: "credential.create", target_type: "merchant", target_uuid: uuid, outcome: "failed", error_code: "CREDENTIAL_ALREADY_ACTIVE" }),
+    ]);
+    const rot = await withId("POST", `${A}/merchants/${uuid}/machine-credentials/rotate`);
+    secrets.push(rot.res.body.credential.token);
+    expect(await eventsOf(rot.id)).toEqual([
+      expect.objectContaining({ action: "credential.rotate", target_uuid: rot.res.body.credential.credential_uuid, outcome: "succeeded" }),
+    ]);
+    const rev = await withId("POST", `${A}/merchants/${uuid}/machine-credentials/${credUuid}/revoke`);
+    expect(await eventsOf(rev.id)).toEqual([expect.objectContaining({ action: "credential.revoke", target_uuid: credUuid, outcome: "failed", error_code: "CREDENTIAL_ALREADY_REVOKED" })]);
+
+    // A refused permission is recorded against the person who tried.
+    const denyId = requestId();
+    await api.request("POST", `${A}/merchants`, { token: member.token, json: { display_name: "Nope" }, headers: { "x-request-id": denyId } });
+    expect(await eventsOf(denyId)).toEqual([
+      expect.objectContaining({ actor: { kind: "identity", uuid: member.uuid }, action: "merchant.create", outcome: "failed", error_code: "FORBIDDEN" }),
+    ]);
+    // Reads record nothing.
+    const read = await withId("GET", `${A}/merchants/${uuid}`);
+    expect(await eventsOf(read.id)).toEqual([]);
+    // Never a token in the audit log.
+    const everything = JSON.stringify(await auditEvents());
+    for (const secret of secrets) expect(everything.includes(secret)).toBe(false);
+  });
+
+  it("pages newest first with the list envelope; 400 for bad paging; needs audit.read", async () => {
+    const all = await api.request("GET", `${A}/audit-events`, { token: admin.token });
+    expect(all.status).toBe(200);
+    expectKeys(all.body, ["data", "pagination"]);
+    expect(all.body.pagination.limit).toBe(20);
+    expect(all.body.pagination.total).toBeGreaterThan(20);
+    const times = all.body.data.map((e: any) => e.occurred_at);
+    expect([...times].sort().reverse()).toEqual(times);
+    const page = await api.request("GET", `${A}/audit-events?limit=5&offset=3`, { token: admin.token });
+    expect(page.body.data.map((e: any) => e.event_uuid)).toEqual(all.body.data.slice(3, 8).map((e: any) => e.event_uuid));
+    expect(page.body.pagination).toMatchObject({ limit: 5, offset: 3 });
+    for (const q of ["limit=0", "limit=101", "offset=-1", "action=x"]) {
+      expectError(await api.request("GET", `${A}/audit-events?${q}`, { token: admin.token }), 400, "VALIDATION_ERROR");
+    }
+    expect((await api.request("GET", `${A}/audit-events`, { token: platformOperator.token })).status).toBe(200);
+    expectError(await api.request("GET", `${A}/audit-events`, { token: member.token }), 403, "FORBIDDEN");
+  });
+});
+
+describe("last platform_admin and secrets", () => {
+  it("refuses to remove platform_admin from the last active platform_admin (409)", async () => {
+    expect((await api.request("POST", `${A}/identities/${adminNoMfa.uuid}/disable`, { token: admin.token })).status).toBe(200);
+    expectError(await api.request("DELETE", `${A}/identities/${admin.uuid}/roles/platform_admin`, { token: admin.token }), 409, "LAST_PLATFORM_ADMIN");
+  });
+
+  it("writes no password or token to the platform's logs", async () => {
+    await expectSecretsAbsentFromLogs(log, secrets.filter((s) => s.length > 20));
+  });
+});
