@@ -6,6 +6,7 @@ import type { AppDeps } from "../app.js";
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../auth/cookie.js";
 import { readJsonObject } from "../http/body.js";
 import { emailField, enumField, onlyFields, stringField } from "../http/fields.js";
+import { identityView } from "./admin/views.js";
 import { readQuery } from "../http/query.js";
 
 /** Spec "Limits": password and new_password have 12 to 128 characters. */
@@ -15,11 +16,6 @@ const TRANSPORTS = ["cookie", "bearer"] as const;
 /** Upper bounds for opaque inputs (tokens are 43 characters, codes 6 or 11). */
 const CHALLENGE_TOKEN_MAX = 512;
 const CODE_MAX = 64;
-
-/** Identity as the spec shows it: uuid, email, status, roles. */
-function identityView(i: identityV1.Identity | undefined) {
-  return { uuid: i?.uuid ?? "", email: i?.email ?? "", status: i?.status ?? "", roles: [...(i?.roles ?? [])] };
-}
 
 /**
  * The session representation: exactly the spec's fields (spec "Identity and

@@ -6,7 +6,7 @@ import type { Context } from "koa";
 import { merchantsV1 } from "@payin/proto";
 import type { AppDeps } from "../../app.js";
 import type { Principal } from "../../auth/authenticator.js";
-import { ApiError, badRequest, forbidden } from "../../http/api-error.js";
+import { ApiError, badRequest } from "../../http/api-error.js";
 import { readJsonObject } from "../../http/body.js";
 import { mapError } from "../../http/error-middleware.js";
 
@@ -23,12 +23,7 @@ export function charLength(value: string): number {
   return n;
 }
 
-/** Throws 403 unless a person (not a machine credential) is calling. */
-export function requireHuman(principal: Principal): void {
-  if (principal.kind !== "human" || !principal.identityUuid || !principal.sessionToken) {
-    throw forbidden("this operation needs a signed-in person; a machine credential may not perform it");
-  }
-}
+export { requireHuman } from "../../auth/authenticator.js";
 
 /** A path parameter of the current route (the router always sets the declared ones). */
 export function param(ctx: Context, name: string): string {

@@ -35,16 +35,9 @@ export function merchantView(m: merchantsV1.Merchant) {
   };
 }
 
-/** The spec's identity fields (uuid, email, status, roles) plus mfa_enrolled and created_at. */
-export function identityView(i: identityV1.Identity) {
-  return {
-    uuid: i.uuid,
-    email: i.email,
-    status: i.status,
-    roles: [...i.roles],
-    mfa_enrolled: i.mfaEnrolled,
-    created_at: isoFromTimestamp(i.createdAt),
-  };
+/** Identity exactly as the spec shows it: uuid, email, status, roles. */
+export function identityView(i: identityV1.Identity | undefined) {
+  return { uuid: i?.uuid ?? "", email: i?.email ?? "", status: i?.status ?? "", roles: [...(i?.roles ?? [])] };
 }
 
 /** The spec's credential fields; never token, secret or secret_hash. */
