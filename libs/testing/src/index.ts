@@ -1,2 +1,3 @@
 export * from "./database.js";
 export * from "./platform.js";
+export * from "./service-harness.js";

@@ -1,14 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import type { Client } from "@connectrpc/connect";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
-import { migrate, openOrm, type MikroORM } from "@payin/db";
+import type { MikroORM } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
-import { createLogger } from "@payin/logging";
 import { allocationV1 } from "@payin/proto";
-import { ConnectError, Code, domainErrorInterceptor, reasonOf } from "@payin/rpc";
-import { createTestDatabase } from "@payin/testing";
+import { Code, reasonOf } from "@payin/rpc";
+import { failure, startServiceHarness } from "@payin/testing";
 import { deriveAddress } from "../src/domain/hd.js";
 import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
@@ -28,28 +27,15 @@ function randomXpub(): string {
 }
 
 beforeAll(async () => {
-  const url = await createTestDatabase("allocation");
-  await migrate(ormOptions(url));
-  orm = await openOrm(ormOptions(url, 20));
-  const logger = createLogger("test", { level: process.env.TEST_LOG_LEVEL ?? "silent" });
-  const transport = createRouterTransport(routes(orm, logger), {
-    router: { interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)] },
-  });
-  client = createClient(AllocationService, transport);
+  const harness = await startServiceHarness({ service: AllocationService, domain: "allocation", ormOptions, routes, reasonCodes });
+  orm = harness.orm;
+  client = harness.client;
 });
 
 afterAll(async () => {
   await orm?.close();
 });
 
-async function failure(promise: Promise<unknown>): Promise<ConnectError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ConnectError);
-  return error as ConnectError;
-}
 
 async function nextIndex(merchantUuid: string): Promise<number> {
   return (await client.getWallet({ merchantUuid })).wallet!.nextIndex;

@@ -1,41 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import { migrate, openOrm, type MikroORM } from "@payin/db";
-import { createLogger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
-import { ConnectError, Code, domainErrorInterceptor, reasonOf } from "@payin/rpc";
-import { createTestDatabase } from "@payin/testing";
-import { routes } from "../src/routes.js";
-import { reasonCodes } from "../src/rpc/reason-codes.js";
-import { ormOptions } from "../src/store/orm.js";
+import { Code, reasonOf } from "@payin/rpc";
+import { failure, startMerchants, type Harness } from "./harness.js";
 
-const { MerchantsService, MerchantStatus, MerchantTransition } = merchantsV1;
+const { MerchantStatus, MerchantTransition } = merchantsV1;
 
-let orm: MikroORM;
-let client: Client<typeof MerchantsService>;
+let harness: Harness;
+let client: Harness["client"];
 
 beforeAll(async () => {
-  const url = await createTestDatabase("merchants");
-  await migrate(ormOptions(url));
-  orm = await openOrm(ormOptions(url, 20));
-  const transport = createRouterTransport(routes(orm), {
-    router: { interceptors: [domainErrorInterceptor("merchants", reasonCodes, createLogger("test", { level: "silent" }))] },
-  });
-  client = createClient(MerchantsService, transport);
+  harness = await startMerchants();
+  client = harness.client;
 });
 
 afterAll(async () => {
-  await orm?.close();
+  await harness?.close();
 });
-
-async function failure(promise: Promise<unknown>): Promise<ConnectError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ConnectError);
-  return error as ConnectError;
-}
 
 describe("MerchantsService", () => {
   it("creates merchants inactive and reads them back", async () => {
