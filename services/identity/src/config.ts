@@ -1,4 +1,4 @@
-import { ConfigError, port, serviceBase, type Reader } from "@payin/config";
+import { ConfigError, int, port, serviceBase, type Reader } from "@payin/config";
 import { parseEncryptionKey } from "./domain/secret-box.js";
 
 /**
@@ -15,4 +15,27 @@ export function encryptionKey(): Reader<Buffer> {
   };
 }
 
-export const configSchema = { ...serviceBase, IDENTITY_PORT: port(50051), TOTP_ENCRYPTION_KEY: encryptionKey() };
+/**
+ * Login is deliberately slow (argon2id, about 20–40 ms of one core each), so the
+ * identity process is kept from starving the latency-sensitive work sharing its
+ * machine (the gateway, payins, PostgreSQL):
+ *
+ * - ARGON2_CONCURRENCY (default 1, 1–64): how many argon2 operations (hash,
+ *   verify, the dummy verify of an unknown email) may run at once in the process;
+ *   the others queue. Password hashing thus never occupies more than that many
+ *   cores; a burst of logins answers later instead of slowing everything else.
+ * - PROCESS_NICE (default 10, 0–19): the scheduling priority (nice value) the
+ *   process lowers itself to at boot, so that under CPU contention a login yields
+ *   to requests that must be fast. Identity is off the machine-token hot path (the
+ *   gateway caches machine tokens), so only sign-ins and session checks wait. It
+ *   only ever lowers priority (0, or a value at or below the current one, changes
+ *   nothing); when the system refuses the change it is logged and the service
+ *   runs on.
+ */
+export const configSchema = {
+  ...serviceBase,
+  IDENTITY_PORT: port(50051),
+  TOTP_ENCRYPTION_KEY: encryptionKey(),
+  ARGON2_CONCURRENCY: int(1, 1, 64),
+  PROCESS_NICE: int(10, 0, 19),
+};

@@ -3,12 +3,18 @@ import { migrate, openOrm } from "@payin/db";
 import { createLogger } from "@payin/logging";
 import { domainErrorInterceptor, runService } from "@payin/rpc";
 import { configSchema } from "./config.js";
+import { configurePasswordHashing } from "./domain/password.js";
+import { applyProcessNice } from "./priority.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
 import { ormOptions } from "./store/orm.js";
 
 const config = loadConfig(configSchema);
 const logger = createLogger("identity");
+// Password hashing must not starve the machine's other work (see config.ts):
+// at most ARGON2_CONCURRENCY argon2 operations at once, at a lower priority.
+applyProcessNice(config.PROCESS_NICE, logger);
+configurePasswordHashing({ concurrency: config.ARGON2_CONCURRENCY });
 if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
 const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
 await runService({

@@ -10,15 +10,23 @@
  *   B2  a bare Koa handler making one Connect call (the project's client) to a
  *       trivial Connect service, each in its own process.
  *
- * Prints a table, the ratios against the targets of issue 2, and CPU use per
- * process during each measured window; writes everything to
+ * Then the mixed run of issue 3: the read load alone, and right after it the same
+ * read load while a third process signs in (successful logins of an identity
+ * without MFA through the gateway) at BENCH_LOGINS_PER_S, BENCH_MIXED_REPEATS
+ * pairs back to back; the target is read p99 with logins / read p99 alone ≤ 1.20.
+ *
+ * Prints a table, the ratios against the targets of issues 2 and 3, and CPU use
+ * per process during each measured window; writes everything to
  * tmp/bench-results.json. Exits 0 whether or not targets are met.
  *
  * BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
- * BENCH_CONNECTIONS (default 50), BENCH_LIST_ROWS (default 1000000).
+ * BENCH_CONNECTIONS (default 50), BENCH_LIST_ROWS (default 1000000),
+ * BENCH_LOGINS_PER_S (default 20), BENCH_MIXED_REPEATS (default 2). Everything
+ * else in the environment reaches the platform's processes, e.g. PROCESS_NICE and
+ * ARGON2_CONCURRENCY of the identity service.
  */
-import { randomBytes } from "node:crypto";
-import { createWriteStream, readFileSync, type WriteStream } from "node:fs";
+import { createHmac, randomBytes } from "node:crypto";
+import { createWriteStream, readdirSync, readFileSync, type WriteStream } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -32,6 +40,7 @@ import { createServiceClient } from "@payin/rpc";
 import { runJsonChild, startServerChild, stopAllChildren, stopChild } from "./children.js";
 import { CpuMeter } from "./cpu.js";
 import type { HttpLoadConfig } from "./load-runner.js";
+import type { LoginLoadConfig, LoginResult } from "./login-runner.js";
 import type { SqlLoadConfig } from "./sql-runner.js";
 import { FILL_B1_POOL } from "./create-sql.js";
 import { PgWaitSampler } from "./pg-waits.js";
@@ -51,12 +60,22 @@ const DURATION_S = envInt("BENCH_DURATION", 10, 1);
 const WARMUP_S = envInt("BENCH_WARMUP", 2, 0);
 const CONNECTIONS = envInt("BENCH_CONNECTIONS", 50, 1);
 const LIST_ROWS = envInt("BENCH_LIST_ROWS", 1_000_000, 1);
+const LOGINS_PER_S = envInt("BENCH_LOGINS_PER_S", 20, 1);
+const MIXED_REPEATS = envInt("BENCH_MIXED_REPEATS", 2, 1);
 const SMALL_LIST_ROWS = 1_000;
 const MNEMONIC = "test test test test test test test test test test test junk";
 /** Every pay-in the bench creates is in this jurisdiction. */
 const JURISDICTION = "DE";
 
-const TARGETS = { createVsB1: 0.25, createP99Ms: 50, readVsB2: 0.7 };
+const TARGETS = { createVsB1: 0.25, createP99Ms: 50, readVsB2: 0.7, readP99WithLoginsVsAlone: 1.2 };
+
+/**
+ * Loopback source addresses for the logins: sign-in throttling allows 30 attempts
+ * per client IP in 15 minutes, and the gateway's client IP is the TCP peer.
+ */
+const LOGIN_ADDRESSES = Array.from({ length: 253 }, (_, i) => `127.0.0.${i + 2}`);
+/** Identities the logins rotate over (an attempt in progress counts against its email's limit of 5 failures). */
+const LOGIN_IDENTITIES = 50;
 
 interface Scenario {
   name: string;
@@ -66,6 +85,45 @@ interface Scenario {
   cpu: Record<string, number>;
   /** Average number of PostgreSQL sessions per activity during the window. */
   pgSessions: Record<string, number>;
+  /** The sign-ins running alongside (mixed scenarios only). */
+  logins?: LoginResult;
+}
+
+/** The 6-digit RFC 6238 code (HMAC-SHA-1, 30 s steps) of a base32 secret, now. */
+function totpNow(base32Secret: string): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  const bytes: number[] = [];
+  let value = 0;
+  let bits = 0;
+  for (const char of base32Secret.replace(/=+$/, "").toUpperCase()) {
+    value = (value << 5) | alphabet.indexOf(char);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((value >>> bits) & 0xff);
+    }
+  }
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000)));
+  const mac = createHmac("sha1", Buffer.from(bytes)).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
+}
+
+/** Nice values of the threads of a process (Linux; empty elsewhere), e.g. {"10": 11}. */
+function threadNices(pid: number | undefined): Record<string, number> {
+  const counts: Record<string, number> = {};
+  if (pid === undefined || process.platform !== "linux") return counts;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const nice = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16] ?? "?";
+      counts[nice] = (counts[nice] ?? 0) + 1;
+    }
+  } catch {
+    // gone, or not readable: reported as unknown
+  }
+  return counts;
 }
 
 /** Everything that must be stopped on the way out. */
@@ -169,6 +227,21 @@ async function main(): Promise<void> {
   const bigMerchant = await newMerchant(`Bench list ${LIST_ROWS}`);
   const bigToken = await credential(bigMerchant);
 
+  // The identities the mixed run signs in (in turn; see login-runner.ts): no MFA,
+  // so a login answers a session at once. Created by a bootstrapped
+  // platform_admin whose session completed MFA.
+  const admin = await identity.bootstrapAdmin({ email: "bench-admin@example.com" });
+  const adminSecret = new URL(admin.totpUri).searchParams.get("secret") ?? "";
+  const adminLogin = await identity.login({ email: "bench-admin@example.com", password: admin.password, transport: "bearer", clientIp: "127.0.0.1" });
+  if (adminLogin.result.case !== "mfaChallengeToken") throw new Error("the bootstrapped admin's login did not ask for MFA");
+  const adminSession = await identity.completeMfa({ mfaChallengeToken: adminLogin.result.value, code: totpNow(adminSecret), clientIp: "127.0.0.1" });
+  const loginUsers = Array.from({ length: LOGIN_IDENTITIES }, (_, i) => ({ email: `bench-login-${i}@example.com`, password: randomBytes(18).toString("base64url") }));
+  for (const user of loginUsers) {
+    await identity.createIdentity({ caller: { sessionToken: adminSession.authenticated!.sessionToken }, ...user, roles: ["merchant_member"] });
+  }
+  const identityNices = threadNices(running.platform.processes.get("identity")?.child.pid);
+  step(`identity threads by nice value: ${JSON.stringify(identityNices)} (PROCESS_NICE ${process.env.PROCESS_NICE ?? "default"}, ARGON2_CONCURRENCY ${process.env.ARGON2_CONCURRENCY ?? "default"})`);
+
   // --- seed the list merchants straight in SQL ------------------------------------------
   const db = new pg.Client({ connectionString: databaseUrl, options: "-c search_path=payins" });
   db.on("error", () => {}); // a dropped connection surfaces on the next query
@@ -234,13 +307,32 @@ async function main(): Promise<void> {
     const res = await fetch(`${apiUrl}${p}`, { headers: auth(token) });
     if (res.status !== 200) throw new Error(`smoke GET ${p} answered ${res.status}: ${await res.text()}`);
   }
+  const smokeLogin = await fetch(`${apiUrl}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ ...loginUsers[0], transport: "bearer" }),
+  });
+  const smokeLoginBody = (await smokeLogin.json().catch(() => ({}))) as { status?: string };
+  if (smokeLogin.status !== 200 || smokeLoginBody.status !== "authenticated") {
+    throw new Error(`smoke login answered ${smokeLogin.status}: ${JSON.stringify(smokeLoginBody)}`);
+  }
 
   // --- scenarios -------------------------------------------------------------------------
   const scenarios: Scenario[] = [];
   const waits = await PgWaitSampler.connect(databaseUrl);
   running.waits = waits;
   let pgSessions: Record<string, number> = {};
-  const measure = async (name: string, label: string, runner: "load-runner.ts" | "sql-runner.ts", config: HttpLoadConfig | SqlLoadConfig) => {
+  interface WindowHooks {
+    onMeasureStart?: () => void;
+    onMeasureEnd?: () => void;
+  }
+  const measure = async (
+    name: string,
+    label: string,
+    runner: "load-runner.ts" | "sql-runner.ts",
+    config: HttpLoadConfig | SqlLoadConfig,
+    hooks: WindowHooks = {},
+  ) => {
     step(`${label}…`);
     let before: ReturnType<CpuMeter["snapshot"]> | undefined;
     let after: ReturnType<CpuMeter["snapshot"]> | undefined;
@@ -249,10 +341,12 @@ async function main(): Promise<void> {
       onMessage: (message, reply) => {
         const phase = (message as { phase?: string })?.phase;
         if (phase === "measure-start") {
+          hooks.onMeasureStart?.();
           before = cpu.snapshot();
           waits.start();
         }
         if (phase === "measure-end") {
+          hooks.onMeasureEnd?.();
           after = cpu.snapshot();
           pgSessions = waits.stop();
           reply({ ack: "measure-end" });
@@ -260,7 +354,7 @@ async function main(): Promise<void> {
       },
     });
     cpu.untrack("loadgen");
-    const scenario = { name, label, result, cpu: before && after ? CpuMeter.usage(before, after, os.cpus().length) : {}, pgSessions };
+    const scenario: Scenario = { name, label, result, cpu: before && after ? CpuMeter.usage(before, after, os.cpus().length) : {}, pgSessions };
     pgSessions = {};
     scenarios.push(scenario);
     const bad = result.non2xx + result.errors;
@@ -330,6 +424,54 @@ async function main(): Promise<void> {
   const listBig = await measure("list_big", `API   GET list limit 20 (${LIST_ROWS.toLocaleString("en")} intents)`, "load-runner.ts", http(auth(bigToken), "get", [`${base(bigMerchant)}?limit=20`]));
   await db.end();
 
+  // Issue 3's mixed run: the read load alone, then at once the same read load
+  // while a third process signs in at LOGINS_PER_S; pairs back to back so that
+  // drift of the machine affects both halves alike.
+  const readConfig = http(auth(createToken), "get", readPaths);
+  let nextAddress = 0;
+  const withLogins = async (name: string, label: string, readLoad: HttpLoadConfig): Promise<Scenario> => {
+    // Each run continues through the source addresses where the last stopped.
+    const addresses = [...LOGIN_ADDRESSES.slice(nextAddress), ...LOGIN_ADDRESSES.slice(0, nextAddress)];
+    const loginConfig: LoginLoadConfig = { url: apiUrl, users: loginUsers, ratePerS: LOGINS_PER_S, localAddresses: addresses };
+    let tellLogins: ((message: unknown) => void) | undefined;
+    let signalReady: () => void = () => {};
+    const ready = new Promise<void>((resolve) => (signalReady = resolve));
+    const logins = runJsonChild<LoginResult>("login-runner.ts", loginConfig, log, {
+      onStart: (pid) => cpu.track("logins", pid),
+      onMessage: (message, reply) => {
+        if ((message as { phase?: string })?.phase === "ready") {
+          tellLogins = reply;
+          signalReady();
+        }
+      },
+    });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      ready,
+      logins.then(() => Promise.reject(new Error("the login runner ended before its first login"))),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("no successful login within 30 s")), 30_000))),
+    ]).finally(() => clearTimeout(timer));
+    // The logins run through the read warm-up too; only the read's measured window counts.
+    const scenario = await measure(name, label, "load-runner.ts", readLoad, {
+      onMeasureStart: () => tellLogins?.({ cmd: "measure-start" }),
+      onMeasureEnd: () => tellLogins?.({ cmd: "measure-end" }),
+    });
+    scenario.logins = await logins;
+    cpu.untrack("logins");
+    nextAddress = (nextAddress + scenario.logins.fired) % LOGIN_ADDRESSES.length;
+    const l = scenario.logins;
+    const failedLogins = Object.values(l.failed).reduce((a, b) => a + b, 0);
+    out(`       logins: ${l.ok} ok of ${l.started} started (${fmt(l.rps)} /s; ${fmt(l.completedInWindow / l.durationS)} /s answered within the window), p50 ${fmt(l.p50, 2)} ms, p99 ${fmt(l.p99, 2)} ms, at most ${l.maxInFlight} in flight${failedLogins ? `, ${failedLogins} failed ${JSON.stringify(l.failed)}` : ""}`);
+    return scenario;
+  };
+  const mixedPairs: { alone: Scenario; mixed: Scenario }[] = [];
+  for (let i = 1; i <= MIXED_REPEATS; i++) {
+    const suffix = MIXED_REPEATS > 1 ? ` #${i}` : "";
+    const alone = await measure(`read_alone_${i}`, `API   GET one intent, alone${suffix}`, "load-runner.ts", readConfig);
+    const mixed = await withLogins(`read_with_logins_${i}`, `API   GET one intent + ${LOGINS_PER_S} logins/s${suffix}`, readConfig);
+    mixedPairs.push({ alone, mixed });
+  }
+
   // --- report ----------------------------------------------------------------------------
   out();
   out(`Results (${CONNECTIONS} connections, ${DURATION_S} s each; ${os.cpus().length} cores = ${os.cpus().length * 100}% CPU in all)`);
@@ -373,6 +515,24 @@ async function main(): Promise<void> {
     createVsB1a: ratio(create.result.rps, b1a) ?? null,
     listP99SmallMs: { value: listSmall.result.p99, rows: SMALL_LIST_ROWS },
     listP99BigMs: { value: listBig.result.p99, rows: LIST_ROWS },
+    readP99WithLogins: mixedPairs.map(({ alone, mixed }) => {
+      const value = alone.result.p99 > 0 ? mixed.result.p99 / alone.result.p99 : Number.POSITIVE_INFINITY;
+      const l = mixed.logins!;
+      return {
+        value,
+        target: `<= ${TARGETS.readP99WithLoginsVsAlone}`,
+        met: value <= TARGETS.readP99WithLoginsVsAlone,
+        aloneP99Ms: alone.result.p99,
+        withLoginsP99Ms: mixed.result.p99,
+        loginsStartedPerS: l.started / l.durationS,
+        loginsAnsweredInWindowPerS: l.completedInWindow / l.durationS,
+        loginP50Ms: l.p50,
+        loginP99Ms: l.p99,
+        // The pair means what it says only when the logins really ran at (nearly)
+        // the rate during the window, none failing.
+        loginsOk: Object.keys(l.failed).length === 0 && l.completedInWindow / l.durationS >= 0.95 * LOGINS_PER_S,
+      };
+    }),
   };
   const failedNote = (s: Scenario) => (s.result.non2xx + s.result.errors > 0 ? ` (${s.result.non2xx + s.result.errors} failed requests!)` : "");
   out();
@@ -383,6 +543,16 @@ async function main(): Promise<void> {
   out(`  list p99 at ${SMALL_LIST_ROWS.toLocaleString("en")} intents   ${fmt(listSmall.result.p99, 2)} ms (p50 ${fmt(listSmall.result.p50, 2)} ms, ${fmt(listSmall.result.rps)} req/s)${failedNote(listSmall)}`);
   out(`  list p99 at ${LIST_ROWS.toLocaleString("en")} intents   ${fmt(listBig.result.p99, 2)} ms (p50 ${fmt(listBig.result.p50, 2)} ms, ${fmt(listBig.result.rps)} req/s)${failedNote(listBig)}`);
   out(`  (for reference: create / B1a ${ratios.createVsB1a?.toFixed(2) ?? "-"}; list at ${countCreated.toLocaleString("en")} intents p99 ${fmt(list.result.p99, 2)} ms)`);
+  out();
+  out(`Target (issue 3): read p99 with ${LOGINS_PER_S} logins/s / read p99 alone ≤ ${TARGETS.readP99WithLoginsVsAlone.toFixed(2)} (pairs measured back to back; identity threads by nice value ${JSON.stringify(identityNices)})`);
+  for (const [i, pair] of mixedPairs.entries()) {
+    const { alone, mixed } = pair;
+    const l = mixed.logins!;
+    out(`  #${i + 1} read alone ${fmt(alone.result.rps)} req/s, p50 ${fmt(alone.result.p50, 2)} ms, p99 ${fmt(alone.result.p99, 2)} ms`);
+    out(`     with logins ${fmt(mixed.result.rps)} req/s, p50 ${fmt(mixed.result.p50, 2)} ms, p99 ${fmt(mixed.result.p99, 2)} ms; logins ${l.ok} ok of ${l.started} started, ${fmt(l.completedInWindow / l.durationS)} /s answered within the window, p50 ${fmt(l.p50, 2)} ms, p99 ${fmt(l.p99, 2)} ms`);
+    const p = ratios.readP99WithLogins[i]!;
+    out(`     read p99 with ${LOGINS_PER_S} logins/s / read p99 alone   ${fmt(mixed.result.p99, 2)} / ${fmt(alone.result.p99, 2)} = ${p.value.toFixed(2)}   target ≤ ${TARGETS.readP99WithLoginsVsAlone.toFixed(2)}   ${verdict(p.met)}${failedNote(alone)}${failedNote(mixed)}${p.loginsOk ? "" : ` (but logins fell behind or failed: ${fmt(p.loginsAnsweredInWindowPerS)} /s answered within the window${Object.keys(l.failed).length ? `, failed ${JSON.stringify(l.failed)}` : ""})`}`);
+  }
 
   const resultsFile = path.join(tmpDir, "bench-results.json");
   await writeFile(
@@ -392,10 +562,19 @@ async function main(): Promise<void> {
         startedAt: startedAt.toISOString(),
         totalSeconds: (performance.now() - t0) / 1000,
         machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model.trim(), node: process.version, loadAverageAtEnd: os.loadavg() },
-        settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, listRows: LIST_ROWS, smallListRows: SMALL_LIST_ROWS },
+        settings: {
+          connections: CONNECTIONS,
+          durationS: DURATION_S,
+          warmupS: WARMUP_S,
+          listRows: LIST_ROWS,
+          smallListRows: SMALL_LIST_ROWS,
+          loginsPerS: LOGINS_PER_S,
+          mixedRepeats: MIXED_REPEATS,
+          identity: { PROCESS_NICE: process.env.PROCESS_NICE ?? null, ARGON2_CONCURRENCY: process.env.ARGON2_CONCURRENCY ?? null, threadsByNice: identityNices },
+        },
         seeding: { seconds: seedSeconds, vacuumAnalyzeSeconds: vacuumSeconds, plainCountMsAtListRows: plainCountMs },
         scenarios: Object.fromEntries(
-          scenarios.map((s) => [s.name, { label: s.label, ...s.result, cpuPercentOfOneCore: s.cpu, pgSessions: s.pgSessions }]),
+          scenarios.map((s) => [s.name, { label: s.label, ...s.result, cpuPercentOfOneCore: s.cpu, pgSessions: s.pgSessions, ...(s.logins ? { logins: s.logins } : {}) }]),
         ),
         ratios,
       },

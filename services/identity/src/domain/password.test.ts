@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@payin/errors";
-import { ARGON2_OPTIONS, checkPasswordRules, generatePassword, hashPassword, verifyPassword } from "./password.js";
+import {
+  ARGON2_OPTIONS,
+  checkPasswordRules,
+  configurePasswordHashing,
+  generatePassword,
+  hashPassword,
+  passwordHashingLoad,
+  Semaphore,
+  verifyPassword,
+} from "./password.js";
 import { IdentityReason } from "./reasons.js";
 
 function refusal(password: string): string | undefined {
@@ -89,5 +98,52 @@ describe("argon2id hashing", () => {
     expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(refusal(password)).toBeUndefined();
     expect(generatePassword()).not.toBe(password);
+  });
+});
+
+describe("bounded argon2 concurrency", () => {
+  it("a semaphore never lets more than its permits run, and serves waiters in order", async () => {
+    const semaphore = new Semaphore(2);
+    let running = 0;
+    let peak = 0;
+    const order: number[] = [];
+    const task = (i: number) => async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running--;
+      order.push(i);
+      if (i === 1) throw new Error("a failing task releases its permit");
+      return i;
+    };
+    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => semaphore.run(task(i))));
+    expect(peak).toBe(2);
+    expect(results.filter((r) => r.status === "rejected")).toHaveLength(1);
+    expect(order.slice(2).sort()).toEqual([2, 3, 4, 5]);
+    expect(semaphore.stats).toEqual({ active: 0, waiting: 0 });
+    expect(() => new Semaphore(0)).toThrow(RangeError);
+  });
+
+  it("runs one argon2 operation at a time by default; the others wait their turn", async () => {
+    const known = await hashPassword("bounded concurrency 1");
+    const work = [hashPassword("bounded concurrency 2"), verifyPassword(known, "bounded concurrency 1"), verifyPassword(null, "unknown email 1")];
+    const load = passwordHashingLoad();
+    expect(load.active).toBe(1);
+    expect(load.waiting).toBeGreaterThanOrEqual(1);
+    const [, matches, unknown] = await Promise.all(work);
+    expect(matches).toBe(true);
+    expect(unknown).toBe(false);
+    expect(passwordHashingLoad()).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it("runs up to ARGON2_CONCURRENCY operations at once when configured", async () => {
+    configurePasswordHashing({ concurrency: 3 });
+    try {
+      const work = Array.from({ length: 4 }, (_, i) => hashPassword(`configured concurrency ${i}`));
+      expect(passwordHashingLoad()).toEqual({ active: 3, waiting: 1 });
+      await Promise.all(work);
+    } finally {
+      configurePasswordHashing({ concurrency: 1 });
+    }
   });
 });

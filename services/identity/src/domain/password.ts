@@ -7,6 +7,13 @@ import { IdentityReason } from "./reasons.js";
  * Passwords are hashed with argon2id at OWASP's minimum (19 MiB, 2 passes, 1 lane;
  * DESIGN §7). Hashing runs on libuv's thread pool through the async API, so a login
  * does not block the event loop.
+ *
+ * Every argon2 operation of the process (hash, verify, and the dummy verify for an
+ * unknown email) also waits its turn behind a semaphore of ARGON2_CONCURRENCY
+ * permits (default 1, see configurePasswordHashing), so password hashing never
+ * keeps more than that many cores busy however many logins arrive at once: extra
+ * logins queue (answering later) instead of taking CPU from the other work of the
+ * machine. Unknown emails queue the same way, so they still take as long.
  */
 export const ARGON2_OPTIONS = { type: argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 export const PASSWORD_MIN_LENGTH = 12;
@@ -27,9 +34,69 @@ export function checkPasswordRules(password: string, field = "password"): void {
   }
 }
 
+/** Default number of argon2 operations that may run at once in the process. */
+export const DEFAULT_ARGON2_CONCURRENCY = 1;
+
+/** A counting semaphore: at most `permits` holders at once, the others wait in FIFO order. */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private permits: number) {
+    Semaphore.check(permits);
+  }
+
+  private static check(permits: number): void {
+    if (!Number.isInteger(permits) || permits < 1) throw new RangeError(`permits must be a whole number ≥ 1, got ${permits}`);
+  }
+
+  /** Changes the number of permits; holders above a lowered limit finish normally. */
+  resize(permits: number): void {
+    Semaphore.check(permits);
+    this.permits = permits;
+    this.wake();
+  }
+
+  /** Operations running now and operations waiting for a permit. */
+  get stats(): { active: number; waiting: number } {
+    return { active: this.active, waiting: this.waiting.length };
+  }
+
+  /** Runs `task` once a permit is free and releases the permit when it settles. */
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.permits) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await task();
+    } finally {
+      this.active--;
+      this.wake();
+    }
+  }
+
+  private wake(): void {
+    while (this.active < this.permits && this.waiting.length > 0) {
+      this.active++; // handed over to the waiter, which does not count itself again
+      this.waiting.shift()!();
+    }
+  }
+}
+
+const argon2Slots = new Semaphore(DEFAULT_ARGON2_CONCURRENCY);
+
+/** Sets how many argon2 operations may run at once in this process (ARGON2_CONCURRENCY). */
+export function configurePasswordHashing(options: { concurrency: number }): void {
+  argon2Slots.resize(options.concurrency);
+}
+
+/** argon2 operations running now and waiting for their turn. */
+export function passwordHashingLoad(): { active: number; waiting: number } {
+  return argon2Slots.stats;
+}
+
 /** argon2id hash (PHC string) of a password. */
 export async function hashPassword(password: string): Promise<string> {
-  return argon2Hash(password, ARGON2_OPTIONS);
+  return argon2Slots.run(() => argon2Hash(password, ARGON2_OPTIONS));
 }
 
 let dummyHash: Promise<string> | undefined;
@@ -42,10 +109,11 @@ let dummyHash: Promise<string> | undefined;
 export async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
   if (hash === null) {
     dummyHash ??= hashPassword(randomBytes(24).toString("base64url"));
-    await argon2Verify(await dummyHash, password);
+    const dummy = await dummyHash;
+    await argon2Slots.run(() => argon2Verify(dummy, password));
     return false;
   }
-  return argon2Verify(hash, password);
+  return argon2Slots.run(() => argon2Verify(hash, password));
 }
 
 /** A strong generated password: 18 random bytes as 24 base64url characters. */

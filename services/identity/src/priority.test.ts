@@ -1,0 +1,49 @@
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Runs `code` (an ES module importing ./priority.ts) in a fresh node process; answers its stdout as JSON. */
+function inChild(code: string): unknown {
+  const text = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: here, encoding: "utf8" });
+  return JSON.parse(text);
+}
+
+const niceOfEveryThread = `
+  const { readdirSync, readFileSync } = await import("node:fs");
+  const nices = readdirSync("/proc/self/task").map((tid) => {
+    const stat = readFileSync("/proc/self/task/" + tid + "/stat", "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+  });
+`;
+
+describe.runIf(process.platform === "linux")("lowering the process priority (PROCESS_NICE)", () => {
+  it("lowers every thread of the process, including the ones already running", () => {
+    const result = inChild(`
+      import { pbkdf2 } from "node:crypto";
+      import { lowerProcessPriority } from "./priority.ts";
+      // Start libuv's pool before lowering, as an early async call at boot would.
+      await new Promise((resolve) => pbkdf2("x", "y", 1, 32, "sha256", resolve));
+      const change = lowerProcessPriority(7);
+      ${niceOfEveryThread}
+      process.stdout.write(JSON.stringify({ change, nices }));
+    `) as { change: { from: number; to: number; threads: number; refused: number }; nices: number[] };
+    expect(result.change).toMatchObject({ to: 7, refused: 0 });
+    expect(result.change.threads).toBeGreaterThan(4); // main, V8 helpers, libuv's pool
+    expect(new Set(result.nices)).toEqual(new Set([7]));
+  });
+
+  it("never raises priority: 0, or a value at or below the current one, changes nothing", () => {
+    const result = inChild(`
+      import os from "node:os";
+      import { lowerProcessPriority } from "./priority.ts";
+      const first = lowerProcessPriority(5);
+      const again = lowerProcessPriority(3);
+      const zero = lowerProcessPriority(0);
+      process.stdout.write(JSON.stringify({ first: first?.to, again, zero, now: os.getPriority() }));
+    `);
+    expect(result).toEqual({ first: 5, again: null, zero: null, now: 5 });
+  });
+});

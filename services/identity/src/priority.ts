@@ -1,0 +1,63 @@
+import { readdirSync } from "node:fs";
+import os from "node:os";
+import type { Logger } from "@payin/logging";
+
+export interface PriorityChange {
+  /** Nice value before the change. */
+  from: number;
+  /** Nice value asked for. */
+  to: number;
+  /** Threads whose priority was lowered (on Linux every thread of the process; elsewhere the process). */
+  threads: number;
+  /** Threads the system refused to change, with the first error. */
+  refused: number;
+  error?: string;
+}
+
+/**
+ * Lowers the scheduling priority of the whole process to the nice value `nice`
+ * (0–19; PROCESS_NICE). It never raises priority: when the process already runs
+ * at `nice` or lower priority, nothing changes (null).
+ *
+ * On Linux the nice value belongs to each thread, and `os.setPriority(0, …)`
+ * changes only the calling one; threads started before (V8's helpers, libuv's
+ * pool if it already ran) would keep their priority, and libuv's pool threads are
+ * the ones computing argon2. So on Linux every thread in /proc/self/task is
+ * changed; threads started later inherit the main thread's value.
+ */
+export function lowerProcessPriority(nice: number): PriorityChange | null {
+  const from = os.getPriority();
+  if (nice <= from) return null;
+  let tids: number[] = [];
+  if (process.platform === "linux") {
+    try {
+      tids = readdirSync("/proc/self/task").map(Number).filter((tid) => Number.isInteger(tid) && tid > 0);
+    } catch {
+      tids = [];
+    }
+  }
+  const targets = tids.length > 0 ? tids : [0];
+  const change: PriorityChange = { from, to: nice, threads: 0, refused: 0 };
+  for (const tid of targets) {
+    try {
+      os.setPriority(tid, nice);
+      change.threads++;
+    } catch (error) {
+      change.refused++;
+      change.error ??= (error as Error).message;
+    }
+  }
+  return change;
+}
+
+/** lowerProcessPriority, logged: a refusal is a warning, never fatal. */
+export function applyProcessNice(nice: number, logger: Logger): void {
+  const change = lowerProcessPriority(nice);
+  if (change === null) {
+    logger.info({ nice: os.getPriority(), requested: nice }, "process priority left as it is");
+  } else if (change.refused > 0) {
+    logger.warn({ ...change }, "could not lower the process priority (PROCESS_NICE) for every thread; continuing");
+  } else {
+    logger.info({ ...change }, "process priority lowered (PROCESS_NICE)");
+  }
+}
