@@ -5,7 +5,7 @@ import type { Context } from "koa";
 import type { AppDeps } from "../app.js";
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../auth/cookie.js";
 import { readJsonObject } from "../http/body.js";
-import { emailField, enumField, onlyFields, stringField } from "../http/fields.js";
+import { emailField, enumField, onlyFields, requiredString } from "../http/fields.js";
 import { identityView } from "./admin/views.js";
 import { readQuery } from "../http/query.js";
 
@@ -96,7 +96,7 @@ export function authRoutes(deps: AppDeps): Router {
     const body = await readJsonObject(ctx);
     onlyFields(body, ["email", "password", "transport"]);
     const email = emailField(body, "email");
-    const password = stringField(body, "password", PASSWORD_MIN, PASSWORD_MAX);
+    const password = requiredString(body, "password", { min: PASSWORD_MIN, max: PASSWORD_MAX });
     const transport = enumField(body, "transport", TRANSPORTS);
     const res = await identity.login({ email, password, transport, clientIp: clientIp(ctx) });
     if (res.result.case === "mfaChallengeToken") {
@@ -113,8 +113,8 @@ export function authRoutes(deps: AppDeps): Router {
     readQuery(ctx, []);
     const body = await readJsonObject(ctx);
     onlyFields(body, ["mfa_challenge_token", "code"]);
-    const mfaChallengeToken = stringField(body, "mfa_challenge_token", 1, CHALLENGE_TOKEN_MAX);
-    const code = stringField(body, "code", 1, CODE_MAX);
+    const mfaChallengeToken = requiredString(body, "mfa_challenge_token", { min: 1, max: CHALLENGE_TOKEN_MAX });
+    const code = requiredString(body, "code", { min: 1, max: CODE_MAX });
     const res = await identity.completeMfa({ mfaChallengeToken, code, clientIp: clientIp(ctx) });
     answerAuthenticated(ctx, res.authenticated);
   });
@@ -141,8 +141,8 @@ export function authRoutes(deps: AppDeps): Router {
     const principal = await auth.authenticateHuman(ctx);
     const body = await readJsonObject(ctx);
     onlyFields(body, ["current_password", "new_password"]);
-    const currentPassword = stringField(body, "current_password", 1, PASSWORD_MAX);
-    const newPassword = stringField(body, "new_password", PASSWORD_MIN, PASSWORD_MAX);
+    const currentPassword = requiredString(body, "current_password", { min: 1, max: PASSWORD_MAX });
+    const newPassword = requiredString(body, "new_password", { min: PASSWORD_MIN, max: PASSWORD_MAX });
     await identity.changePassword({ caller: { sessionToken: principal.sessionToken }, currentPassword, newPassword });
     ctx.status = 204;
   });
@@ -177,7 +177,7 @@ export function authRoutes(deps: AppDeps): Router {
     const principal = await auth.authenticateHuman(ctx);
     const body = await readJsonObject(ctx);
     onlyFields(body, ["code"]);
-    const code = stringField(body, "code", 1, CODE_MAX);
+    const code = requiredString(body, "code", { min: 1, max: CODE_MAX });
     const res = await identity.confirmTotp({ caller: { sessionToken: principal.sessionToken }, code });
     ctx.body = { recovery_codes: [...res.recoveryCodes] };
   });

@@ -6,24 +6,21 @@ import type { Context } from "koa";
 import { merchantsV1 } from "@payin/proto";
 import type { AppDeps } from "../../app.js";
 import type { Principal } from "../../auth/authenticator.js";
-import { ApiError, badRequest } from "../../http/api-error.js";
+import { ApiError } from "../../http/api-error.js";
+import { isUuid, onlyFields, type Body } from "../../http/fields.js";
 import { readJsonObject } from "../../http/body.js";
 import { mapError } from "../../http/error-middleware.js";
 
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string | undefined): value is string {
-  return value !== undefined && UUID_PATTERN.test(value);
-}
-
-/** Length in Unicode code points: the spec's "characters", as the services count them. */
-export function charLength(value: string): number {
-  let n = 0;
-  for (const _ of value) n++;
-  return n;
-}
-
 export { requireHuman } from "../../auth/authenticator.js";
+export {
+  charLength,
+  isUuid,
+  optionalString,
+  requiredString,
+  requiredStringArray,
+  UUID_RULE,
+  type Body,
+} from "../../http/fields.js";
 
 /** A path parameter of the current route (the router always sets the declared ones). */
 export function param(ctx: Context, name: string): string {
@@ -34,16 +31,10 @@ export function param(ctx: Context, name: string): string {
 // Request bodies: unknown fields, missing fields and wrong types are 400.
 // ---------------------------------------------------------------------------
 
-export type Body = Record<string, unknown>;
-
 /** Reads a JSON object body and refuses any field outside `allowed`. */
 export async function readBody(ctx: Context, allowed: readonly string[]): Promise<Body> {
   const body = await readJsonObject(ctx);
-  for (const field of Object.keys(body)) {
-    if (!allowed.includes(field)) {
-      throw badRequest("VALIDATION_ERROR", allowed.length ? `unknown field "${field}"; allowed: ${allowed.join(", ")}` : `unknown field "${field}"; this operation takes no fields`);
-    }
-  }
+  onlyFields(body, allowed);
   return body;
 }
 
@@ -57,56 +48,6 @@ export async function readNoBody(ctx: Context): Promise<void> {
   if ((length === "" || length === "0") && !chunked) return;
   await readBody(ctx, []);
 }
-
-interface StringRule {
-  min?: number;
-  max?: number;
-  /** Refuse values that are only white space. */
-  notBlank?: boolean;
-  /** Must match; `hint` describes the expected form in the message. */
-  pattern?: RegExp;
-  hint?: string;
-}
-
-function checkString(name: string, value: string, rule: StringRule): string {
-  const length = charLength(value);
-  const { min, max } = rule;
-  if ((min !== undefined && length < min) || (max !== undefined && length > max)) {
-    throw badRequest("VALIDATION_ERROR", max !== undefined ? `${name} must be ${min ?? 0} to ${max} characters` : `${name} must be at least ${min} characters`);
-  }
-  if (rule.notBlank && value.trim() === "") throw badRequest("VALIDATION_ERROR", `${name} must not be blank`);
-  if (rule.pattern && !rule.pattern.test(value)) throw badRequest("VALIDATION_ERROR", `${name} must be ${rule.hint ?? "well-formed"}`);
-  return value;
-}
-
-/** A required string field. */
-export function requiredString(body: Body, name: string, rule: StringRule = {}): string {
-  const value = body[name];
-  if (value === undefined || value === null) throw badRequest("VALIDATION_ERROR", `${name} is required`);
-  if (typeof value !== "string") throw badRequest("VALIDATION_ERROR", `${name} must be a string`);
-  return checkString(name, value, rule);
-}
-
-/** An optional string field; absent and null both mean "not given". */
-export function optionalString(body: Body, name: string, rule: StringRule = {}): string | undefined {
-  const value = body[name];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== "string") throw badRequest("VALIDATION_ERROR", `${name} must be a string`);
-  return checkString(name, value, rule);
-}
-
-/** A required array of strings. */
-export function requiredStringArray(body: Body, name: string, maxItems = 16): string[] {
-  const value = body[name];
-  if (value === undefined || value === null) throw badRequest("VALIDATION_ERROR", `${name} is required`);
-  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
-    throw badRequest("VALIDATION_ERROR", `${name} must be an array of strings`);
-  }
-  if (value.length > maxItems) throw badRequest("VALIDATION_ERROR", `${name} must have at most ${maxItems} items`);
-  return value as string[];
-}
-
-export const UUID_RULE: StringRule = { pattern: UUID_PATTERN, hint: "a uuid" };
 
 // ---------------------------------------------------------------------------
 // Merchant lookups the gateway makes before changes in other services.
