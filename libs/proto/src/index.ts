@@ -8,3 +8,4 @@ export * as merchantsV1 from "./gen/payin/merchants/v1/merchants_service_pb.js";
 export * as payinsV1 from "./gen/payin/payins/v1/payins_service_pb.js";
 export * as allocationV1 from "./gen/payin/allocation/v1/allocation_service_pb.js";
 export * as healthV1 from "./gen/grpc/health/v1/health_pb.js";
+export * from "./names.js";

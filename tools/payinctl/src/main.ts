@@ -7,7 +7,8 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_PORTS } from "@payin/config";
 import { readServiceToken } from "@payin/launcher";
-import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
+import { bootstrapView } from "./views.js";
+import { allocationV1, identityV1, merchantStatusName, merchantsV1 } from "@payin/proto";
 import { Code, ConnectError, createServiceClient, isoFromTimestamp, reasonOf } from "@payin/rpc";
 
 const USAGE = `usage: payinctl <command>
@@ -26,12 +27,6 @@ const USAGE = `usage: payinctl <command>
 
 class UsageError extends Error {}
 
-const STATUS: Record<number, string> = {
-  [merchantsV1.MerchantStatus.INACTIVE]: "inactive",
-  [merchantsV1.MerchantStatus.ACTIVE]: "active",
-  [merchantsV1.MerchantStatus.SUSPENDED]: "suspended",
-  [merchantsV1.MerchantStatus.CLOSED]: "closed",
-};
 const TRANSITIONS: Record<string, merchantsV1.MerchantTransition> = {
   activate: merchantsV1.MerchantTransition.ACTIVATE,
   deactivate: merchantsV1.MerchantTransition.DEACTIVATE,
@@ -49,7 +44,7 @@ function merchantView(m: merchantsV1.Merchant | undefined) {
     uuid: m?.uuid,
     display_name: m?.displayName,
     legal_name: m?.legalName ?? null,
-    status: STATUS[m?.status ?? 0],
+    status: m ? merchantStatusName(m.status) : undefined,
     created_at: isoFromTimestamp(m?.createdAt),
     updated_at: isoFromTimestamp(m?.updatedAt),
   };
@@ -62,16 +57,6 @@ function walletView(w: allocationV1.Wallet | undefined) {
     next_index: w?.nextIndex,
     created_at: isoFromTimestamp(w?.createdAt),
     updated_at: isoFromTimestamp(w?.updatedAt),
-  };
-}
-
-/** JSON of a bootstrapped admin, as printed and as kept in .data/bootstrap-admin.json. */
-export function bootstrapView(res: identityV1.BootstrapAdminResponse) {
-  const i = res.identity;
-  return {
-    identity: { uuid: i?.uuid, email: i?.email, status: i?.status, roles: i?.roles ?? [] },
-    password: res.password,
-    totp_uri: res.totpUri,
   };
 }
 

@@ -8,6 +8,7 @@ import path from "node:path";
 import { DEFAULT_PORTS } from "@payin/config";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db";
 import { dataDir, launchPlatform, readServiceToken, readTotpEncryptionKey } from "@payin/launcher";
+import { bootstrapView } from "@payin/payinctl/views";
 import { identityV1 } from "@payin/proto";
 import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
 
@@ -75,11 +76,7 @@ async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
   });
   try {
     const res = await identity.bootstrapAdmin({ email: process.env.BOOTSTRAP_ADMIN_EMAIL ?? "admin@example.com" });
-    const view = {
-      identity: { uuid: res.identity?.uuid, email: res.identity?.email, status: res.identity?.status, roles: res.identity?.roles ?? [] },
-      password: res.password,
-      totp_uri: res.totpUri,
-    };
+    const view = bootstrapView(res);
     await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600 });
     out("");
     out("first platform admin created (shown once; also kept in .data/bootstrap-admin.json):");

@@ -1,26 +1,17 @@
 import Router from "@koa/router";
 import type { Client } from "@connectrpc/connect";
 import type { merchantsV1 } from "@payin/proto";
-import { payinsV1 } from "@payin/proto";
+import { PAY_IN_STATUS_BY_NAME, isPayInStatusName, payInStatusName, payinsV1, type PayInStatusName } from "@payin/proto";
 import { isoFromTimestamp, toTimestamp } from "@payin/rpc";
 import type { Context } from "koa";
 import { requireMerchant, requirePermission, type Authenticator, type Principal } from "../auth/authenticator.js";
 import { ApiError, badRequest } from "../http/api-error.js";
 import { readJsonObject } from "../http/body.js";
+import { charLength } from "../http/fields.js";
 import { intParam, readQuery } from "../http/query.js";
 
 const { PayInStatus } = payinsV1;
 
-const STATUS_NAME: Record<number, string> = {
-  [PayInStatus.CREATED]: "created",
-  [PayInStatus.AWAITING_PAYMENT]: "awaiting_payment",
-  [PayInStatus.PAID]: "paid",
-};
-const STATUS_BY_NAME: Record<string, payinsV1.PayInStatus> = {
-  created: PayInStatus.CREATED,
-  awaiting_payment: PayInStatus.AWAITING_PAYMENT,
-  paid: PayInStatus.PAID,
-};
 const ASSETS = ["usdt", "usdc"];
 const CREATE_FIELDS = ["asset", "amount", "jurisdiction", "expires_at", "reference"];
 const REQUIRED_FIELDS = ["asset", "amount", "jurisdiction", "expires_at"];
@@ -32,7 +23,7 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]
 export function createView(i: payinsV1.PayInIntent) {
   return {
     intent_uuid: i.intentUuid,
-    status: STATUS_NAME[i.status],
+    status: payInStatusName(i.status),
     asset: i.asset,
     rail: i.rail,
     expected_amount: i.expectedAmount,
@@ -47,7 +38,7 @@ export function readView(i: payinsV1.PayInIntent) {
   return {
     intent_uuid: i.intentUuid,
     merchant_uuid: i.merchantUuid,
-    status: STATUS_NAME[i.status],
+    status: payInStatusName(i.status),
     asset: i.asset,
     rail: i.rail,
     expected_amount: i.expectedAmount,
@@ -63,7 +54,7 @@ export function readView(i: payinsV1.PayInIntent) {
 export function listItemView(i: payinsV1.PayInIntent) {
   return {
     intent_uuid: i.intentUuid,
-    status: STATUS_NAME[i.status],
+    status: payInStatusName(i.status),
     asset: i.asset,
     rail: i.rail,
     expected_amount: i.expectedAmount,
@@ -112,7 +103,7 @@ function parseCreateBody(body: Record<string, unknown>) {
 function idempotencyKey(ctx: Context): string {
   const key = ctx.get("idempotency-key");
   if (!key) throw badRequest("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header is required (1 to 64 characters)");
-  if ([...key].length > 64) throw badRequest("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be at most 64 characters");
+  if (charLength(key) > 64) throw badRequest("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be at most 64 characters");
   return key;
 }
 
@@ -175,7 +166,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
     const query = readQuery(ctx, ["limit", "offset", "status", "asset"]);
     const limit = intParam(query, "limit", 20, 1, 100);
     const offset = intParam(query, "offset", 0, 0, 4_294_967_295);
-    if (query.status !== undefined && !(query.status in STATUS_BY_NAME)) {
+    if (query.status !== undefined && !isPayInStatusName(query.status)) {
       throw badRequest("VALIDATION_ERROR", "status must be one of: created, awaiting_payment, paid");
     }
     if (query.asset !== undefined && !ASSETS.includes(query.asset)) {
@@ -185,7 +176,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
       merchantUuid: ctx.params.merchant_uuid!,
       limit,
       offset,
-      status: query.status ? STATUS_BY_NAME[query.status] : PayInStatus.UNSPECIFIED,
+      status: query.status ? PAY_IN_STATUS_BY_NAME[query.status as PayInStatusName] : PayInStatus.UNSPECIFIED,
       asset: query.asset ?? "",
     });
     ctx.body = { data: res.intents.map(listItemView), pagination: { total: Number(res.total), limit, offset } };

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { merchantsV1 } from "@payin/proto";
+import { MERCHANT_STATUS_BY_NAME, merchantStatusName, merchantsV1 } from "@payin/proto";
 import { toTimestamp } from "@payin/rpc";
 import type { ActorInput, AuditEvent } from "../domain/audit.js";
 import type { Membership } from "../domain/membership.js";
@@ -12,21 +12,8 @@ import { invalid } from "../domain/validation.js";
 
 const { MerchantStatus: PbStatus, MerchantTransition: PbTransition } = merchantsV1;
 
-/** Domain status → proto enum. */
-export const STATUS_TO_PB: Record<MerchantStatus, merchantsV1.MerchantStatus> = {
-  inactive: PbStatus.INACTIVE,
-  active: PbStatus.ACTIVE,
-  suspended: PbStatus.SUSPENDED,
-  closed: PbStatus.CLOSED,
-};
-
-/** Proto enum → domain status (UNSPECIFIED and unknown numbers have none). */
-const STATUS_FROM_PB: Partial<Record<merchantsV1.MerchantStatus, MerchantStatus>> = {
-  [PbStatus.INACTIVE]: "inactive",
-  [PbStatus.ACTIVE]: "active",
-  [PbStatus.SUSPENDED]: "suspended",
-  [PbStatus.CLOSED]: "closed",
-};
+/** Domain status → proto enum (the domain's names are the wire names). */
+export const STATUS_TO_PB: Readonly<Record<MerchantStatus, merchantsV1.MerchantStatus>> = MERCHANT_STATUS_BY_NAME;
 
 /** Proto transition → domain transition (UNSPECIFIED has none). */
 export const TRANSITION_FROM_PB: Partial<Record<merchantsV1.MerchantTransition, MerchantTransition>> = {
@@ -39,7 +26,7 @@ export const TRANSITION_FROM_PB: Partial<Record<merchantsV1.MerchantTransition, 
 /** A status filter: UNSPECIFIED means none; an unknown number is INVALID_ARGUMENT. */
 export function statusFilterFromPb(status: merchantsV1.MerchantStatus): MerchantStatus | undefined {
   if (status === PbStatus.UNSPECIFIED) return undefined;
-  return STATUS_FROM_PB[status] ?? invalid("status is not a merchant status");
+  return merchantStatusName(status) ?? invalid("status is not a merchant status");
 }
 
 /** The request's actor, or undefined when it names none. */

@@ -1,14 +1,8 @@
 import type { Client } from "@connectrpc/connect";
-import { allocationV1, merchantsV1 } from "@payin/proto";
+import { allocationV1, merchantStatusName, merchantsV1 } from "@payin/proto";
 import { Code, ConnectError } from "@payin/rpc";
 import type { AddressAllocator, MerchantDirectory } from "../domain/create-pay-in-intent.js";
 
-const STATUS_NAMES: Record<number, string> = {
-  [merchantsV1.MerchantStatus.INACTIVE]: "inactive",
-  [merchantsV1.MerchantStatus.ACTIVE]: "active",
-  [merchantsV1.MerchantStatus.SUSPENDED]: "suspended",
-  [merchantsV1.MerchantStatus.CLOSED]: "closed",
-};
 
 function effect(value: string): "allow" | "deny" | null {
   return value === "allow" || value === "deny" ? value : null;
@@ -21,7 +15,7 @@ export function merchantDirectory(client: Client<typeof merchantsV1.MerchantsSer
       try {
         const context = await client.getPayinContext({ merchantUuid, jurisdiction });
         return {
-          status: STATUS_NAMES[context.status] ?? "unknown",
+          status: merchantStatusName(context.status) ?? "unknown",
           ruleEffect: effect(context.ruleEffect),
           payinPolicyEffect: effect(context.payinPolicyEffect),
           operatingMode: context.operatingMode || null,

@@ -3,31 +3,21 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7, isUuid } from "@payin/ids";
-import { payinsV1 } from "@payin/proto";
+import { PAY_IN_STATUS_BY_NAME, payInStatusName, payinsV1 } from "@payin/proto";
 import { fromTimestamp, toTimestamp } from "@payin/rpc";
 import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../domain/create-pay-in-intent.js";
-import { intentNotFound, type PayInIntent, type PayInStatus } from "../domain/pay-in-intent.js";
+import { intentNotFound, type PayInIntent } from "../domain/pay-in-intent.js";
 import { getPayInIntent, listPayInIntents } from "../domain/read-pay-in-intents.js";
 import { PayInRepository } from "../store/pay-in-repository.js";
 
-const { PayInIntentSchema, PayInStatus: PbStatus } = payinsV1;
+const { PayInIntentSchema } = payinsV1;
 
-const STATUS_TO_PB: Record<PayInStatus, payinsV1.PayInStatus> = {
-  created: PbStatus.CREATED,
-  awaiting_payment: PbStatus.AWAITING_PAYMENT,
-  paid: PbStatus.PAID,
-};
-const STATUS_FROM_PB: Partial<Record<payinsV1.PayInStatus, PayInStatus>> = {
-  [PbStatus.CREATED]: "created",
-  [PbStatus.AWAITING_PAYMENT]: "awaiting_payment",
-  [PbStatus.PAID]: "paid",
-};
 
 function toPb(i: PayInIntent): payinsV1.PayInIntent {
   return create(PayInIntentSchema, {
     intentUuid: i.intentUuid,
     merchantUuid: i.merchantUuid,
-    status: STATUS_TO_PB[i.status],
+    status: PAY_IN_STATUS_BY_NAME[i.status],
     asset: i.asset,
     rail: i.rail,
     expectedAmount: i.expectedAmount,
@@ -83,7 +73,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
         merchantUuid: req.merchantUuid,
         limit: req.limit,
         offset: req.offset,
-        status: STATUS_FROM_PB[req.status],
+        status: payInStatusName(req.status),
         asset: req.asset || undefined,
       });
       return { intents: intents.map(toPb), total: BigInt(total) };

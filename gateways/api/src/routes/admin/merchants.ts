@@ -4,13 +4,13 @@
  * gateway records refused attempts.
  */
 import type Router from "@koa/router";
-import { merchantsV1 } from "@payin/proto";
+import { isMerchantStatusName, MERCHANT_STATUS_BY_NAME, merchantsV1, type MerchantStatusName } from "@payin/proto";
 import type { AppDeps } from "../../app.js";
 import { requirePermission } from "../../auth/authenticator.js";
 import { badRequest } from "../../http/api-error.js";
 import { intParam, readQuery } from "../../http/query.js";
 import { change, charLength, isUuid, optionalString, param, readBody, readNoBody, requiredString, UUID_RULE } from "./common.js";
-import { MERCHANT_STATUS_BY_NAME, membershipView, merchantView } from "./views.js";
+import { membershipView, merchantView } from "./views.js";
 
 const { MerchantTransition } = merchantsV1;
 
@@ -29,7 +29,7 @@ export function merchantRoutes(router: Router, deps: AppDeps): void {
     const query = readQuery(ctx, ["status", "uuid", "display_name", "limit", "offset"]);
     const limit = intParam(query, "limit", 20, 1, 100);
     const offset = intParam(query, "offset", 0, 0, 4_294_967_295);
-    if (query.status !== undefined && !(query.status in MERCHANT_STATUS_BY_NAME)) {
+    if (query.status !== undefined && !isMerchantStatusName(query.status)) {
       throw badRequest("VALIDATION_ERROR", "status must be one of: inactive, active, suspended, closed");
     }
     if (query.uuid !== undefined && !isUuid(query.uuid)) throw badRequest("VALIDATION_ERROR", "uuid must be a uuid");
@@ -39,7 +39,7 @@ export function merchantRoutes(router: Router, deps: AppDeps): void {
     const res = await deps.merchants.listMerchants({
       limit,
       offset,
-      status: query.status ? MERCHANT_STATUS_BY_NAME[query.status] : merchantsV1.MerchantStatus.UNSPECIFIED,
+      status: query.status ? MERCHANT_STATUS_BY_NAME[query.status as MerchantStatusName] : merchantsV1.MerchantStatus.UNSPECIFIED,
       uuid: query.uuid?.toLowerCase(),
       displayName: query.display_name,
     });

@@ -4,24 +4,9 @@
  * where the caller passes it (create and rotate responses).
  */
 import type { allocationV1, identityV1 } from "@payin/proto";
-import { merchantsV1 } from "@payin/proto";
+import { merchantStatusName, type merchantsV1 } from "@payin/proto";
 import { isoFromTimestamp } from "@payin/rpc";
 
-const { MerchantStatus } = merchantsV1;
-
-export const MERCHANT_STATUS_NAME: Record<number, string> = {
-  [MerchantStatus.INACTIVE]: "inactive",
-  [MerchantStatus.ACTIVE]: "active",
-  [MerchantStatus.SUSPENDED]: "suspended",
-  [MerchantStatus.CLOSED]: "closed",
-};
-
-export const MERCHANT_STATUS_BY_NAME: Record<string, merchantsV1.MerchantStatus> = {
-  inactive: MerchantStatus.INACTIVE,
-  active: MerchantStatus.ACTIVE,
-  suspended: MerchantStatus.SUSPENDED,
-  closed: MerchantStatus.CLOSED,
-};
 
 /** Exactly the spec's merchant fields. */
 export function merchantView(m: merchantsV1.Merchant) {
@@ -29,7 +14,7 @@ export function merchantView(m: merchantsV1.Merchant) {
     uuid: m.uuid,
     display_name: m.displayName,
     legal_name: m.legalName ?? null,
-    status: MERCHANT_STATUS_NAME[m.status] ?? "unknown",
+    status: merchantStatusName(m.status) ?? "unknown",
     created_at: isoFromTimestamp(m.createdAt),
     updated_at: isoFromTimestamp(m.updatedAt),
   };
