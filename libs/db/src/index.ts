@@ -3,3 +3,4 @@ export * from "./errors.js";
 export * from "./orm.js";
 export { EntitySchema } from "@mikro-orm/postgresql";
 export { Migration } from "@mikro-orm/migrations";
+export * from "./prepared.js";

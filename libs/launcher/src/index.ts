@@ -38,6 +38,8 @@ export interface StartOptions {
   output?: string | "inherit" | "ignore";
   /** How long to wait for the ready message. */
   readyTimeoutMs?: number;
+  /** Extra Node.js flags for a process (e.g. `--cpu-prof` when profiling). */
+  nodeArgs?: (name: string) => string[];
 }
 
 const outputs = new Map<string, WriteStream>();
@@ -61,7 +63,7 @@ export async function startProcess(spec: ProcessSpec, options: StartOptions): Pr
   const child = fork(path.join(REPO_ROOT, spec.entry), [], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env } as NodeJS.ProcessEnv,
-    execArgv: ["--import", "tsx"],
+    execArgv: ["--import", "tsx", ...(options.nodeArgs?.(spec.name) ?? [])],
     stdio: output === "inherit" ? ["ignore", "inherit", "inherit", "ipc"] : ["ignore", "pipe", "pipe", "ipc"],
   });
   if (output !== "inherit" && output !== "ignore") {

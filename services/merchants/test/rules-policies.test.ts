@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqlClient, type SqlClient } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
-import { MerchantRepository } from "../src/store/merchant-repository.js";
+import { PayinContextRepository } from "../src/store/payin-context-repository.js";
 import { activeMerchant, closedMerchant, expectFailure, startMerchants, UNKNOWN_UUID, type Harness } from "./harness.js";
 
 const { MerchantStatus } = merchantsV1;
@@ -271,14 +272,15 @@ describe("GetPayinContext", () => {
 
   it("reads everything in one SQL round trip", async () => {
     const merchant = await activeMerchant(h.client);
-    const em = h.orm.em.fork();
-    const execute = em.execute.bind(em);
+    const sql = sqlClient(h.orm);
     let statements = 0;
-    em.execute = ((...args: Parameters<typeof execute>) => {
-      statements++;
-      return execute(...args);
-    }) as typeof em.execute;
-    const context = await new MerchantRepository(em).payinContext(merchant, "crypto.payin", "DE");
+    const counting: SqlClient = {
+      query: (statement, values) => {
+        statements++;
+        return sql.query(statement, values);
+      },
+    };
+    const context = await new PayinContextRepository(counting).payinContext(merchant, "crypto.payin", "DE");
     expect(context?.status).toBe("active");
     expect(statements).toBe(1);
   });

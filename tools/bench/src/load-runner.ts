@@ -20,6 +20,12 @@ export interface HttpLoadConfig {
   paths: string[];
   /** Jurisdiction of the pay-ins a create pass makes. */
   jurisdiction: string;
+  /**
+   * Offered load in requests/s over all connections, evenly spaced: for
+   * paced-runner.ts (open loop). This runner (autocannon) ignores it and keeps
+   * every connection busy: the next request leaves as the last is answered.
+   */
+  ratePerS?: number;
 }
 
 const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? "{}") as HttpLoadConfig;

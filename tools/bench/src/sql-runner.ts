@@ -50,8 +50,8 @@ async function createOnce(c: Connections): Promise<void> {
   const rail = n % 2 === 0 ? "bep20" : "erc20";
   const requestHash = createHash("sha256").update(`${merchant}|${key}|${n}`).digest("hex");
   const [claim, context] = await Promise.all([
-    c.payins.query(CLAIM_KEY, [merchant, key, requestHash, randomUUID(), now, now, new Date(now.getTime() - CLAIM_LEASE_MS)]),
-    c.merchants?.query(PAYIN_CONTEXT, ["crypto.payin", config.jurisdiction, merchant]),
+    c.payins.query({ ...CLAIM_KEY, values: [merchant, key, requestHash, randomUUID(), now, new Date(now.getTime() - CLAIM_LEASE_MS)] }),
+    c.merchants?.query({ ...PAYIN_CONTEXT, values: ["crypto.payin", config.jurisdiction, merchant] }),
   ]);
   const intentUuid = claim.rows[0]?.intent_uuid as string | undefined;
   if (!intentUuid) throw new Error("key not claimed");
@@ -62,15 +62,18 @@ async function createOnce(c: Connections): Promise<void> {
   let address: string | null = null;
   let derivationPath: string | null = null;
   if (c.allocation) {
-    const allocated = await c.allocation.query(ALLOCATE, [merchant, intentUuid, rail, now]);
+    const allocated = await c.allocation.query({ ...ALLOCATE, values: [merchant, intentUuid, rail, now] });
     if (!allocated.rows[0]) throw new Error("no address allocated");
     address = allocated.rows[0].address as string;
     derivationPath = allocated.rows[0].derivation_path as string;
   }
-  const completed = await c.payins.query(COMPLETE_KEY, [
-    intentUuid, merchant, "created", asset, rail, `${10 + (n % 1000)}.25`, address, derivationPath,
-    `order-${prefix}-${n}`, config.jurisdiction, now, new Date(now.getTime() + 86_400_000), now, merchant, key,
-  ]);
+  const completed = await c.payins.query({
+    ...COMPLETE_KEY,
+    values: [
+      intentUuid, merchant, "created", asset, rail, `${10 + (n % 1000)}.25`, address, derivationPath,
+      `order-${prefix}-${n}`, config.jurisdiction, now, new Date(now.getTime() + 86_400_000), now, key,
+    ],
+  });
   if (completed.rowCount !== 1) throw new Error("key not completed");
 }
 

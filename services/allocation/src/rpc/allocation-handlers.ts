@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { MikroORM } from "@payin/db";
+import { sqlClient, type MikroORM } from "@payin/db";
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { allocationV1 } from "@payin/proto";
@@ -30,7 +30,8 @@ function uuid(field: string, value: string): string {
 
 /** AllocationService handlers: proto in, domain call, proto out. */
 export function allocationHandlers(orm: MikroORM, logger: Logger): ServiceImpl<typeof allocationV1.AllocationService> {
-  const repo = () => new WalletRepository(orm.em.fork());
+  const sql = sqlClient(orm);
+  const repo = () => new WalletRepository(orm.em.fork(), sql);
   const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"));
   return {
     async setWallet(req) {

@@ -1,4 +1,4 @@
-import { isNotNullViolation, isUniqueViolation, type EntityManager } from "@payin/db";
+import { isNotNullViolation, isUniqueViolation, type EntityManager, type PreparedStatement, type SqlClient } from "@payin/db";
 import type { DerivedAddress } from "../domain/hd.js";
 import type { AllocateOutcome, Allocation, Rail, Wallet, WalletStore } from "../domain/wallet.js";
 
@@ -29,9 +29,37 @@ function allocationFromRow(row: Record<string, unknown>): Allocation {
   };
 }
 
-/** WalletStore on PostgreSQL; one instance per request (a forked EntityManager). */
+/**
+ * Takes the next index and its pre-derived address in one statement, so the
+ * wallet's row lock (taken by the UPDATE) is held only while it runs and
+ * commits: allocations of one merchant queue on it for well under a millisecond
+ * each. The address comes from the pool row at the new index; when there is
+ * none, the NOT NULL on address aborts the statement, bump included. A
+ * conflicting intent aborts it the same way, so indexes keep no gap. (The pool is
+ * read in the INSERT, not in the UPDATE's WHERE: a WHERE re-checked after waiting
+ * for the lock would not see it.) On every pay-in create, so prepared.
+ */
+const ALLOCATE: PreparedStatement = {
+  name: "allocation.allocate",
+  text: `with w as (
+           update wallets set next_index = next_index + 1 where merchant_uuid = $1
+           returning merchant_uuid, xpub, next_index - 1 as idx)
+         insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at)
+         select $2, w.merchant_uuid, w.idx, p.address, $3, p.derivation_path, $4
+           from w left join address_pool p
+             on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.idx
+         returning *`,
+};
+
+/**
+ * WalletStore on PostgreSQL: the EntityManager is forked per request; the
+ * SqlClient (the same pool) runs the allocation itself.
+ */
 export class WalletRepository implements WalletStore {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly sql: SqlClient,
+  ) {}
 
   async upsert(merchantUuid: string, xpub: string, now: Date): Promise<Wallet | null> {
     // One statement. The guard against another merchant holding the key is a
@@ -59,24 +87,7 @@ export class WalletRepository implements WalletStore {
 
   async allocate(input: { merchantUuid: string; intentUuid: string; rail: Rail; now: Date }): Promise<AllocateOutcome> {
     try {
-      // One statement, so the wallet's row lock (taken by the UPDATE) is held
-      // only while it runs and commits: allocations of one merchant queue on it
-      // for well under a millisecond each. The address comes from the pool row
-      // at the new index; when there is none, the NOT NULL on address aborts the
-      // statement, bump included. A conflicting intent aborts it the same way, so
-      // indexes keep no gap. (The pool is read in the INSERT, not in the UPDATE's
-      // WHERE: a WHERE re-checked after waiting for the lock would not see it.)
-      const rows = await this.em.execute(
-        `with w as (
-           update wallets set next_index = next_index + 1 where merchant_uuid = ?
-           returning merchant_uuid, xpub, next_index - 1 as idx)
-         insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at)
-         select ?, w.merchant_uuid, w.idx, p.address, ?, p.derivation_path, ?
-           from w left join address_pool p
-             on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.idx
-         returning *`,
-        [input.merchantUuid, input.intentUuid, input.rail, input.now],
-      );
+      const rows = await this.sql.query(ALLOCATE, [input.merchantUuid, input.intentUuid, input.rail, input.now]);
       if (rows[0]) return { kind: "allocated", allocation: allocationFromRow(rows[0]) };
     } catch (error) {
       if (isUniqueViolation(error, INTENT_KEY)) {

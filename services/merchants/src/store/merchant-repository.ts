@@ -1,8 +1,5 @@
 import type { EntityManager } from "@payin/db";
 import type { Merchant, MerchantFilter, MerchantStatus, MerchantStore } from "../domain/merchant.js";
-import type { OperatingMode } from "../domain/operating-profile.js";
-import type { PayinContext, PayinContextReader } from "../domain/payin-context.js";
-import type { Effect } from "../domain/validation.js";
 import { MerchantEntity, type MerchantRow } from "./entities.js";
 import { date, textOrNull, type Row } from "./rows.js";
 
@@ -20,7 +17,7 @@ function fromRow(row: Row): Merchant {
 }
 
 /** MerchantStore on PostgreSQL; one instance per request (a forked EntityManager). */
-export class MerchantRepository implements MerchantStore, PayinContextReader {
+export class MerchantRepository implements MerchantStore {
   constructor(private readonly em: EntityManager) {}
 
   async insert(merchant: Merchant): Promise<void> {
@@ -81,30 +78,6 @@ export class MerchantRepository implements MerchantStore, PayinContextReader {
     return {
       merchants: rows.filter((row: Row) => row.uuid !== null).map(fromRow),
       total: Number(rows[0]?.total ?? 0),
-    };
-  }
-
-  async payinContext(merchantUuid: string, capability: string, jurisdiction: string | null): Promise<PayinContext | null> {
-    // One statement, each part an index lookup: the merchant's primary key, the
-    // open-rule and open-policy partial unique indexes, the profile's primary key.
-    const rows = await this.em.execute(
-      `select m.status,
-              (select r.effect from rules r
-                where r.capability = ? and r.jurisdiction = ? and r.valid_to is null) as rule_effect,
-              (select p.effect from policies p
-                where p.merchant_uuid = m.uuid and p.scope = 'payin' and p.valid_to is null) as payin_policy_effect,
-              (select o.operating_mode from operating_profiles o where o.merchant_uuid = m.uuid) as operating_mode
-         from merchants m
-        where m.uuid = ?`,
-      [capability, jurisdiction, merchantUuid],
-    );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      status: row.status as MerchantStatus,
-      ruleEffect: textOrNull(row.rule_effect) as Effect | null,
-      payinPolicyEffect: textOrNull(row.payin_policy_effect) as Effect | null,
-      operatingMode: textOrNull(row.operating_mode) as OperatingMode | null,
     };
   }
 }

@@ -1,19 +1,24 @@
-import type { EntityManager, MikroORM } from "@payin/db";
+import { sqlClient, type EntityManager, type MikroORM } from "@payin/db";
+import type { PayinContextReader } from "../domain/payin-context.js";
 import type { MerchantsStores, UnitOfWork } from "../domain/unit-of-work.js";
 import { AuditRepository } from "./audit-repository.js";
 import { MembershipRepository } from "./membership-repository.js";
 import { MerchantRepository } from "./merchant-repository.js";
 import { OperatingProfileRepository } from "./operating-profile-repository.js";
+import { PayinContextRepository } from "./payin-context-repository.js";
 import { PolicyRepository } from "./policy-repository.js";
 import { ProviderBindingRepository, ProviderConnectionRepository, ProviderRepository } from "./provider-repository.js";
 import { RuleRepository } from "./rule-repository.js";
 
-/** Every repository bound to one EntityManager (and so to its transaction, if any). */
-export function storesOn(em: EntityManager): MerchantsStores {
-  const merchants = new MerchantRepository(em);
+/**
+ * Every repository bound to one EntityManager (and so to its transaction, if
+ * any); the pay-in context, read-only and on every create, runs prepared on the
+ * pool instead.
+ */
+function storesOn(em: EntityManager, payinContexts: PayinContextReader): MerchantsStores {
   return {
-    merchants,
-    payinContexts: merchants,
+    merchants: new MerchantRepository(em),
+    payinContexts,
     memberships: new MembershipRepository(em),
     rules: new RuleRepository(em),
     profiles: new OperatingProfileRepository(em),
@@ -27,13 +32,17 @@ export function storesOn(em: EntityManager): MerchantsStores {
 
 /** UnitOfWork on PostgreSQL: each transaction runs on its own forked EntityManager. */
 export class PgUnitOfWork implements UnitOfWork {
-  constructor(private readonly orm: MikroORM) {}
+  private readonly payinContexts: PayinContextReader;
+
+  constructor(private readonly orm: MikroORM) {
+    this.payinContexts = new PayinContextRepository(sqlClient(orm));
+  }
 
   transaction<T>(work: (stores: MerchantsStores) => Promise<T>): Promise<T> {
-    return this.orm.em.fork().transactional((em) => work(storesOn(em)));
+    return this.orm.em.fork().transactional((em) => work(storesOn(em, this.payinContexts)));
   }
 
   read(): MerchantsStores {
-    return storesOn(this.orm.em.fork());
+    return storesOn(this.orm.em.fork(), this.payinContexts);
   }
 }

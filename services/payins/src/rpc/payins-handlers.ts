@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { MikroORM } from "@payin/db";
+import { sqlClient, type MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7, isUuid } from "@payin/ids";
 import { PAY_IN_STATUS_BY_NAME, payInStatusName, payinsV1 } from "@payin/proto";
@@ -40,7 +40,8 @@ export interface PayinsDeps {
 
 /** PayinsService handlers: proto in, domain call, proto out. */
 export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.PayinsService> {
-  const repo = () => new PayInRepository(deps.orm.em.fork());
+  const store = new PayInRepository(sqlClient(deps.orm));
+  const repo = () => store;
   return {
     async createPayInIntent(req) {
       const result = await createPayInIntent(

@@ -1,4 +1,4 @@
-import type { EntityManager } from "@payin/db";
+import type { PreparedStatement, SqlClient } from "@payin/db";
 import type { KeyClaim, PayInStore } from "../domain/create-pay-in-intent.js";
 import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
 import type { ListFilter, PayInReader } from "../domain/read-pay-in-intents.js";
@@ -39,31 +39,81 @@ function toIntent(row: Row): PayInIntent {
   };
 }
 
-/** PayInStore and PayInReader on PostgreSQL. Hot paths are single statements. */
+const CLAIM_KEY: PreparedStatement = {
+  name: "payins.claim-key",
+  text: `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
+       values ($1, $2, $3, $4, 'pending', $5, $5)
+       on conflict (merchant_uuid, idempotency_key) do update set claimed_at = excluded.claimed_at
+         where idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
+           and idempotency_keys.request_hash = excluded.request_hash
+       returning intent_uuid`,
+};
+
+const READ_KEY: PreparedStatement = {
+  name: "payins.read-key",
+  text: `select k.request_hash, k.state, ${columns("i")}
+         from idempotency_keys k left join pay_in_intents i on i.intent_uuid = k.intent_uuid
+        where k.merchant_uuid = $1 and k.idempotency_key = $2`,
+};
+
+const COMPLETE_KEY: PreparedStatement = {
+  name: "payins.complete-key",
+  text: `with i as (
+         insert into pay_in_intents (intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address,
+           allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at)
+         values ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11, $12, $13)
+         returning intent_uuid)
+       update idempotency_keys k set state = 'completed'
+         from i where k.merchant_uuid = $2 and k.idempotency_key = $14 and k.intent_uuid = i.intent_uuid`,
+};
+
+const RELEASE_KEY: PreparedStatement = {
+  name: "payins.release-key",
+  text: `delete from idempotency_keys where merchant_uuid = $1 and idempotency_key = $2 and intent_uuid = $3 and state = 'pending'`,
+};
+
+const GET_INTENT: PreparedStatement = {
+  name: "payins.get-intent",
+  text: `select ${COLUMNS} from pay_in_intents where intent_uuid = $1 and merchant_uuid = $2`,
+};
+
+/**
+ * The list statement for one combination of filters: the page and the total in
+ * one round trip, the total summed from the trigger-kept counters.
+ */
+function listStatement(byStatus: boolean, byAsset: boolean): PreparedStatement {
+  const where = ["merchant_uuid = $1"];
+  let n = 1;
+  if (byStatus) where.push(`status = $${++n}`);
+  if (byAsset) where.push(`asset = $${++n}`);
+  const condition = where.join(" and ");
+  return {
+    name: `payins.list${byStatus ? "-status" : ""}${byAsset ? "-asset" : ""}`,
+    text: `select (select coalesce(sum(n), 0)::bigint from pay_in_intent_counts where ${condition}) as total, page.*
+         from (select 1) one
+         left join lateral (
+           select ${COLUMNS} from pay_in_intents where ${condition}
+            order by created_at desc, intent_uuid desc limit $${n + 1} offset $${n + 2}
+         ) page on true`,
+  };
+}
+const LIST = [listStatement(false, false), listStatement(false, true), listStatement(true, false), listStatement(true, true)] as const;
+
+/**
+ * PayInStore and PayInReader on PostgreSQL. Every operation is a single
+ * prepared statement.
+ */
 export class PayInRepository implements PayInStore, PayInReader {
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly sql: SqlClient) {}
 
   async claimKey(input: { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date }): Promise<KeyClaim> {
     // Claim by inserting the key's row; the primary key lets exactly one request
     // win. A pending row whose lease ran out (its holder died) is taken over,
     // keeping its intent uuid, but only by a request with the same payload.
     const staleBefore = new Date(input.now.getTime() - CLAIM_LEASE_MS);
-    const claimed = await this.em.execute(
-      `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
-       values (?, ?, ?, ?, 'pending', ?, ?)
-       on conflict (merchant_uuid, idempotency_key) do update set claimed_at = excluded.claimed_at
-         where idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < ?
-           and idempotency_keys.request_hash = excluded.request_hash
-       returning intent_uuid`,
-      [input.merchantUuid, input.key, input.requestHash, input.newIntentUuid, input.now, input.now, staleBefore],
-    );
+    const claimed = await this.sql.query(CLAIM_KEY, [input.merchantUuid, input.key, input.requestHash, input.newIntentUuid, input.now, staleBefore]);
     if (claimed[0]) return { kind: "claimed", intentUuid: claimed[0].intent_uuid as string };
-    const rows = await this.em.execute(
-      `select k.request_hash, k.state, ${columns("i")}
-         from idempotency_keys k left join pay_in_intents i on i.intent_uuid = k.intent_uuid
-        where k.merchant_uuid = ? and k.idempotency_key = ?`,
-      [input.merchantUuid, input.key],
-    );
+    const rows = await this.sql.query(READ_KEY, [input.merchantUuid, input.key]);
     const row = rows[0];
     // Released between our insert and this read: the client may simply retry.
     if (!row) return { kind: "in-flight", requestHash: input.requestHash };
@@ -75,59 +125,28 @@ export class PayInRepository implements PayInStore, PayInReader {
 
   async completeKey(intent: PayInIntent, key: string): Promise<void> {
     // One statement stores the intent and completes its key.
-    await this.em.execute(
-      `with i as (
-         insert into pay_in_intents (intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address,
-           allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at)
-         values (?, ?, ?, ?, ?, ?::numeric, ?, ?, ?, ?, ?, ?, ?)
-         returning intent_uuid)
-       update idempotency_keys k set state = 'completed'
-         from i where k.merchant_uuid = ? and k.idempotency_key = ? and k.intent_uuid = i.intent_uuid`,
-      [
-        intent.intentUuid, intent.merchantUuid, intent.status, intent.asset, intent.rail, intent.expectedAmount,
-        intent.address, intent.allocationReference, intent.reference, intent.jurisdiction, intent.createdAt,
-        intent.expiresAt, intent.updatedAt, intent.merchantUuid, key,
-      ],
-    );
+    await this.sql.query(COMPLETE_KEY, [
+      intent.intentUuid, intent.merchantUuid, intent.status, intent.asset, intent.rail, intent.expectedAmount,
+      intent.address, intent.allocationReference, intent.reference, intent.jurisdiction, intent.createdAt,
+      intent.expiresAt, intent.updatedAt, key,
+    ]);
   }
 
   async releaseKey(merchantUuid: string, key: string, intentUuid: string): Promise<void> {
-    await this.em.execute(
-      `delete from idempotency_keys where merchant_uuid = ? and idempotency_key = ? and intent_uuid = ? and state = 'pending'`,
-      [merchantUuid, key, intentUuid],
-    );
+    await this.sql.query(RELEASE_KEY, [merchantUuid, key, intentUuid]);
   }
 
   async get(merchantUuid: string, intentUuid: string): Promise<PayInIntent | null> {
-    const rows = await this.em.execute(`select ${COLUMNS} from pay_in_intents where intent_uuid = ? and merchant_uuid = ?`, [
-      intentUuid,
-      merchantUuid,
-    ]);
+    const rows = await this.sql.query(GET_INTENT, [intentUuid, merchantUuid]);
     return rows[0] ? toIntent(rows[0]) : null;
   }
 
   async list(filter: ListFilter): Promise<{ intents: PayInIntent[]; total: number }> {
-    const where = ["merchant_uuid = ?"];
-    const params: unknown[] = [filter.merchantUuid];
-    if (filter.status) {
-      where.push("status = ?");
-      params.push(filter.status);
-    }
-    if (filter.asset) {
-      where.push("asset = ?");
-      params.push(filter.asset);
-    }
-    const condition = where.join(" and ");
-    // Page and total in one round trip; the total sums the trigger-kept counters.
-    const rows = await this.em.execute(
-      `select (select coalesce(sum(n), 0)::bigint from pay_in_intent_counts where ${condition}) as total, page.*
-         from (select 1) one
-         left join lateral (
-           select ${COLUMNS} from pay_in_intents where ${condition}
-            order by created_at desc, intent_uuid desc limit ? offset ?
-         ) page on true`,
-      [...params, ...params, filter.limit, filter.offset],
-    );
+    const statement = LIST[(filter.status ? 2 : 0) + (filter.asset ? 1 : 0)]!;
+    const values: unknown[] = [filter.merchantUuid];
+    if (filter.status) values.push(filter.status);
+    if (filter.asset) values.push(filter.asset);
+    const rows = await this.sql.query(statement, [...values, filter.limit, filter.offset]);
     const total = Number(rows[0]?.total ?? 0);
     const intents = rows.filter((row: Row) => row.intent_uuid !== null).map(toIntent);
     return { intents, total };

@@ -1,0 +1,38 @@
+import type { PreparedStatement, SqlClient } from "@payin/db";
+import type { MerchantStatus } from "../domain/merchant.js";
+import type { OperatingMode } from "../domain/operating-profile.js";
+import type { PayinContext, PayinContextReader } from "../domain/payin-context.js";
+import type { Effect } from "../domain/validation.js";
+import { textOrNull } from "./rows.js";
+
+/**
+ * One statement, each part an index lookup: the merchant's primary key, the
+ * open-rule and open-policy partial unique indexes, the profile's primary key.
+ */
+const PAYIN_CONTEXT: PreparedStatement = {
+  name: "merchants.payin-context",
+  text: `select m.status,
+              (select r.effect from rules r
+                where r.capability = $1 and r.jurisdiction = $2 and r.valid_to is null) as rule_effect,
+              (select p.effect from policies p
+                where p.merchant_uuid = m.uuid and p.scope = 'payin' and p.valid_to is null) as payin_policy_effect,
+              (select o.operating_mode from operating_profiles o where o.merchant_uuid = m.uuid) as operating_mode
+         from merchants m
+        where m.uuid = $3`,
+};
+
+/** PayinContextReader on PostgreSQL: on every pay-in create, so a prepared statement. */
+export class PayinContextRepository implements PayinContextReader {
+  constructor(private readonly sql: SqlClient) {}
+
+  async payinContext(merchantUuid: string, capability: string, jurisdiction: string | null): Promise<PayinContext | null> {
+    const [row] = await this.sql.query(PAYIN_CONTEXT, [capability, jurisdiction, merchantUuid]);
+    if (!row) return null;
+    return {
+      status: row.status as MerchantStatus,
+      ruleEffect: textOrNull(row.rule_effect) as Effect | null,
+      payinPolicyEffect: textOrNull(row.payin_policy_effect) as Effect | null,
+      operatingMode: textOrNull(row.operating_mode) as OperatingMode | null,
+    };
+  }
+}
