@@ -24,10 +24,11 @@ export function encryptionKey(): Reader<Buffer> {
  *   verify, the dummy verify of an unknown email) may run at once in the process;
  *   the others queue. Password hashing thus never occupies more than that many
  *   cores; a burst of logins answers later instead of slowing everything else.
- * - PROCESS_NICE (default 10, 0–19): the scheduling priority (nice value) the
- *   process lowers itself to at boot, so that under CPU contention a login yields
- *   to requests that must be fast. Identity is off the machine-token hot path (the
- *   gateway caches machine tokens), so only sign-ins and session checks wait. It
+ * - PROCESS_NICE (default 19, 0–19): the scheduling priority (nice value) the
+ *   process lowers its worker threads to at boot (on Linux; elsewhere the whole
+ *   process), libuv's pool among them, where argon2 runs: under CPU contention
+ *   the hashing of a login yields to requests that must be fast, while the event
+ *   loop (session checks, machine-token lookups, SQL) keeps normal priority. It
  *   only ever lowers priority (0, or a value at or below the current one, changes
  *   nothing); when the system refuses the change it is logged and the service
  *   runs on.
@@ -37,5 +38,5 @@ export const configSchema = {
   IDENTITY_PORT: port(50051),
   TOTP_ENCRYPTION_KEY: encryptionKey(),
   ARGON2_CONCURRENCY: int(1, 1, 64),
-  PROCESS_NICE: int(10, 0, 19),
+  PROCESS_NICE: int(19, 0, 19),
 };

@@ -4,7 +4,7 @@ import { createLogger } from "@payin/logging";
 import { domainErrorInterceptor, runService } from "@payin/rpc";
 import { configSchema } from "./config.js";
 import { configurePasswordHashing } from "./domain/password.js";
-import { applyProcessNice } from "./priority.js";
+import { applyProcessNice, startThreadPool } from "./priority.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
 import { ormOptions } from "./store/orm.js";
@@ -12,8 +12,10 @@ import { ormOptions } from "./store/orm.js";
 const config = loadConfig(configSchema);
 const logger = createLogger("identity");
 // Password hashing must not starve the machine's other work (see config.ts):
-// at most ARGON2_CONCURRENCY argon2 operations at once, at a lower priority.
-applyProcessNice(config.PROCESS_NICE, logger);
+// at most ARGON2_CONCURRENCY argon2 operations at once, on pool threads of a
+// lower priority; the event loop keeps its own.
+await startThreadPool();
+applyProcessNice(config.PROCESS_NICE, logger, { spareMainThread: true });
 configurePasswordHashing({ concurrency: config.ARGON2_CONCURRENCY });
 if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
 const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));

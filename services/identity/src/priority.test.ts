@@ -35,6 +35,24 @@ describe.runIf(process.platform === "linux")("lowering the process priority (PRO
     expect(new Set(result.nices)).toEqual(new Set([7]));
   });
 
+  it("can spare the main thread: the pool threads computing argon2 are lowered, the event loop is not", () => {
+    const result = inChild(`
+      import { lowerProcessPriority, startThreadPool } from "./priority.ts";
+      await startThreadPool();
+      const change = lowerProcessPriority(9, { spareMainThread: true });
+      ${niceOfEveryThread}
+      const niceOf = (tid) => {
+        const stat = readFileSync("/proc/self/task/" + tid + "/stat", "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+      };
+      process.stdout.write(JSON.stringify({ change, main: niceOf(process.pid), others: nices.length - 1, lowered: nices.filter((n) => n === 9).length }));
+    `) as { change: { refused: number; threads: number }; main: number; others: number; lowered: number };
+    expect(result.main).toBe(0);
+    expect(result.change.refused).toBe(0);
+    expect(result.others).toBeGreaterThanOrEqual(4); // at least libuv's pool of 4
+    expect(result.lowered).toBe(result.others);
+  });
+
   it("never raises priority: 0, or a value at or below the current one, changes nothing", () => {
     const result = inChild(`
       import os from "node:os";

@@ -1,3 +1,4 @@
+import { pbkdf2 } from "node:crypto";
 import { readdirSync } from "node:fs";
 import os from "node:os";
 import type { Logger } from "@payin/logging";
@@ -15,17 +16,21 @@ export interface PriorityChange {
 }
 
 /**
- * Lowers the scheduling priority of the whole process to the nice value `nice`
- * (0–19; PROCESS_NICE). It never raises priority: when the process already runs
- * at `nice` or lower priority, nothing changes (null).
+ * Lowers the scheduling priority of the process's threads to the nice value
+ * `nice` (0–19; PROCESS_NICE). It never raises priority: when the process
+ * already runs at `nice` or lower priority, nothing changes (null).
  *
  * On Linux the nice value belongs to each thread, and `os.setPriority(0, …)`
  * changes only the calling one; threads started before (V8's helpers, libuv's
  * pool if it already ran) would keep their priority, and libuv's pool threads are
  * the ones computing argon2. So on Linux every thread in /proc/self/task is
- * changed; threads started later inherit the main thread's value.
+ * changed, except the main thread when `spareMainThread` is set: then only the
+ * work handed to threads (argon2 in libuv's pool) runs at the lower priority,
+ * while the event loop (RPCs, SQL) keeps its own. Threads started later inherit
+ * the main thread's value, so libuv's pool must be running by then (see
+ * startThreadPool). Elsewhere the whole process is lowered.
  */
-export function lowerProcessPriority(nice: number): PriorityChange | null {
+export function lowerProcessPriority(nice: number, options: { spareMainThread?: boolean } = {}): PriorityChange | null {
   const from = os.getPriority();
   if (nice <= from) return null;
   let tids: number[] = [];
@@ -36,6 +41,7 @@ export function lowerProcessPriority(nice: number): PriorityChange | null {
       tids = [];
     }
   }
+  if (options.spareMainThread) tids = tids.filter((tid) => tid !== process.pid);
   const targets = tids.length > 0 ? tids : [0];
   const change: PriorityChange = { from, to: nice, threads: 0, refused: 0 };
   for (const tid of targets) {
@@ -50,9 +56,17 @@ export function lowerProcessPriority(nice: number): PriorityChange | null {
   return change;
 }
 
+/**
+ * Starts libuv's thread pool (all its threads start with the first piece of
+ * work), so that lowering the priority of the threads running now reaches it.
+ */
+export function startThreadPool(): Promise<void> {
+  return new Promise((resolve) => pbkdf2("pool", "start", 1, 16, "sha256", () => resolve()));
+}
+
 /** lowerProcessPriority, logged: a refusal is a warning, never fatal. */
-export function applyProcessNice(nice: number, logger: Logger): void {
-  const change = lowerProcessPriority(nice);
+export function applyProcessNice(nice: number, logger: Logger, options: { spareMainThread?: boolean } = {}): void {
+  const change = lowerProcessPriority(nice, options);
   if (change === null) {
     logger.info({ nice: os.getPriority(), requested: nice }, "process priority left as it is");
   } else if (change.refused > 0) {

@@ -100,6 +100,7 @@ async function main(): Promise<void> {
     errors: result.errors,
     non2xx: result.non2xx,
     statusCodes: result.statusCodes,
+    latencies: Array.from(sorted, (ms) => Math.round(ms * 1000) / 1000),
   };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

@@ -18,6 +18,8 @@ export interface LoadResult {
   statusCodes?: Record<string, number>;
   /** First few error messages, for diagnosis. */
   sampleErrors?: string[];
+  /** Every successful request's latency (ms), ascending: paced runs only, for pooling across windows. */
+  latencies?: number[];
 }
 
 /** The value at quantile `q` (0..1) of an ascending array; 0 when empty. */
