@@ -480,7 +480,7 @@ describe("machine tokens on the session routes", () => {
     ] as const) {
       expectError(await from(15).request(method, path, { token: shopA.token }), 401);
     }
-    expectError(await from(15).request("GET", "/api/v1/auth/session"), 401, "AUTH_REQUIRED");
+    expectError(await from(15).request("GET", "/api/v1/auth/session"), 401, "AUTH_INVALID_CREDENTIALS");
     // The machine token still works where it belongs.
     expect((await api.list(shopA.uuid, shopA.token)).status).toBe(200);
   });

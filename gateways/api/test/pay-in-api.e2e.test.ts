@@ -161,11 +161,16 @@ describe("create pay-in intent", () => {
     expect(res.status, res.text).toBe(201);
   });
 
-  it("accepts a date-time with an offset and answers it in UTC", async () => {
+  it("takes expires_at in UTC only: Z or +00:00, never another offset", async () => {
     const year = new Date().getUTCFullYear() + 1;
-    const res = await api.create(a.uuid, a.token, createBody({ expires_at: `${year}-06-01T12:00:00+02:00` }));
-    expect(res.status, res.text).toBe(201);
-    expect(res.body.expires_at).toBe(`${year}-06-01T10:00:00.000Z`);
+    const utc = await api.create(a.uuid, a.token, createBody({ expires_at: `${year}-06-01T12:00:00.5+00:00` }));
+    expect(utc.status, utc.text).toBe(201);
+    expect(utc.body.expires_at).toBe(`${year}-06-01T12:00:00.500Z`);
+    for (const offset of ["+02:00", "-05:00", "-00:00"]) {
+      const res = await api.create(a.uuid, a.token, createBody({ expires_at: `${year}-06-01T12:00:00${offset}` }));
+      expectError(res, 400, "VALIDATION_ERROR");
+      expect(res.body.error.message).toContain("UTC");
+    }
   });
 });
 

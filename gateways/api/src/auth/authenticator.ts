@@ -57,7 +57,8 @@ interface Presented {
   transport: "cookie" | "bearer";
 }
 
-const unauthenticated = (message: string, code = "AUTH_INVALID_CREDENTIALS") => new ApiError(401, code, message);
+/** Every 401 carries AUTH_INVALID_CREDENTIALS, the contract's code; the message tells the cases apart. */
+const unauthenticated = (message: string) => new ApiError(401, "AUTH_INVALID_CREDENTIALS", message);
 const invalidToken = () => unauthenticated("the access token is invalid, expired or revoked");
 
 /**
@@ -174,7 +175,7 @@ export class Authenticator {
 
 /**
  * The token the request carries and how: the session cookie XOR an Authorization
- * header. Both → 400; neither → 401 AUTH_REQUIRED; a malformed one → 401.
+ * header. Both → 400; neither, or a malformed one → 401.
  */
 function presentedToken(ctx: Context): Presented {
   const header = ctx.get("authorization");
@@ -190,7 +191,7 @@ function presentedToken(ctx: Context): Presented {
     return { token: cookie.value, transport: "cookie" };
   }
   if (!header) {
-    throw unauthenticated("authentication required: send Authorization: Bearer <token> or the session cookie", "AUTH_REQUIRED");
+    throw unauthenticated("authentication required: send Authorization: Bearer <token> or the session cookie");
   }
   const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(header);
   if (!match) throw unauthenticated("the Authorization header must be: Bearer <token>");

@@ -41,8 +41,11 @@ export function mapError(error: unknown): Mapped {
     // Only a reasoned 4xx is a domain answer; a bare one (e.g. a refused service
     // credential) is a fault of ours and is masked like any other.
     if (reason && reason !== "INTERNAL" && status < 500) {
-      // Services name a generic bad field INVALID_ARGUMENT; the public code is VALIDATION_ERROR.
-      return { status, code: reason === "INVALID_ARGUMENT" ? "VALIDATION_ERROR" : reason, message: error.rawMessage };
+      // Services name a generic bad field INVALID_ARGUMENT; the public code is
+      // VALIDATION_ERROR. Every 401 has the one public code the contract shows,
+      // AUTH_INVALID_CREDENTIALS (the message says what was wrong).
+      const code = status === 401 ? "AUTH_INVALID_CREDENTIALS" : reason === "INVALID_ARGUMENT" ? "VALIDATION_ERROR" : reason;
+      return { status, code, message: error.rawMessage };
     }
   }
   const httpError = error as { status?: unknown; expose?: unknown; message?: unknown };

@@ -37,7 +37,7 @@ const schemas: Record<string, Schema> = {
       asset: str({ enum: ["usdt", "usdc"] }),
       amount: str({ pattern: "^\\d+(\\.\\d+)?$", description: "> 0, at most 6 decimals after trimming, at most 1000000000" }),
       jurisdiction,
-      expires_at: str({ format: "date-time", description: "must lie in the future" }),
+      expires_at: str({ format: "date-time", description: "in UTC (Z or +00:00); must lie in the future" }),
       reference: nullable(str({ maxLength: 255 })),
     },
     ["reference"],
@@ -129,9 +129,17 @@ const schemas: Record<string, Schema> = {
       last_used_at: nullable(dateTime),
       revoked_at: nullable(dateTime),
       replaced_by_uuid: nullable(uuid),
-      token: str({ description: "only in create and rotate responses, returned once" }),
     },
   },
+  IssuedMachineCredential: object({
+    credential_uuid: uuid,
+    merchant_uuid: uuid,
+    key_id: str({ pattern: "^[0-9a-f]{32}$" }),
+    status: str({ enum: ["active"] }),
+    created_at: dateTime,
+    token: str({ description: "the plaintext token, returned once" }),
+  }),
+  IssuedMachineCredentialEnvelope: object({ credential: ref("IssuedMachineCredential") }),
   MachineCredentialEnvelope: object({ credential: ref("MachineCredential") }),
   MachineCredentialList: object({ credentials: { type: "array", items: ref("MachineCredential") } }),
   SessionListItem: object({
@@ -346,11 +354,11 @@ const OPERATIONS: Record<string, Op> = {
   },
   "POST /api/v1/admin/merchants/{uuid}/machine-credentials": {
     summary: "Create a machine credential (token returned once)",
-    responses: { 201: "MachineCredentialEnvelope", 401: "Error", 403: "Error", 404: "Error", 409: "Error" },
+    responses: { 201: "IssuedMachineCredentialEnvelope", 401: "Error", 403: "Error", 404: "Error", 409: "Error" },
   },
   "POST /api/v1/admin/merchants/{uuid}/machine-credentials/rotate": {
     summary: "Rotate the active credential atomically",
-    responses: { 200: "MachineCredentialEnvelope", 401: "Error", 403: "Error", 404: "Error", 409: "Error" },
+    responses: { 200: "IssuedMachineCredentialEnvelope", 401: "Error", 403: "Error", 404: "Error", 409: "Error" },
   },
   "POST /api/v1/admin/merchants/{uuid}/machine-credentials/{credential_uuid}/revoke": {
     summary: "Revoke a credential",

@@ -16,8 +16,8 @@ const ASSETS = ["usdt", "usdc"];
 const CREATE_FIELDS = ["asset", "amount", "jurisdiction", "expires_at", "reference"];
 const REQUIRED_FIELDS = ["asset", "amount", "jurisdiction", "expires_at"];
 
-/** RFC 3339 date-time with a time zone (Z or ±hh:mm). */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+/** RFC 3339 date-time in UTC: `Z`, or the offset `+00:00` that RFC 3339 makes the same. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|\+00:00)$/;
 
 /** Create response: exactly the spec's fields. */
 export function createView(i: payinsV1.PayInIntent) {
@@ -90,7 +90,7 @@ function parseCreateBody(body: Record<string, unknown>) {
     throw badRequest("VALIDATION_ERROR", "reference must be a string");
   }
   const expiresAt = parseDateTime(body.expires_at as string);
-  if (!expiresAt) throw badRequest("VALIDATION_ERROR", "expires_at must be an RFC 3339 date-time, e.g. 2030-01-01T00:00:00Z");
+  if (!expiresAt) throw badRequest("VALIDATION_ERROR", "expires_at must be an RFC 3339 date-time in UTC, e.g. 2030-01-01T00:00:00Z");
   return {
     asset: body.asset as string,
     amount: body.amount as string,

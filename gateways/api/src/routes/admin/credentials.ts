@@ -13,7 +13,7 @@ import { requirePermission, type Principal } from "../../auth/authenticator.js";
 import { ApiError } from "../../http/api-error.js";
 import { readQuery } from "../../http/query.js";
 import { change, existingMerchant, openMerchant, param, readNoBody, requireHuman } from "./common.js";
-import { credentialView } from "./views.js";
+import { credentialView, issuedCredentialView } from "./views.js";
 
 const PATH = "/merchants/:uuid/machine-credentials";
 
@@ -60,7 +60,7 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
       await openMerchant(deps, merchantUuid);
       const res = await deps.identity.createMachineCredential({ caller: caller(principal), merchantUuid });
       ctx.status = 201;
-      ctx.body = { credential: { ...credentialView(res.credential!), token: res.token } };
+      ctx.body = { credential: issuedCredentialView(res.credential!, res.token) };
       return { type: "machine_credential", uuid: res.credential!.credentialUuid };
     });
   });
@@ -74,7 +74,7 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
       await readNoBody(ctx);
       await openMerchant(deps, merchantUuid);
       const res = await deps.identity.rotateMachineCredential({ caller: caller(principal), merchantUuid });
-      ctx.body = { credential: { ...credentialView(res.credential!), token: res.token } };
+      ctx.body = { credential: issuedCredentialView(res.credential!, res.token) };
       return { type: "machine_credential", uuid: res.credential!.credentialUuid };
     });
   });

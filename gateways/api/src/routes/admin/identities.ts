@@ -7,6 +7,7 @@
 import type Router from "@koa/router";
 import type { AppDeps } from "../../app.js";
 import { requirePermission } from "../../auth/authenticator.js";
+import { ApiError } from "../../http/api-error.js";
 import { intParam, readQuery } from "../../http/query.js";
 import { change, param, readBody, readNoBody, requiredString, requiredStringArray } from "./common.js";
 import { identityView } from "./views.js";
@@ -16,6 +17,9 @@ export function identityRoutes(router: Router, deps: AppDeps): void {
     const principal = await deps.auth.authenticate(ctx);
     await change(deps, ctx, principal, { action: "identity.create", target: { type: "identity" }, successRecordedBy: "gateway" }, async () => {
       requirePermission(principal, "identity.create");
+      // Refused before the body is looked at: 403 whatever it holds. (The service
+      // also checks that the MFA is recent: within 15 minutes.)
+      if (!principal.mfaSatisfied) throw new ApiError(403, "MFA_REQUIRED", "creating identities needs a session that completed MFA within the last 15 minutes");
       readQuery(ctx, []);
       const body = await readBody(ctx, ["email", "password", "roles"]);
       const email = requiredString(body, "email", { min: 3, max: 254 });
