@@ -46,7 +46,7 @@ export const ALLOCATE = {
          select $2, w.merchant_uuid, w.idx, p.address, $3, p.derivation_path, $4
            from w left join address_pool p
              on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.idx
-         returning *`,
+         returning intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at`,
 };
 
 /** services/payins/src/store/pay-in-repository.ts, completeKey: stores the intent and completes its key. */

@@ -37,7 +37,9 @@ function allocationFromRow(row: Record<string, unknown>): Allocation {
  * none, the NOT NULL on address aborts the statement, bump included. A
  * conflicting intent aborts it the same way, so indexes keep no gap. (The pool is
  * read in the INSERT, not in the UPDATE's WHERE: a WHERE re-checked after waiting
- * for the lock would not see it.) On every pay-in create, so prepared.
+ * for the lock would not see it.) On every pay-in create, so prepared; its
+ * columns are named, as a prepared `returning *` breaks ("cached plan must not
+ * change result type") when a migration adds a column under a running process.
  */
 const ALLOCATE: PreparedStatement = {
   name: "allocation.allocate",
@@ -48,7 +50,7 @@ const ALLOCATE: PreparedStatement = {
          select $2, w.merchant_uuid, w.idx, p.address, $3, p.derivation_path, $4
            from w left join address_pool p
              on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.idx
-         returning *`,
+         returning intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at`,
 };
 
 /**
