@@ -31,7 +31,7 @@ function uuid(field: string, value: string): string {
 /** AllocationService handlers: proto in, domain call, proto out. */
 export function allocationHandlers(orm: MikroORM, logger: Logger): ServiceImpl<typeof allocationV1.AllocationService> {
   const sql = sqlClient(orm);
-  const repo = () => new WalletRepository(orm.em.fork(), sql);
+  const repo = () => new WalletRepository(() => orm.em.fork(), sql);
   const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"));
   return {
     async setWallet(req) {

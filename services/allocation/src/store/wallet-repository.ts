@@ -54,14 +54,21 @@ const ALLOCATE: PreparedStatement = {
 };
 
 /**
- * WalletStore on PostgreSQL: the EntityManager is forked per request; the
- * SqlClient (the same pool) runs the allocation itself.
+ * WalletStore on PostgreSQL, one per request: the SqlClient (the ORM's pool) runs
+ * the allocation itself; an EntityManager is forked only when another operation
+ * needs one, so the create path forks none.
  */
 export class WalletRepository implements WalletStore {
+  private forked: EntityManager | undefined;
+
   constructor(
-    private readonly em: EntityManager,
+    private readonly fork: () => EntityManager,
     private readonly sql: SqlClient,
   ) {}
+
+  private get em(): EntityManager {
+    return (this.forked ??= this.fork());
+  }
 
   async upsert(merchantUuid: string, xpub: string, now: Date): Promise<Wallet | null> {
     // One statement. The guard against another merchant holding the key is a

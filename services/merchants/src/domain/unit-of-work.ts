@@ -11,7 +11,6 @@ import type { RuleStore } from "./rule.js";
 /** Every store of the service, bound to one connection (and transaction, if any). */
 export interface MerchantsStores {
   merchants: MerchantStore;
-  payinContexts: PayinContextReader;
   memberships: MembershipStore;
   rules: RuleStore;
   profiles: OperatingProfileStore;
@@ -28,6 +27,8 @@ export interface UnitOfWork {
   transaction<T>(work: (stores: MerchantsStores) => Promise<T>): Promise<T>;
   /** Stores for reads that need no transaction. */
   read(): MerchantsStores;
+  /** The pay-in context, read on every pay-in create: one statement, no transaction. */
+  readonly payinContexts: PayinContextReader;
 }
 
 /** What the operations of this service need from the outside world. */

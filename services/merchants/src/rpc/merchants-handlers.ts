@@ -53,7 +53,7 @@ export function merchantsHandlers(orm: MikroORM): ServiceImpl<typeof merchantsV1
       return { merchant: merchantToPb(merchant) };
     },
     async getPayinContext(req) {
-      const context = await getPayinContext(read().payinContexts, req.merchantUuid, req.jurisdiction);
+      const context = await getPayinContext(deps.uow.payinContexts, req.merchantUuid, req.jurisdiction);
       return {
         status: STATUS_TO_PB[context.status],
         ruleEffect: context.ruleEffect ?? "",

@@ -10,15 +10,10 @@ import { PolicyRepository } from "./policy-repository.js";
 import { ProviderBindingRepository, ProviderConnectionRepository, ProviderRepository } from "./provider-repository.js";
 import { RuleRepository } from "./rule-repository.js";
 
-/**
- * Every repository bound to one EntityManager (and so to its transaction, if
- * any); the pay-in context, read-only and on every create, runs prepared on the
- * pool instead.
- */
-function storesOn(em: EntityManager, payinContexts: PayinContextReader): MerchantsStores {
+/** Every repository bound to one EntityManager (and so to its transaction, if any). */
+function storesOn(em: EntityManager): MerchantsStores {
   return {
     merchants: new MerchantRepository(em),
-    payinContexts,
     memberships: new MembershipRepository(em),
     rules: new RuleRepository(em),
     profiles: new OperatingProfileRepository(em),
@@ -32,17 +27,18 @@ function storesOn(em: EntityManager, payinContexts: PayinContextReader): Merchan
 
 /** UnitOfWork on PostgreSQL: each transaction runs on its own forked EntityManager. */
 export class PgUnitOfWork implements UnitOfWork {
-  private readonly payinContexts: PayinContextReader;
+  /** Prepared on the pool: no EntityManager to fork on the create path. */
+  readonly payinContexts: PayinContextReader;
 
   constructor(private readonly orm: MikroORM) {
     this.payinContexts = new PayinContextRepository(sqlClient(orm));
   }
 
   transaction<T>(work: (stores: MerchantsStores) => Promise<T>): Promise<T> {
-    return this.orm.em.fork().transactional((em) => work(storesOn(em, this.payinContexts)));
+    return this.orm.em.fork().transactional((em) => work(storesOn(em)));
   }
 
   read(): MerchantsStores {
-    return storesOn(this.orm.em.fork(), this.payinContexts);
+    return storesOn(this.orm.em.fork());
   }
 }
