@@ -1,4 +1,4 @@
-import { ConfigError, int, port, serviceBase, type Reader } from "@payin/config";
+import { ConfigError, int, oneOf, port, serviceBase, type Reader } from "@payin/config";
 import { parseEncryptionKey } from "./domain/secret-box.js";
 
 /**
@@ -32,6 +32,11 @@ export function encryptionKey(): Reader<Buffer> {
  *   only ever lowers priority (0, or a value at or below the current one, changes
  *   nothing); when the system refuses the change it is logged and the service
  *   runs on.
+ * - WORKER_SCHED_IDLE (default true; true or false): on Linux, those worker
+ *   threads also take the SCHED_IDLE policy, so a request's thread waking on a
+ *   core where a hash runs gets the core at once instead of after the hash's time
+ *   slice (see priority.ts). Needs util-linux's `chrt`; without it, or when
+ *   refused, a warning is logged and the nice value alone applies.
  */
 export const configSchema = {
   ...serviceBase,
@@ -39,4 +44,5 @@ export const configSchema = {
   TOTP_ENCRYPTION_KEY: encryptionKey(),
   ARGON2_CONCURRENCY: int(1, 1, 64),
   PROCESS_NICE: int(19, 0, 19),
+  WORKER_SCHED_IDLE: oneOf(["true", "false"] as const, "true"),
 };

@@ -4,7 +4,7 @@ import { createLogger } from "@payin/logging";
 import { domainErrorInterceptor, runService } from "@payin/rpc";
 import { configSchema } from "./config.js";
 import { configurePasswordHashing } from "./domain/password.js";
-import { applyProcessNice, startThreadPool } from "./priority.js";
+import { applyIdlePolicy, applyProcessNice, startThreadPool } from "./priority.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
 import { ormOptions } from "./store/orm.js";
@@ -16,6 +16,7 @@ const logger = createLogger("identity");
 // lower priority; the event loop keeps its own.
 await startThreadPool();
 applyProcessNice(config.PROCESS_NICE, logger, { spareMainThread: true });
+if (config.WORKER_SCHED_IDLE === "true") applyIdlePolicy(logger, { spareMainThread: true });
 configurePasswordHashing({ concurrency: config.ARGON2_CONCURRENCY });
 if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
 const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));

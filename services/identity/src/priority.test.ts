@@ -53,6 +53,26 @@ describe.runIf(process.platform === "linux")("lowering the process priority (PRO
     expect(result.lowered).toBe(result.others);
   });
 
+  it("puts every thread but the main one under SCHED_IDLE", () => {
+    const result = inChild(`
+      import { readdirSync, readFileSync } from "node:fs";
+      import { startThreadPool, useIdlePolicy } from "./priority.ts";
+      await startThreadPool();
+      const change = useIdlePolicy({ spareMainThread: true });
+      // Field 41 of /proc/<tid>/stat is the scheduling policy: 0 SCHED_OTHER, 5 SCHED_IDLE.
+      const policyOf = (tid) => {
+        const stat = readFileSync("/proc/self/task/" + tid + "/stat", "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
+      };
+      const others = readdirSync("/proc/self/task").filter((tid) => Number(tid) !== process.pid).map(policyOf);
+      process.stdout.write(JSON.stringify({ change, main: policyOf(process.pid), others }));
+    `) as { change: { threads: number; refused: number; error?: string }; main: number; others: number[] };
+    expect(result.change.refused, result.change.error).toBe(0);
+    expect(result.main).toBe(0);
+    expect(result.others.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(result.others)).toEqual(new Set([5]));
+  });
+
   it("never raises priority: 0, or a value at or below the current one, changes nothing", () => {
     const result = inChild(`
       import os from "node:os";

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { pbkdf2 } from "node:crypto";
 import { readdirSync } from "node:fs";
 import os from "node:os";
@@ -33,15 +34,7 @@ export interface PriorityChange {
 export function lowerProcessPriority(nice: number, options: { spareMainThread?: boolean } = {}): PriorityChange | null {
   const from = os.getPriority();
   if (nice <= from) return null;
-  let tids: number[] = [];
-  if (process.platform === "linux") {
-    try {
-      tids = readdirSync("/proc/self/task").map(Number).filter((tid) => Number.isInteger(tid) && tid > 0);
-    } catch {
-      tids = [];
-    }
-  }
-  if (options.spareMainThread) tids = tids.filter((tid) => tid !== process.pid);
+  const tids = threadIds(options);
   const targets = tids.length > 0 ? tids : [0];
   const change: PriorityChange = { from, to: nice, threads: 0, refused: 0 };
   for (const tid of targets) {
@@ -51,6 +44,51 @@ export function lowerProcessPriority(nice: number, options: { spareMainThread?: 
     } catch (error) {
       change.refused++;
       change.error ??= (error as Error).message;
+    }
+  }
+  return change;
+}
+
+/** The process's threads (Linux; empty elsewhere or when unreadable), the main one left out when asked. */
+function threadIds(options: { spareMainThread?: boolean }): number[] {
+  if (process.platform !== "linux") return [];
+  try {
+    const tids = readdirSync("/proc/self/task").map(Number).filter((tid) => Number.isInteger(tid) && tid > 0);
+    return options.spareMainThread ? tids.filter((tid) => tid !== process.pid) : tids;
+  } catch {
+    return [];
+  }
+}
+
+export interface IdlePolicyChange {
+  /** Threads now under SCHED_IDLE. */
+  threads: number;
+  /** Threads that could not be changed, with the first error. */
+  refused: number;
+  error?: string;
+}
+
+/**
+ * Puts the process's threads (all but the main one when `spareMainThread`)
+ * under Linux's SCHED_IDLE policy: they run only on a core that nothing else
+ * wants, and a waking thread of any other policy takes the core from them at
+ * once. A nice value only weighs the share of CPU, so a normal thread woken on a
+ * core where a niced argon2 hash runs may still wait for that hash's time slice;
+ * under SCHED_IDLE it does not. Node has no call for sched_setscheduler, so this
+ * runs util-linux's `chrt --idle` per thread; null where that cannot apply (not
+ * Linux). Threads started later inherit the policy of the thread starting them.
+ */
+export function useIdlePolicy(options: { spareMainThread?: boolean } = {}): IdlePolicyChange | null {
+  const tids = threadIds(options);
+  if (tids.length === 0) return null;
+  const change: IdlePolicyChange = { threads: 0, refused: 0 };
+  for (const tid of tids) {
+    try {
+      execFileSync("chrt", ["--idle", "--pid", "0", String(tid)], { stdio: "ignore", timeout: 5_000 });
+      change.threads++;
+    } catch (error) {
+      change.refused++;
+      change.error ??= (error as NodeJS.ErrnoException).code === "ENOENT" ? "chrt (util-linux) is not installed" : (error as Error).message;
     }
   }
   return change;
@@ -74,4 +112,12 @@ export function applyProcessNice(nice: number, logger: Logger, options: { spareM
   } else {
     logger.info({ ...change }, "process priority lowered (PROCESS_NICE)");
   }
+}
+
+/** useIdlePolicy, logged: a refusal is a warning, never fatal (the nice value still applies). */
+export function applyIdlePolicy(logger: Logger, options: { spareMainThread?: boolean } = {}): void {
+  const change = useIdlePolicy(options);
+  if (change === null) logger.info("SCHED_IDLE not applied (not Linux)");
+  else if (change.refused > 0) logger.warn({ ...change }, "could not put every worker thread under SCHED_IDLE (WORKER_SCHED_IDLE); continuing");
+  else logger.info({ ...change }, "worker threads under SCHED_IDLE (WORKER_SCHED_IDLE)");
 }

@@ -131,15 +131,17 @@ function totpNow(base32Secret: string): string {
   return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
 }
 
-/** Nice values of the threads of a process (Linux; empty elsewhere), e.g. {"10": 11}. */
+/** Nice values (and SCHED_IDLE) of the threads of a process (Linux; empty elsewhere), e.g. {"0": 1, "19 SCHED_IDLE": 11}. */
 function threadNices(pid: number | undefined): Record<string, number> {
   const counts: Record<string, number> = {};
   if (pid === undefined || process.platform !== "linux") return counts;
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const nice = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16] ?? "?";
-      counts[nice] = (counts[nice] ?? 0) + 1;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // Field 19 is the nice value, field 41 the policy (5 = SCHED_IDLE).
+      const key = `${fields[16] ?? "?"}${fields[38] === "5" ? " SCHED_IDLE" : ""}`;
+      counts[key] = (counts[key] ?? 0) + 1;
     }
   } catch {
     // gone, or not readable: reported as unknown
@@ -265,7 +267,7 @@ async function main(): Promise<void> {
     await identity.createIdentity({ caller: { sessionToken: adminSession.authenticated!.sessionToken }, ...user, roles: ["merchant_member"] });
   }
   const identityNices = threadNices(running.platform.processes.get("identity")?.child.pid);
-  step(`identity threads by nice value: ${JSON.stringify(identityNices)} (PROCESS_NICE ${process.env.PROCESS_NICE ?? "default"}, ARGON2_CONCURRENCY ${process.env.ARGON2_CONCURRENCY ?? "default"})`);
+  step(`identity threads by nice value: ${JSON.stringify(identityNices)} (PROCESS_NICE ${process.env.PROCESS_NICE ?? "default"}, WORKER_SCHED_IDLE ${process.env.WORKER_SCHED_IDLE ?? "default"}, ARGON2_CONCURRENCY ${process.env.ARGON2_CONCURRENCY ?? "default"})`);
 
   // --- seed the list merchants straight in SQL ------------------------------------------
   const db = new pg.Client({ connectionString: databaseUrl, options: "-c search_path=payins" });
