@@ -298,7 +298,7 @@ describe("identities", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.identity.roles).toEqual(["merchant_member"]);
     expectError(await api.request("DELETE", `${A}/identities/${p.uuid}/roles/platform_operator`, { token: admin.token }), 409, "ROLE_NOT_HELD");
-    expectError(await api.request("DELETE", `${A}/identities/${p.uuid}/roles/emperor`, { token: admin.token }), 400);
+    expectError(await api.request("DELETE", `${A}/identities/${p.uuid}/roles/emperor`, { token: admin.token }), 409, "ROLE_NOT_HELD");
     expectError(await api.request("DELETE", `${A}/identities/${UNKNOWN_UUID}/roles/merchant_member`, { token: admin.token }), 404);
   });
 });

@@ -5,7 +5,7 @@
  * revoke, logout), password change, TOTP enrolment, throttling, and merchant
  * members using the pay-in operations of their own merchant.
  *
- * Sign-in throttling counts attempts per client IP, so each group of tests
+ * Sign-in throttling counts failed attempts per client IP, so each group of tests
  * connects from its own loopback address (127.0.0.x).
  */
 import { randomBytes, randomUUID } from "node:crypto";

@@ -141,7 +141,16 @@ describe("Login", () => {
     await expectFailure(login(person.password), Code.ResourceExhausted, "RATE_LIMITED");
   });
 
-  it("throttles a client IP after 30 attempts in 15 minutes, and counts unknown emails too", async () => {
+  it("never counts successful sign-ins against their client IP", async () => {
+    const clientIp = randomIp();
+    const person = await member();
+    for (let i = 0; i < 40; i++) {
+      const res = await h.client.login({ email: person.email, password: person.password, transport: "bearer", clientIp });
+      expect(res.result.case).toBe("authenticated");
+    }
+  });
+
+  it("throttles a client IP after 30 failed attempts in 15 minutes, and counts unknown emails too", async () => {
     const clientIp = randomIp();
     const person = await member();
     for (let i = 0; i < 30; i++) {

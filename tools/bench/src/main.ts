@@ -91,8 +91,9 @@ const JURISDICTION = "DE";
 const TARGETS = { createVsB1: 0.25, createP99Ms: 50, readVsB2: 0.7, readP99WithLoginsVsAlone: 1.2 };
 
 /**
- * Loopback source addresses for the logins: sign-in throttling allows 30 attempts
- * per client IP in 15 minutes, and the gateway's client IP is the TCP peer.
+ * Loopback source addresses for the logins: sign-in throttling allows 30 failed or
+ * in-progress attempts per client IP in 15 minutes, and the gateway's client IP is
+ * the TCP peer.
  */
 const LOGIN_ADDRESSES = Array.from({ length: 253 }, (_, i) => `127.0.0.${i + 2}`);
 /** Identities the logins rotate over (an attempt in progress counts against its email's limit of 5 failures). */

@@ -100,7 +100,8 @@ export async function setIdentityStatus(
 }
 
 /**
- * Removes a role (permission identity.manage). Not held: ROLE_NOT_HELD. Taking
+ * Removes a role (permission identity.manage). Not held (a name that is no role
+ * at all is not held either): ROLE_NOT_HELD. Taking
  * platform_admin from the last active platform_admin: LAST_PLATFORM_ADMIN; the
  * roster lock makes that check safe against concurrent removals and status changes.
  */
@@ -110,17 +111,20 @@ export async function removeRole(
 ): Promise<Identity> {
   const now = deps.clock();
   await requirePermission(deps, input.sessionToken, "identity.manage", now);
-  const [role] = checkRoles([input.role]);
+  const role = input.role;
   if (!isUuid(input.identityUuid)) throw notFound();
   return deps.stores.transaction(async (tx) => {
     await tx.identities.lockAdminRoster();
     const target = await tx.identities.findByUuid(input.identityUuid, { forUpdate: true });
     if (!target) throw notFound();
-    if (!target.roles.includes(role!)) throw new DomainError(IdentityReason.RoleNotHeld, `the identity does not hold ${role}`);
+    if (!isRole(role) || !target.roles.includes(role)) {
+      const what = isRole(role) ? role : `"${role.slice(0, 64)}" (not a role: ${ROLES.join(", ")})`;
+      throw new DomainError(IdentityReason.RoleNotHeld, `the identity does not hold ${what}`);
+    }
     if (role === "platform_admin" && target.status === "active" && (await tx.identities.countActiveHolders(role, target.identityUuid)) === 0) {
       throw new DomainError(IdentityReason.LastPlatformAdmin, "the last active platform_admin cannot lose the role");
     }
-    await tx.identities.deleteRole(target.identityUuid, role!);
+    await tx.identities.deleteRole(target.identityUuid, role);
     return { ...withoutHash(target), roles: target.roles.filter((r) => r !== role) };
   });
 }

@@ -122,15 +122,15 @@ export type AttemptOutcome = "failed" | "succeeded" | "throttled";
 export interface LoginAttemptStore {
   /**
    * Records a pending attempt (counted as a failure until settled) and then counts,
-   * since `since`: unforgiven failed or pending attempts for `email`, and attempts of
-   * any outcome but "throttled" from `clientIp` (null: not counted per IP). Both
-   * counts include this attempt. Recording before counting means concurrent
+   * since `since`: unforgiven failed or pending attempts for `email`, and failed
+   * (forgiven or not) or pending attempts from `clientIp` (null: not counted per
+   * IP). Both counts include this attempt. Recording before counting means concurrent
    * attempts see each other and cannot all slip under the limit.
    */
   reserve(input: { email: string; clientIp: string | null; at: Date; since: Date }): Promise<{
     attemptId: string;
     emailFailures: number;
-    ipAttempts: number;
+    ipFailures: number;
   }>;
   settle(attemptId: string, outcome: AttemptOutcome): Promise<void>;
   /** After a successful sign-in: earlier failures of the email stop counting against it. */

@@ -8,13 +8,16 @@ import type { AttemptOutcome, LoginAttemptStore } from "./stores.js";
  * - after 5 failed attempts for one email (password or MFA code), the next attempt
  *   for that email is refused until the failures age out of the window; a
  *   successful sign-in forgives the earlier failures;
- * - after 30 attempts from one client IP (any outcome), the next one is refused.
+ * - after 30 failed attempts from one client IP (whichever emails, a failure the
+ *   email's later success forgave included), the next one is refused. Successful
+ *   sign-ins do not count: many people behind one address (an office, a NAT)
+ *   signing in correctly are never locked out; guessing across accounts is.
  * A refused attempt answers RESOURCE_EXHAUSTED (RATE_LIMITED), checks no password,
  * and is not itself counted.
  */
 export const THROTTLE_WINDOW_MS = 15 * 60_000;
 export const MAX_FAILURES_PER_EMAIL = 5;
-export const MAX_ATTEMPTS_PER_IP = 30;
+export const MAX_FAILURES_PER_IP = 30;
 
 /** A DomainError for a throttled attempt. */
 export function rateLimited(): DomainError<IdentityReason> {
@@ -38,7 +41,7 @@ export async function throttledAttempt<T>(
   check: () => Promise<T | null>,
 ): Promise<T | null> {
   const reserved = await attempts.reserve({ ...key, at: now, since: windowStart(now) });
-  if (reserved.emailFailures > MAX_FAILURES_PER_EMAIL || reserved.ipAttempts > MAX_ATTEMPTS_PER_IP) {
+  if (reserved.emailFailures > MAX_FAILURES_PER_EMAIL || reserved.ipFailures > MAX_FAILURES_PER_IP) {
     await attempts.settle(reserved.attemptId, "throttled");
     throw rateLimited();
   }

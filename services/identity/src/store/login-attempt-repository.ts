@@ -14,7 +14,7 @@ export class LoginAttemptRepository implements LoginAttemptStore {
   async reserve(input: { email: string; clientIp: string | null; at: Date; since: Date }): Promise<{
     attemptId: string;
     emailFailures: number;
-    ipAttempts: number;
+    ipFailures: number;
   }> {
     if (++reservations % PURGE_EVERY === 0) {
       await this.em.execute(`delete from login_attempts where attempted_at < ?`, [new Date(input.since.getTime() - PURGE_MARGIN_MS)]);
@@ -29,13 +29,13 @@ export class LoginAttemptRepository implements LoginAttemptStore {
          (select count(*)::int from login_attempts
            where email = ? and attempted_at > ? and outcome in ('pending', 'failed')) as email_failures,
          (select count(*)::int from login_attempts
-           where client_ip = ? and attempted_at > ? and outcome <> 'throttled') as ip_attempts`,
+           where client_ip = ? and attempted_at > ? and outcome in ('pending', 'failed', 'forgiven')) as ip_failures`,
       [input.email, input.since, input.clientIp, input.since],
     );
     return {
       attemptId: inserted!.attempt_id as string,
       emailFailures: counts!.email_failures as number,
-      ipAttempts: counts!.ip_attempts as number,
+      ipFailures: counts!.ip_failures as number,
     };
   }
 
