@@ -409,7 +409,7 @@ describe("merchants", () => {
     }
   });
 
-  it("attaches a member idempotently (201 then 200); 404 unknown merchant; 400 bad body", async () => {
+  it("attaches a member idempotently (201 then 200); 404 unknown merchant or identity; 400 bad body", async () => {
     const m = await createMerchant("Members");
     const put = (uuid: string, json: unknown) => api.request("PUT", `${A}/merchants/${uuid}/members`, { token: admin.token, json });
     const first = await put(m.uuid, { identity_uuid: member.uuid });
@@ -419,6 +419,10 @@ describe("merchants", () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expectError(await put(UNKNOWN_UUID, { identity_uuid: member.uuid }), 404, "MERCHANT_NOT_FOUND");
+    const stranger = await put(m.uuid, { identity_uuid: UNKNOWN_UUID });
+    expectError(stranger, 404, "IDENTITY_NOT_FOUND");
+    // Nothing was written: the merchant still has its one member.
+    expect((await put(m.uuid, { identity_uuid: member.uuid })).status).toBe(200);
     for (const json of [{}, { identity_uuid: "x" }, { identity_uuid: 1 }, { identity_uuid: member.uuid, role: "admin" }]) {
       expectError(await put(m.uuid, json), 400);
     }

@@ -128,6 +128,19 @@ describe("ListIdentities", () => {
   });
 });
 
+describe("GetIdentity", () => {
+  it("reads one identity without its password hash; NOT_FOUND for an unknown or malformed uuid", async () => {
+    const token = await adminSession();
+    const member = await createPerson(h, token, ["merchant_member"]);
+    const { identity } = await h.client.getIdentity({ identityUuid: member.uuid });
+    expect(identity).toMatchObject({ uuid: member.uuid, email: member.email.toLowerCase(), status: "active", roles: ["merchant_member"] });
+    expect(JSON.stringify(identity, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))).not.toMatch(/argon2|password/i);
+    for (const identityUuid of ["01a1fef8-cdc2-73d0-b71f-f31d7a342a1f", "not-a-uuid", ""]) {
+      await expectFailure(h.client.getIdentity({ identityUuid }), Code.NotFound, "IDENTITY_NOT_FOUND");
+    }
+  });
+});
+
 describe("SetIdentityStatus", () => {
   it("disables an identity and revokes its sessions at once; again is IDENTITY_ALREADY_DISABLED", async () => {
     const token = await adminSession();

@@ -69,6 +69,17 @@ export async function listIdentities(
 }
 
 /**
+ * One identity by uuid, for an operation elsewhere that refers to it (the caller
+ * of that operation is checked there). Unknown or malformed: IDENTITY_NOT_FOUND.
+ */
+export async function getIdentity(deps: IdentityDeps, identityUuid: string): Promise<Identity> {
+  if (!isUuid(identityUuid)) throw notFound();
+  const found = await deps.stores.identities.findByUuid(identityUuid);
+  if (!found) throw notFound();
+  return withoutHash(found);
+}
+
+/**
  * Disables or locks an identity (permission identity.manage) and revokes all its
  * sessions in the same transaction. Already in that state: IDENTITY_ALREADY_DISABLED
  * or IDENTITY_ALREADY_LOCKED.

@@ -12,7 +12,7 @@ import {
   revokeMachineCredential,
   rotateMachineCredential,
 } from "../domain/credential-management.js";
-import { bootstrapAdmin, createIdentity, listIdentities, removeRole, setIdentityStatus } from "../domain/identity.js";
+import { bootstrapAdmin, createIdentity, getIdentity, listIdentities, removeRole, setIdentityStatus } from "../domain/identity.js";
 import { completeMfa, login, type Authenticated } from "../domain/login.js";
 import type { MachineCredential } from "../domain/machine-credential.js";
 import { confirmTotp, enrollTotp } from "../domain/mfa.js";
@@ -183,6 +183,9 @@ export function identityHandlers(orm: MikroORM, logger: Logger, options: Identit
     async listIdentities(req) {
       const { identities, total } = await listIdentities(deps(), { sessionToken: tokenOf(req), limit: req.limit, offset: req.offset });
       return { identities: identities.map(identityToPb), total: BigInt(total) };
+    },
+    async getIdentity(req) {
+      return { identity: identityToPb(await getIdentity(deps(), req.identityUuid)) };
     },
     async setIdentityStatus(req) {
       const identity = await setIdentityStatus(deps(), { sessionToken: tokenOf(req), identityUuid: req.identityUuid, status: req.status });

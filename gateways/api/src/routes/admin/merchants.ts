@@ -83,8 +83,8 @@ export function merchantRoutes(router: Router, deps: AppDeps): void {
   }
 
   // Idempotent: 201 when the identity became a member, 200 when it already was.
-  // The identity's existence is not checked here (identity has no lookup by uuid
-  // for this permission); the merchants service validates the uuid's form.
+  // An identity that does not exist is 404 (IDENTITY_NOT_FOUND), before anything
+  // is written.
   router.put("/merchants/:uuid/members", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     const uuid = param(ctx, "uuid");
@@ -93,6 +93,7 @@ export function merchantRoutes(router: Router, deps: AppDeps): void {
       readQuery(ctx, []);
       const body = await readBody(ctx, ["identity_uuid"]);
       const identityUuid = requiredString(body, "identity_uuid", UUID_RULE).toLowerCase();
+      await deps.identity.getIdentity({ identityUuid });
       const res = await deps.merchants.ensureMember({ merchantUuid: uuid, identityUuid, actor });
       ctx.status = res.created ? 201 : 200;
       ctx.body = { membership: membershipView(res.membership!) };
