@@ -6,6 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import path from "node:path";
 import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { REPO_ROOT } from "@payin/launcher";
@@ -204,6 +205,38 @@ describe("payinctl", () => {
     expect(body.error.code).toBe("MERCHANT_NOT_FOUND");
     expect(typeof body.error.message).toBe("string");
   }, 60_000);
+
+  /** Runs payinctl and answers its exit code and output, whatever the outcome. */
+  async function outcome(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return run("npm", ["run", "-s", "payinctl", "--", ...args], { cwd: REPO_ROOT, env, timeout: 60_000 }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code?: number; stdout: string; stderr: string }) => ({ code: error.code ?? -1, stdout: error.stdout, stderr: error.stderr }),
+    );
+  }
+
+  it("prints help on stdout (exit 0) and refuses a bad command line (exit 2) before reading any configuration", async () => {
+    // No service token anywhere: a usage problem must still be reported as one.
+    const bare = { ...process.env, SERVICE_TOKEN: "", PAYIN_DATA_DIR: path.join(REPO_ROOT, "tmp", "no-such-data-dir") };
+    const help = await outcome(bare, "--help");
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help.stdout).toContain("merchant create --display-name NAME");
+    for (const args of [["nonsense"], ["merchant", "create"], ["merchant", "activate"], ["wallet", "set", crypto.randomUUID()]]) {
+      const bad = await outcome(bare, ...args);
+      expect(bad.code, args.join(" ")).toBe(2);
+      expect(bad.stdout).toBe("");
+      expect(bad.stderr).toContain("usage: payinctl");
+    }
+  }, 120_000);
+
+  it("refuses a wallet or credential for a closed merchant, as the admin API does", async () => {
+    const { merchant } = await payinctl("merchant", "create", "--display-name", "Closed CLI Shop");
+    await payinctl("merchant", "close", merchant.uuid);
+    for (const args of [["wallet", "set", merchant.uuid, "--xpub", randomXpub()], ["credential", "create", merchant.uuid]]) {
+      const refused = await outcome(cliEnv(), ...args);
+      expect(refused.code, args.join(" ")).toBe(1);
+      expect(JSON.parse(refused.stderr.trim()).error.code).toBe("MERCHANT_CLOSED");
+    }
+  }, 120_000);
 });
 
 describe("payins service down", () => {

@@ -1,7 +1,8 @@
 /**
  * payinctl: the operator CLI until the admin API exists. Talks to the running
- * services over RPC with the configuration `npm start` uses (service URLs from
+ * services over gRPC with the configuration `npm start` uses (service URLs from
  * <NAME>_URL or the default ports, SERVICE_TOKEN or .data/service-token).
+ * The command and its arguments are checked before anything is read or called.
  * Prints JSON on stdout; errors go to stderr as JSON with a non-zero exit.
  */
 import { parseArgs } from "node:util";
@@ -27,6 +28,22 @@ const USAGE = `usage: payinctl <command>
 
 class UsageError extends Error {}
 
+/** Every command, as "group action". */
+const COMMANDS = new Set([
+  "merchant create", "merchant get", "merchant activate", "merchant deactivate", "merchant suspend", "merchant close",
+  "wallet set", "wallet get", "credential create", "rule set", "policy set", "profile set", "admin bootstrap",
+]);
+
+/** A failure the CLI reports itself, as `{error:{code,message}}` on stderr. */
+class CliFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 const TRANSITIONS: Record<string, merchantsV1.MerchantTransition> = {
   activate: merchantsV1.MerchantTransition.ACTIVATE,
   deactivate: merchantsV1.MerchantTransition.DEACTIVATE,
@@ -44,7 +61,7 @@ function merchantView(m: merchantsV1.Merchant | undefined) {
     uuid: m?.uuid,
     display_name: m?.displayName,
     legal_name: m?.legalName ?? null,
-    status: m ? merchantStatusName(m.status) : undefined,
+    status: m ? (merchantStatusName(m.status) ?? "unknown") : undefined,
     created_at: isoFromTimestamp(m?.createdAt),
     updated_at: isoFromTimestamp(m?.updatedAt),
   };
@@ -66,9 +83,36 @@ function one(positionals: string[], what: string): string {
   return value;
 }
 
+/** Checks a known command's arguments, before any configuration is read or service called. */
+function checkArguments(group: string, action: string, values: Record<string, unknown>, positionals: string[]): void {
+  const needs = (...names: string[]) => {
+    for (const name of names) if (typeof values[name] !== "string") throw new UsageError(`--${name} is required`);
+  };
+  const none = () => {
+    if (positionals.length) throw new UsageError(`${group} ${action} takes no positional arguments`);
+  };
+  switch (`${group} ${action}`) {
+    case "merchant create":
+      return (none(), needs("display-name"));
+    case "rule set":
+      return (none(), needs("capability", "jurisdiction", "effect"));
+    case "admin bootstrap":
+      return (none(), needs("email"));
+    default:
+      one(positionals, "merchant uuid");
+      if (`${group} ${action}` === "wallet set") needs("xpub");
+      if (`${group} ${action}` === "policy set") needs("scope", "effect");
+      if (`${group} ${action}` === "profile set") needs("operating-mode");
+  }
+}
+
+/** Asked for help: the usage goes to stdout and the exit code is 0. */
+class HelpRequested extends Error {}
+
 async function run(argv: string[]): Promise<unknown> {
   const [group, action, ...rest] = argv;
-  if (!group || group === "--help" || group === "help") throw new UsageError("");
+  if (!group || group === "--help" || group === "-h" || group === "help") throw new HelpRequested();
+  if (!COMMANDS.has(`${group} ${action ?? ""}`)) throw new UsageError(`unknown command: ${[group, action].filter(Boolean).join(" ")}`);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -83,10 +127,19 @@ async function run(argv: string[]): Promise<unknown> {
       scope: { type: "string" },
       "operating-mode": { type: "string" },
       email: { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
   });
+  if (values.help) throw new HelpRequested();
+  checkArguments(group, action!, values, positionals);
   const serviceToken = await readServiceToken({ create: false });
-  const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: serviceUrl("MERCHANTS"), serviceToken });
+  // gRPC (HTTP/2), as the services' own clients speak Connect; both reach the same port.
+  const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: serviceUrl("MERCHANTS"), serviceToken, protocol: "grpc" });
+  /** The merchant, which must exist and not be closed (as the admin API requires for wallets and credentials). */
+  const openMerchant = async (uuid: string) => {
+    const { merchant } = await merchants.getMerchant({ uuid });
+    if (merchant?.status === merchantsV1.MerchantStatus.CLOSED) throw new CliFailure("MERCHANT_CLOSED", "the merchant is closed");
+  };
 
   if (group === "merchant") {
     if (action === "create") {
@@ -103,11 +156,11 @@ async function run(argv: string[]): Promise<unknown> {
     }
   }
   if (group === "wallet") {
-    const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: serviceUrl("ALLOCATION"), serviceToken });
+    const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: serviceUrl("ALLOCATION"), serviceToken, protocol: "grpc" });
     const merchantUuid = one(positionals, "merchant uuid");
     if (action === "set") {
       if (!values.xpub) throw new UsageError("--xpub is required");
-      await merchants.getMerchant({ uuid: merchantUuid }); // a wallet only for a merchant that exists
+      await openMerchant(merchantUuid); // a wallet only for a merchant that exists and is not closed
       return { wallet: walletView((await allocation.setWallet({ merchantUuid, xpub: values.xpub })).wallet) };
     }
     if (action === "get") return { wallet: walletView((await allocation.getWallet({ merchantUuid })).wallet) };
@@ -170,13 +223,13 @@ async function run(argv: string[]): Promise<unknown> {
   }
   if (group === "admin" && action === "bootstrap") {
     if (positionals.length) throw new UsageError("admin bootstrap takes no positional arguments");
-    const identity = createServiceClient(identityV1.IdentityService, { baseUrl: serviceUrl("IDENTITY"), serviceToken });
+    const identity = createServiceClient(identityV1.IdentityService, { baseUrl: serviceUrl("IDENTITY"), serviceToken, protocol: "grpc" });
     return bootstrapView(await identity.bootstrapAdmin({ email: required("email") }));
   }
   if (group === "credential" && action === "create") {
-    const identity = createServiceClient(identityV1.IdentityService, { baseUrl: serviceUrl("IDENTITY"), serviceToken });
+    const identity = createServiceClient(identityV1.IdentityService, { baseUrl: serviceUrl("IDENTITY"), serviceToken, protocol: "grpc" });
     const merchantUuid = one(positionals, "merchant uuid");
-    await merchants.getMerchant({ uuid: merchantUuid });
+    await openMerchant(merchantUuid);
     const res = await identity.createMachineCredential({ merchantUuid });
     const c = res.credential;
     return {
@@ -193,18 +246,27 @@ async function run(argv: string[]): Promise<unknown> {
   throw new UsageError(`unknown command: ${[group, action].filter(Boolean).join(" ")}`);
 }
 
+/** Writes `text` and exits once it is flushed (an open HTTP/2 session would keep the process alive). */
+function finish(stream: NodeJS.WriteStream, text: string, code: number): void {
+  stream.write(text, () => process.exit(code));
+}
+
 try {
   const result = await run(process.argv.slice(2));
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  finish(process.stdout, `${JSON.stringify(result)}\n`, 0);
 } catch (error) {
-  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) {
-    process.stderr.write(`${(error as Error).message ? `${(error as Error).message}\n\n` : ""}${USAGE}`);
-    process.exit(2);
+  if (error instanceof HelpRequested) {
+    finish(process.stdout, USAGE, 0);
+  } else if (error instanceof UsageError || (error as { code?: string }).code?.startsWith?.("ERR_PARSE_ARGS")) {
+    finish(process.stderr, `${(error as Error).message ? `${(error as Error).message}\n\n` : ""}${USAGE}`, 2);
+  } else {
+    const code =
+      error instanceof ConnectError
+        ? (reasonOf(error) ?? Code[error.code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase())
+        : error instanceof CliFailure
+          ? error.code
+          : "CLI_ERROR";
+    const message = error instanceof ConnectError ? error.rawMessage : (error as Error).message;
+    finish(process.stderr, `${JSON.stringify({ error: { code, message } })}\n`, 1);
   }
-  const body =
-    error instanceof ConnectError
-      ? { error: { code: reasonOf(error) ?? Code[error.code], message: error.rawMessage } }
-      : { error: { code: "CLI_ERROR", message: (error as Error).message } };
-  process.stderr.write(`${JSON.stringify(body)}\n`);
-  process.exit(1);
 }

@@ -7,12 +7,15 @@ import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DEFAULT_PORTS } from "@payin/config";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db";
-import { dataDir, launchPlatform, readServiceToken, readTotpEncryptionKey } from "@payin/launcher";
+import { dataDir, launchPlatform, readServiceToken, readTotpEncryptionKey, type Platform } from "@payin/launcher";
 import { bootstrapView } from "@payin/payinctl/views";
 import { identityV1 } from "@payin/proto";
 import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
+
+/** What is running, so that a failure on the way up stops it too. */
+const running: { embedded?: EmbeddedPostgresHandle; platform?: Platform } = {};
 
 async function main(): Promise<void> {
   await mkdir(dataDir(), { recursive: true });
@@ -21,6 +24,7 @@ async function main(): Promise<void> {
   if (!databaseUrl) {
     out(`starting embedded PostgreSQL (data in ${path.join(dataDir(), "postgres")})…`);
     embedded = await startEmbeddedPostgres({ dataDir: path.join(dataDir(), "postgres"), port: Number(process.env.PG_PORT ?? 0) || undefined });
+    running.embedded = embedded;
     databaseUrl = await embedded.createDatabase("payin");
   }
   const env: Record<string, string> = {
@@ -31,14 +35,16 @@ async function main(): Promise<void> {
   for (const [name, port] of Object.entries(DEFAULT_PORTS)) env[name] = process.env[name] ?? String(port);
 
   const platform = await launchPlatform({ env, output: "inherit" });
+  running.platform = platform;
   let stopping = false;
-  const shutdown = async () => {
+  /** Stops everything in order; exits 0 when asked to stop, 1 when a process died on its own. */
+  const shutdown = async (exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     out("stopping…");
     await platform.stopAll();
     await embedded?.stop();
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on("SIGINT", () => void shutdown());
   process.on("SIGTERM", () => void shutdown());
@@ -46,7 +52,7 @@ async function main(): Promise<void> {
     void proc.exited.then((code) => {
       if (!stopping) {
         out(`${proc.spec.name} exited with code ${code}; stopping the platform`);
-        void shutdown();
+        void shutdown(1);
       }
     });
   }
@@ -77,10 +83,12 @@ async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
   try {
     const res = await identity.bootstrapAdmin({ email: process.env.BOOTSTRAP_ADMIN_EMAIL ?? "admin@example.com" });
     const view = bootstrapView(res);
-    await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600 });
+    // Shown before it is written: should the write fail, the one chance to see
+    // the password has not been lost with it.
     out("");
     out("first platform admin created (shown once; also kept in .data/bootstrap-admin.json):");
     out(JSON.stringify(view));
+    await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600 });
   } catch (error) {
     if (error instanceof ConnectError && reasonOf(error) === "ADMIN_EXISTS") return; // data from an earlier run
     throw error;
@@ -94,7 +102,11 @@ async function exists(file: string): Promise<boolean> {
   );
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
   process.stderr.write(`npm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  // Leave nothing behind: the processes started so far, then PostgreSQL (which
+  // would otherwise keep holding its data directory).
+  await running.platform?.stopAll().catch(() => {});
+  await running.embedded?.stop().catch(() => {});
   process.exit(1);
 });
