@@ -149,7 +149,7 @@ describe("MFA sign-in of the bootstrapped admin", () => {
     expect(done.setCookies).toEqual([]);
 
     // A challenge completes once.
-    expectError(await from(3).completeMfa(challenge, totpCodeAt(admin.totpSecret, step)), 401);
+    expectError(await from(3).completeMfa(challenge, totpCodeAt(admin.totpSecret, step)), 401, "AUTH_INVALID_CREDENTIALS");
   });
 
   it("reads the MFA-satisfied session with exactly the spec's fields", async () => {
@@ -179,7 +179,7 @@ describe("MFA sign-in of the bootstrapped admin", () => {
     const extra = { mfa_challenge_token: "x", code: "123456", trust_device: true };
     expectError(await from(3).request("POST", "/api/v1/auth/mfa", { json: extra }), 400, "VALIDATION_ERROR");
     expectError(await from(3).request("POST", "/api/v1/auth/mfa", { json: { code: "123456" } }), 400, "VALIDATION_ERROR");
-    expectError(await from(3).completeMfa(randomBytes(32).toString("base64url"), "123456"), 401);
+    expectError(await from(3).completeMfa(randomBytes(32).toString("base64url"), "123456"), 401, "AUTH_INVALID_CREDENTIALS");
   });
 });
 

@@ -11,12 +11,20 @@ function inChild(code: string): unknown {
   return JSON.parse(text);
 }
 
-const niceOfEveryThread = `
+/**
+ * Child-side helpers: `tids` (every thread of the process) and
+ * `niceOf(tid)` / `policyOf(tid)` from /proc/self/task/<tid>/stat (fields 19
+ * and 41; policy 0 is SCHED_OTHER, 5 SCHED_IDLE).
+ */
+const threadStats = `
   const { readdirSync, readFileSync } = await import("node:fs");
-  const nices = readdirSync("/proc/self/task").map((tid) => {
+  const tids = readdirSync("/proc/self/task").map(Number);
+  const statField = (tid, field) => {
     const stat = readFileSync("/proc/self/task/" + tid + "/stat", "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-  });
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[field - 3]);
+  };
+  const niceOf = (tid) => statField(tid, 19);
+  const policyOf = (tid) => statField(tid, 41);
 `;
 
 describe.runIf(process.platform === "linux")("lowering the process priority (PROCESS_NICE)", () => {
@@ -27,8 +35,8 @@ describe.runIf(process.platform === "linux")("lowering the process priority (PRO
       // Start libuv's pool before lowering, as an early async call at boot would.
       await new Promise((resolve) => pbkdf2("x", "y", 1, 32, "sha256", resolve));
       const change = lowerProcessPriority(7);
-      ${niceOfEveryThread}
-      process.stdout.write(JSON.stringify({ change, nices }));
+      ${threadStats}
+      process.stdout.write(JSON.stringify({ change, nices: tids.map(niceOf) }));
     `) as { change: { from: number; to: number; threads: number; refused: number }; nices: number[] };
     expect(result.change).toMatchObject({ to: 7, refused: 0 });
     expect(result.change.threads).toBeGreaterThan(4); // main, V8 helpers, libuv's pool
@@ -40,11 +48,8 @@ describe.runIf(process.platform === "linux")("lowering the process priority (PRO
       import { lowerProcessPriority, startThreadPool } from "./priority.ts";
       await startThreadPool();
       const change = lowerProcessPriority(9, { spareMainThread: true });
-      ${niceOfEveryThread}
-      const niceOf = (tid) => {
-        const stat = readFileSync("/proc/self/task/" + tid + "/stat", "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-      };
+      ${threadStats}
+      const nices = tids.map(niceOf);
       process.stdout.write(JSON.stringify({ change, main: niceOf(process.pid), others: nices.length - 1, lowered: nices.filter((n) => n === 9).length }));
     `) as { change: { refused: number; threads: number }; main: number; others: number; lowered: number };
     expect(result.main).toBe(0);
@@ -55,16 +60,11 @@ describe.runIf(process.platform === "linux")("lowering the process priority (PRO
 
   it("puts every thread but the main one under SCHED_IDLE", () => {
     const result = inChild(`
-      import { readdirSync, readFileSync } from "node:fs";
       import { startThreadPool, useIdlePolicy } from "./priority.ts";
       await startThreadPool();
       const change = useIdlePolicy({ spareMainThread: true });
-      // Field 41 of /proc/<tid>/stat is the scheduling policy: 0 SCHED_OTHER, 5 SCHED_IDLE.
-      const policyOf = (tid) => {
-        const stat = readFileSync("/proc/self/task/" + tid + "/stat", "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[38]);
-      };
-      const others = readdirSync("/proc/self/task").filter((tid) => Number(tid) !== process.pid).map(policyOf);
+      ${threadStats}
+      const others = tids.filter((tid) => tid !== process.pid).map(policyOf);
       process.stdout.write(JSON.stringify({ change, main: policyOf(process.pid), others }));
     `) as { change: { threads: number; refused: number; error?: string }; main: number; others: number[] };
     expect(result.change.refused, result.change.error).toBe(0);

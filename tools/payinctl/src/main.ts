@@ -132,6 +132,11 @@ async function run(argv: string[]): Promise<unknown> {
   });
   if (values.help) throw new HelpRequested();
   checkArguments(group, action!, values, positionals);
+  const required = (name: keyof typeof values): string => {
+    const value = values[name];
+    if (typeof value !== "string") throw new UsageError(`--${name} is required`); // checked above; narrows the type
+    return value;
+  };
   const serviceToken = await readServiceToken({ create: false });
   // gRPC (HTTP/2), as the services' own clients speak Connect; both reach the same port.
   const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: serviceUrl("MERCHANTS"), serviceToken, protocol: "grpc" });
@@ -143,9 +148,7 @@ async function run(argv: string[]): Promise<unknown> {
 
   if (group === "merchant") {
     if (action === "create") {
-      if (positionals.length) throw new UsageError("merchant create takes no positional arguments");
-      if (values["display-name"] === undefined) throw new UsageError("--display-name is required");
-      const res = await merchants.createMerchant({ displayName: values["display-name"], legalName: values["legal-name"] });
+      const res = await merchants.createMerchant({ displayName: required("display-name"), legalName: values["legal-name"] });
       return { merchant: merchantView(res.merchant) };
     }
     if (action === "get") return { merchant: merchantView((await merchants.getMerchant({ uuid: one(positionals, "merchant uuid") })).merchant) };
@@ -159,20 +162,13 @@ async function run(argv: string[]): Promise<unknown> {
     const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: serviceUrl("ALLOCATION"), serviceToken, protocol: "grpc" });
     const merchantUuid = one(positionals, "merchant uuid");
     if (action === "set") {
-      if (!values.xpub) throw new UsageError("--xpub is required");
       await openMerchant(merchantUuid); // a wallet only for a merchant that exists and is not closed
-      return { wallet: walletView((await allocation.setWallet({ merchantUuid, xpub: values.xpub })).wallet) };
+      return { wallet: walletView((await allocation.setWallet({ merchantUuid, xpub: required("xpub") })).wallet) };
     }
     if (action === "get") return { wallet: walletView((await allocation.getWallet({ merchantUuid })).wallet) };
   }
   const actor = { kind: "operator_cli", uuid: "", requestId: "" };
-  const required = (name: keyof typeof values): string => {
-    const value = values[name];
-    if (typeof value !== "string") throw new UsageError(`--${name} is required`);
-    return value;
-  };
   if (group === "rule" && action === "set") {
-    if (positionals.length) throw new UsageError("rule set takes no positional arguments");
     const res = await merchants.createRule({
       capability: required("capability"),
       jurisdiction: required("jurisdiction"),
@@ -222,7 +218,6 @@ async function run(argv: string[]): Promise<unknown> {
     };
   }
   if (group === "admin" && action === "bootstrap") {
-    if (positionals.length) throw new UsageError("admin bootstrap takes no positional arguments");
     const identity = createServiceClient(identityV1.IdentityService, { baseUrl: serviceUrl("IDENTITY"), serviceToken, protocol: "grpc" });
     return bootstrapView(await identity.bootstrapAdmin({ email: required("email") }));
   }

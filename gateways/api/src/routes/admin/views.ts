@@ -25,30 +25,30 @@ export function identityView(i: identityV1.Identity | undefined) {
   return { uuid: i?.uuid ?? "", email: i?.email ?? "", status: i?.status ?? "", roles: [...(i?.roles ?? [])] };
 }
 
+/** The credential fields every answer carries. */
+function credentialCore(c: identityV1.MachineCredential) {
+  return {
+    credential_uuid: c.credentialUuid,
+    merchant_uuid: c.merchantUuid,
+    key_id: c.keyId,
+    status: c.status,
+    created_at: isoFromTimestamp(c.createdAt),
+  };
+}
+
 /**
  * A credential just issued (create, rotate), with its token shown once: the
  * spec's fields without the three it marks "listing only" (last_used_at,
  * revoked_at, replaced_by_uuid).
  */
 export function issuedCredentialView(c: identityV1.MachineCredential, token: string) {
-  return {
-    credential_uuid: c.credentialUuid,
-    merchant_uuid: c.merchantUuid,
-    key_id: c.keyId,
-    status: c.status,
-    created_at: isoFromTimestamp(c.createdAt),
-    token,
-  };
+  return { ...credentialCore(c), token };
 }
 
 /** The spec's credential fields as listed; never token, secret or secret_hash. */
 export function credentialView(c: identityV1.MachineCredential) {
   return {
-    credential_uuid: c.credentialUuid,
-    merchant_uuid: c.merchantUuid,
-    key_id: c.keyId,
-    status: c.status,
-    created_at: isoFromTimestamp(c.createdAt),
+    ...credentialCore(c),
     last_used_at: isoFromTimestamp(c.lastUsedAt),
     revoked_at: isoFromTimestamp(c.revokedAt),
     replaced_by_uuid: c.replacedByUuid ?? null,
