@@ -4,7 +4,6 @@ import type { Client } from "@connectrpc/connect";
 import type { Logger } from "@payin/logging";
 import type { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import type { Authenticator } from "./auth/authenticator.js";
-import { ApiError } from "./http/api-error.js";
 import { errorMiddleware } from "./http/error-middleware.js";
 import { adminRoutes } from "./routes/admin.js";
 import { authRoutes } from "./routes/auth.js";
@@ -36,13 +35,9 @@ export function createApp(deps: AppDeps): Koa {
   // share a path, so the order changes nothing else.
   for (const router of [payInIntentRoutes(deps), health, authRoutes(deps), adminRoutes(deps), openApiRoutes()]) {
     app.use(router.routes());
-    app.use(
-      router.allowedMethods({
-        throw: true,
-        methodNotAllowed: () => new ApiError(405, "METHOD_NOT_ALLOWED", "method not allowed on this path"),
-        notImplemented: () => new ApiError(501, "NOT_IMPLEMENTED", "method not implemented"),
-      }),
-    );
+    // Not thrown: the router then sets the `Allow` header of a 405 (RFC 9110
+    // §15.5.6), and the error middleware writes the error body.
+    app.use(router.allowedMethods({ throw: false }));
   }
   return app;
 }

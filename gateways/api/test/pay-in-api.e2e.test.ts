@@ -92,7 +92,12 @@ describe("GET /health", () => {
 
   it("answers unknown routes and methods with the error body", async () => {
     expectError(await api.request("GET", "/api/v1/nothing-here"), 404);
-    expectError(await api.request("DELETE", intentsPath(a.uuid), { token: a.token }), 405);
+    const wrongMethod = await api.request("DELETE", intentsPath(a.uuid), { token: a.token });
+    expectError(wrongMethod, 405, "METHOD_NOT_ALLOWED");
+    expect(wrongMethod.headers.get("allow")?.split(/,\s*/).sort()).toEqual(["GET", "HEAD", "POST"]);
+    const readOnly = await api.request("PUT", `${intentsPath(a.uuid)}/${crypto.randomUUID()}`, { token: a.token });
+    expectError(readOnly, 405, "METHOD_NOT_ALLOWED");
+    expect(readOnly.headers.get("allow")?.split(/,\s*/).sort()).toEqual(["GET", "HEAD"]);
   });
 });
 

@@ -68,7 +68,10 @@ const invalidToken = () => unauthenticated("the access token is invalid, expired
  *   `Authorization` header (both → 400 AUTH_AMBIGUOUS).
  * - Machine tokens (prefix `mpk_`, bearer only) are kept for `ttlMs` so the hot
  *   path does not pay a round trip per request; a revoked credential therefore
- *   keeps working for at most `ttlMs` (documented: under 5 s). Cache keys are
+ *   keeps working for at most `ttlMs` (documented: under 5 s). A rotate or revoke
+ *   made through this gateway forgets the merchant's entries at once
+ *   (`forgetMerchant`), so there the old token stops at the next request; the
+ *   delay remains for other gateway replicas and for payinctl. Cache keys are
  *   SHA-256 digests, never tokens; refusals are not cached.
  * - Human session tokens are never cached: every request asks identity, so a
  *   logout, a revocation, a password change or a lock applies to the next request.
@@ -81,6 +84,8 @@ const invalidToken = () => unauthenticated("the access token is invalid, expired
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
+  /** When each merchant's entries were last forgotten (ms clock). */
+  private readonly forgottenAt = new Map<string, number>();
 
   constructor(
     private readonly identity: Client<typeof identityV1.IdentityService>,
@@ -125,9 +130,25 @@ export class Authenticator {
     const p = await this.lookUp(token);
     if (p.kind !== identityV1.PrincipalKind.MACHINE || !p.merchantUuid) throw invalidToken();
     const principal: Principal = { kind: "machine", merchantUuid: p.merchantUuid, permissions: new Set(p.permissions) };
-    if (this.cache.size >= this.maxEntries) this.evictExpired(now);
-    this.cache.set(key, { principal, expiresAt: now + this.ttlMs });
+    // A lookup that was under way when the merchant's credentials changed may
+    // have seen the old state: it answers this request but is not kept.
+    if ((this.forgottenAt.get(p.merchantUuid) ?? -1) < now) {
+      if (this.cache.size >= this.maxEntries) this.evictExpired(now);
+      this.cache.set(key, { principal, expiresAt: now + this.ttlMs });
+    }
     return principal;
+  }
+
+  /**
+   * Drops every cached machine principal of `merchantUuid`, after its credential
+   * was rotated or revoked: the next request with any of its tokens asks identity.
+   */
+  forgetMerchant(merchantUuid: string): void {
+    const now = Date.now();
+    this.forgottenAt.set(merchantUuid, now);
+    for (const [key, entry] of this.cache) if (entry.principal.merchantUuid === merchantUuid) this.cache.delete(key);
+    // Only lookups started within the last TTL can still be in flight with old news.
+    for (const [merchant, at] of this.forgottenAt) if (at < now - this.ttlMs - 60_000) this.forgottenAt.delete(merchant);
   }
 
   /** Resolves a session token: never cached. */

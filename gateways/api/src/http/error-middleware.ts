@@ -70,8 +70,12 @@ export function errorMiddleware(logger: Logger) {
     await runWithContext({ requestId }, async () => {
       try {
         await next();
-        if (ctx.status === 404 && ctx.body === undefined) {
-          throw new ApiError(404, "NOT_FOUND", "no such route");
+        if (ctx.body === undefined || ctx.body === null) {
+          // What the routers left without a body: no route, or a method the path
+          // does not have (its `Allow` header is kept).
+          if (ctx.status === 404) throw new ApiError(404, "NOT_FOUND", "no such route");
+          if (ctx.status === 405) throw new ApiError(405, "METHOD_NOT_ALLOWED", "method not allowed on this path");
+          if (ctx.status === 501) throw new ApiError(501, "NOT_IMPLEMENTED", "method not implemented");
         }
       } catch (error) {
         const mapped = mapError(error);

@@ -74,6 +74,7 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
       await readNoBody(ctx);
       await openMerchant(deps, merchantUuid);
       const res = await deps.identity.rotateMachineCredential({ caller: caller(principal), merchantUuid });
+      deps.auth.forgetMerchant(merchantUuid);
       ctx.body = { credential: issuedCredentialView(res.credential!, res.token) };
       return { type: "machine_credential", uuid: res.credential!.credentialUuid };
     });
@@ -90,6 +91,7 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
       await readNoBody(ctx);
       await existingMerchant(deps, merchantUuid);
       const res = await deps.identity.revokeMachineCredential({ caller: caller(principal), merchantUuid, credentialUuid });
+      deps.auth.forgetMerchant(merchantUuid);
       ctx.body = { credential: credentialView(res.credential!) };
     });
   });
