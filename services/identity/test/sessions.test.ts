@@ -16,6 +16,7 @@ import {
   type Harness,
   type Person,
 } from "./support.js";
+import { MAX_FAILURES_PER_IP } from "../src/domain/throttle.js";
 
 const { PrincipalKind } = identityV1;
 const MINUTE = 60_000;
@@ -150,10 +151,10 @@ describe("Login", () => {
     }
   });
 
-  it("throttles a client IP after 30 failed attempts in 15 minutes, and counts unknown emails too", async () => {
+  it(`throttles a client IP after ${MAX_FAILURES_PER_IP} failed attempts in 15 minutes, and counts unknown emails too`, async () => {
     const clientIp = randomIp();
     const person = await member();
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < MAX_FAILURES_PER_IP; i++) {
       await expectFailure(
         h.client.login({ email: randomEmail("spray"), password: "some password 1", transport: "bearer", clientIp }),
         Code.Unauthenticated,

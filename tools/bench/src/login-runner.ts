@@ -5,7 +5,7 @@
  * does not drift and does not wait for earlier logins to answer).
  *
  * Sign-in throttling counts failed and in-progress attempts per client IP (more
- * than 30 in 15 minutes → 429), and the gateway takes the client IP from the TCP
+ * than 100 in 15 minutes → 429), and the gateway takes the client IP from the TCP
  * peer; so that logins queueing on a busy machine never add up to that, they are
  * spread over many loopback source addresses (127.0.0.2, 127.0.0.3, …) in turn. It also
  * counts an attempt still in progress as a possible failure of its email (more

@@ -91,7 +91,7 @@ const JURISDICTION = "DE";
 const TARGETS = { createVsB1: 0.25, createP99Ms: 50, readVsB2: 0.7, readP99WithLoginsVsAlone: 1.2 };
 
 /**
- * Loopback source addresses for the logins: sign-in throttling allows 30 failed or
+ * Loopback source addresses for the logins: sign-in throttling allows 100 failed or
  * in-progress attempts per client IP in 15 minutes, and the gateway's client IP is
  * the TCP peer.
  */
