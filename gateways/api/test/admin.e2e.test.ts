@@ -179,6 +179,7 @@ function allRoutes(merchantUuid: string): [string, string][] {
     ["PUT", `${m}/provider-connections`],
     ["POST", `${m}/provider-connections/${UNKNOWN_UUID}/rotate-secret`],
     ["PUT", `${m}/wallet`],
+    ["GET", `${m}/readiness`],
     ["GET", `${A}/audit-events`],
   ];
 }
@@ -690,6 +691,62 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expectError(await rotate({}), 400);
     expectError(await rotate({ secret_reference: null }), 400);
     expectError(await rotate({ secret_reference: "vault:x" }, UNKNOWN_UUID), 404, "CONNECTION_NOT_FOUND");
+  });
+
+  it("answers each pair's readiness with every failing reason in the contract's order, until the merchant is ready", async () => {
+    const m = await createMerchant("Readiness");
+    const readiness = async (uuid = m.uuid) => {
+      const res = await api.request("GET", `${A}/merchants/${uuid}/readiness`, { token: admin.token });
+      expect(res.status, res.text).toBe(200);
+      return res.body;
+    };
+    const reasonsOf = async () => (await readiness()).readiness.pairs.map((p: any) => [p.asset, p.rail, p.ready, p.reasons]);
+    const fresh = await readiness();
+    expect(fresh).toEqual({
+      readiness: {
+        merchant_uuid: m.uuid,
+        pairs: [
+          { asset: "usdt", rail: "bep20", ready: false, reasons: ["merchant_inactive", "operating_profile_missing", "payin_not_allowed", "wallet_not_ready", "provider_not_ready"] },
+          { asset: "usdc", rail: "erc20", ready: false, reasons: ["merchant_inactive", "operating_profile_missing", "payin_not_allowed", "wallet_not_ready", "provider_not_ready"] },
+        ],
+      },
+    });
+
+    const admin$ = (method: string, path: string, json?: unknown) => api.request(method, `${A}/merchants/${m.uuid}${path}`, { token: admin.token, json });
+    expect((await admin$("POST", "/activate")).status).toBe(200);
+    expect((await admin$("PUT", "/operating-profile", { operating_mode: "non_custodial" })).status).toBeLessThan(300);
+    expect((await admin$("POST", "/policies", { scope: "payin", effect: "deny" })).status).toBe(201);
+    expect(await reasonsOf()).toEqual([
+      ["usdt", "bep20", false, ["payin_not_allowed", "wallet_not_ready", "provider_not_ready"]],
+      ["usdc", "erc20", false, ["payin_not_allowed", "wallet_not_ready", "provider_not_ready"]],
+    ]);
+    expect((await admin$("POST", "/policies", { scope: "payin", effect: "allow" })).status).toBe(201);
+    expect((await admin$("PUT", "/wallet", { xpub: randomXpub() })).status).toBe(200);
+    // A binding alone is not enough: the merchant must be connected to that provider.
+    const evmRpc = "01a2008d-7400-7000-8000-000000000001";
+    expect((await admin$("PUT", "/provider-bindings", { provider_uuid: evmRpc, capability: "crypto.payin", jurisdiction: "DE" })).status).toBe(201);
+    expect(await reasonsOf()).toEqual([
+      ["usdt", "bep20", false, ["provider_not_ready"]],
+      ["usdc", "erc20", false, ["provider_not_ready"]],
+    ]);
+    expect((await admin$("PUT", "/provider-connections", { provider_uuid: evmRpc })).status).toBe(201);
+    expect(await reasonsOf()).toEqual([
+      ["usdt", "bep20", true, []],
+      ["usdc", "erc20", true, []],
+    ]);
+
+    expect((await admin$("POST", "/suspend")).status).toBe(200);
+    expect(await reasonsOf()).toEqual([
+      ["usdt", "bep20", false, ["merchant_inactive"]],
+      ["usdc", "erc20", false, ["merchant_inactive"]],
+    ]);
+    // Closed merchants stay readable, readiness included.
+    expect((await admin$("POST", "/close")).status).toBe(200);
+    expect((await readiness()).readiness.pairs[0].reasons).toEqual(["merchant_inactive"]);
+
+    expectError(await api.request("GET", `${A}/merchants/${UNKNOWN_UUID}/readiness`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+    expectError(await api.request("GET", `${A}/merchants/not-a-uuid/readiness`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+    expectError(await api.request("GET", `${A}/merchants/${m.uuid}/readiness?asset=usdt`, { token: admin.token }), 400);
   });
 
   it("sets a receiving wallet (200) and keeps its counter when replaced; 400, 404, 409", async () => {

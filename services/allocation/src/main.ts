@@ -1,8 +1,10 @@
 import { loadConfig } from "@payin/config";
 import { migrate, openOrm } from "@payin/db";
 import { createLogger } from "@payin/logging";
-import { domainErrorInterceptor, runService } from "@payin/rpc";
+import { merchantsV1 } from "@payin/proto";
+import { createServiceClient, domainErrorInterceptor, runService } from "@payin/rpc";
 import { configSchema } from "./config.js";
+import { merchantReadinessSource } from "./rpc/merchant-readiness.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
 import { ormOptions } from "./store/orm.js";
@@ -11,10 +13,11 @@ const config = loadConfig(configSchema);
 const logger = createLogger("allocation");
 if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
 const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
+const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_TOKEN });
 await runService({
   name: "allocation",
   services: SERVICE_NAMES,
-  routes: routes(orm, logger),
+  routes: routes(merchantReadinessSource(merchants))(orm, logger),
   interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)],
   serviceToken: config.SERVICE_TOKEN,
   host: config.HOST,

@@ -7,13 +7,22 @@ import type { MikroORM } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { allocationV1 } from "@payin/proto";
 import { Code, reasonOf } from "@payin/rpc";
-import { failure, startServiceHarness } from "@payin/testing";
+import { expectFailure, failure, startServiceHarness } from "@payin/testing";
 import { deriveAddress } from "../src/domain/hd.js";
+import type { MerchantReadinessInputs, MerchantReadinessSource } from "../src/domain/readiness.js";
 import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
 import { ormOptions } from "../src/store/orm.js";
 
 const { AllocationService } = allocationV1;
+
+/**
+ * The merchant's side of readiness, as the merchants service would answer it.
+ * (The merchants service itself answers it in the gateway's end-to-end tests;
+ * here this tier tests what allocation decides from it.)
+ */
+const merchantInputs = new Map<string, MerchantReadinessInputs>();
+const merchantSide: MerchantReadinessSource = { readinessInputs: async (merchantUuid) => merchantInputs.get(merchantUuid) ?? null };
 
 let orm: MikroORM;
 let client: Client<typeof AllocationService>;
@@ -27,7 +36,7 @@ function randomXpub(): string {
 }
 
 beforeAll(async () => {
-  const harness = await startServiceHarness({ service: AllocationService, domain: "allocation", ormOptions, routes, reasonCodes });
+  const harness = await startServiceHarness({ service: AllocationService, domain: "allocation", ormOptions, routes: routes(merchantSide), reasonCodes });
   orm = harness.orm;
   client = harness.client;
 });
@@ -238,5 +247,63 @@ describe("AllocationService.AllocateAddress", () => {
     expect(indexes.sort((a, b) => a - b)).toEqual(Array.from({ length: 510 }, (_, i) => i));
     expect(addresses.size).toBe(510);
     expect(await nextIndex(merchantUuid)).toBe(510);
+  });
+});
+
+describe("AllocationService readiness", () => {
+  const ALL_MERCHANT_SIDE = ["merchant_inactive", "operating_profile_missing", "payin_not_allowed"];
+  const ready: MerchantReadinessInputs = { status: "active", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true };
+
+  it("lists every failing reason of each configured pair, in the contract's order", async () => {
+    const merchantUuid = uuidv7();
+    merchantInputs.set(merchantUuid, { status: "inactive", payinPolicyEffect: null, operatingMode: null, providerConnected: false });
+    const res = await client.getReadiness({ merchantUuid });
+    expect(res.pairs.map((p) => ({ asset: p.asset, rail: p.rail, ready: p.ready, reasons: p.reasons }))).toEqual([
+      { asset: "usdt", rail: "bep20", ready: false, reasons: [...ALL_MERCHANT_SIDE, "wallet_not_ready", "provider_not_ready"] },
+      { asset: "usdc", rail: "erc20", ready: false, reasons: [...ALL_MERCHANT_SIDE, "wallet_not_ready", "provider_not_ready"] },
+    ]);
+  });
+
+  it("is ready once every part is, and names exactly what still fails", async () => {
+    const merchantUuid = uuidv7();
+    merchantInputs.set(merchantUuid, { ...ready, payinPolicyEffect: "deny" });
+    expect((await client.getReadiness({ merchantUuid })).pairs.map((p) => p.reasons)).toEqual([
+      ["payin_not_allowed", "wallet_not_ready"],
+      ["payin_not_allowed", "wallet_not_ready"],
+    ]);
+    await client.setWallet({ merchantUuid, xpub: randomXpub() });
+    merchantInputs.set(merchantUuid, { ...ready, status: "suspended" });
+    expect((await client.getReadiness({ merchantUuid })).pairs.map((p) => p.reasons)).toEqual([["merchant_inactive"], ["merchant_inactive"]]);
+    merchantInputs.set(merchantUuid, ready);
+    const res = await client.getReadiness({ merchantUuid });
+    expect(res.pairs.map((p) => [p.ready, p.reasons])).toEqual([
+      [true, []],
+      [true, []],
+    ]);
+  });
+
+  it("answers the pairs asked for, in their order; a pair the platform does not serve is asset_not_configured", async () => {
+    const merchantUuid = uuidv7();
+    merchantInputs.set(merchantUuid, ready);
+    await client.setWallet({ merchantUuid, xpub: randomXpub() });
+    const res = await client.getReadiness({
+      merchantUuid,
+      pairs: [
+        { asset: "usdc", rail: "erc20" },
+        { asset: "usdt", rail: "erc20" },
+      ],
+    });
+    expect(res.pairs.map((p) => [p.asset, p.rail, p.ready, p.reasons])).toEqual([
+      ["usdc", "erc20", true, []],
+      ["usdt", "erc20", false, ["asset_not_configured"]],
+    ]);
+  });
+
+  it("refuses an unknown merchant (404), a malformed uuid and an incomplete pair (400)", async () => {
+    await expectFailure(client.getReadiness({ merchantUuid: uuidv7() }), Code.NotFound, "MERCHANT_NOT_FOUND");
+    await expectFailure(client.getReadiness({ merchantUuid: "nope" }), Code.InvalidArgument, "INVALID_ARGUMENT");
+    const merchantUuid = uuidv7();
+    merchantInputs.set(merchantUuid, ready);
+    await expectFailure(client.getReadiness({ merchantUuid, pairs: [{ asset: "usdt", rail: "" }] }), Code.InvalidArgument, "INVALID_ARGUMENT");
   });
 });

@@ -3,6 +3,7 @@ import { sqlClient, type SqlClient } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
+import { EVM_RPC_PROVIDER_UUID } from "../src/domain/provider.js";
 import { PayinContextRepository } from "../src/store/payin-context-repository.js";
 import { activeMerchant, closedMerchant, expectFailure, startMerchants, UNKNOWN_UUID, type Harness } from "./harness.js";
 
@@ -283,5 +284,29 @@ describe("GetPayinContext", () => {
     const context = await new PayinContextRepository(counting).payinContext(merchant, "crypto.payin", "DE");
     expect(context?.status).toBe("active");
     expect(statements).toBe(1);
+  });
+});
+
+describe("GetReadinessInputs", () => {
+  it("answers the merchant's side of readiness; only a crypto.payin binding with a connection to that provider counts", async () => {
+    const m = await activeMerchant(h.client, "Readiness inputs");
+    const inputs = () => h.client.getReadinessInputs({ merchantUuid: m });
+    expect(await inputs()).toMatchObject({ status: MerchantStatus.ACTIVE, payinPolicyEffect: "", operatingMode: "", payinProviderConnected: false });
+
+    await h.client.ensureOperatingProfile({ merchantUuid: m, operatingMode: "hybrid" });
+    await h.client.createPolicy({ merchantUuid: m, scope: "payin", effect: "deny" });
+    const { provider: other } = await h.client.createProvider({ name: `readiness-${uuidv7()}` });
+    const evmRpc = EVM_RPC_PROVIDER_UUID;
+    // A binding for another capability, and a connection to another provider, do not count.
+    await h.client.ensureProviderBinding({ merchantUuid: m, providerUuid: evmRpc, capability: "crypto.payout", jurisdiction: "DE" });
+    await h.client.ensureProviderBinding({ merchantUuid: m, providerUuid: other!.providerUuid, capability: "crypto.payin", jurisdiction: "DE" });
+    await h.client.ensureProviderConnection({ merchantUuid: m, providerUuid: evmRpc });
+    expect(await inputs()).toMatchObject({ payinPolicyEffect: "deny", operatingMode: "hybrid", payinProviderConnected: false });
+
+    await h.client.ensureProviderBinding({ merchantUuid: m, providerUuid: evmRpc, capability: "crypto.payin", jurisdiction: "FR" });
+    expect((await inputs()).payinProviderConnected).toBe(true);
+
+    await expectFailure(h.client.getReadinessInputs({ merchantUuid: UNKNOWN_UUID }), Code.NotFound, "MERCHANT_NOT_FOUND");
+    await expectFailure(h.client.getReadinessInputs({ merchantUuid: "nope" }), Code.NotFound, "MERCHANT_NOT_FOUND");
   });
 });

@@ -227,6 +227,35 @@ const schemas: Record<string, Schema> = {
   WalletEnvelope: object({
     wallet: object({ merchant_uuid: uuid, xpub: str(), next_index: int({ minimum: 0 }), created_at: dateTime, updated_at: dateTime }),
   }),
+  ReadinessEnvelope: object({
+    readiness: object({
+      merchant_uuid: uuid,
+      pairs: {
+        type: "array",
+        description: "one entry per (asset, rail) pair the platform serves",
+        items: object({
+          asset: str(),
+          rail: str(),
+          ready: { type: "boolean" },
+          reasons: {
+            type: "array",
+            description: "every failing reason, in this order",
+            items: str({
+              enum: [
+                "merchant_inactive",
+                "operating_profile_missing",
+                "payin_not_allowed",
+                "asset_not_configured",
+                "wallet_not_ready",
+                "allocator_not_ready",
+                "provider_not_ready",
+              ],
+            }),
+          },
+        }),
+      },
+    }),
+  }),
   AuditEvent: {
     type: "object",
     required: ["event_uuid", "actor", "action", "target_type", "target_uuid", "outcome", "occurred_at"],
@@ -401,6 +430,10 @@ const OPERATIONS: Record<string, Op> = {
     summary: "Set the receiving wallet (account xpub of m/44'/60'/0')",
     body: "WalletRequest",
     responses: { 200: "WalletEnvelope", 400: "Error", 404: "Error", 409: "Error" },
+  },
+  "GET /api/v1/admin/merchants/{uuid}/readiness": {
+    summary: "Pay-in readiness of each (asset, rail) pair, with every failing reason (merchant.read)",
+    responses: { 200: "ReadinessEnvelope", 401: "Error", 403: "Error", 404: "Error" },
   },
   "GET /api/v1/admin/audit-events": {
     summary: "Read the audit log (audit.read)",

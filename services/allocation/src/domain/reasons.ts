@@ -5,4 +5,5 @@ export enum AllocationReason {
   WalletNotFound = "WALLET_NOT_FOUND",
   WalletNotReady = "WALLET_NOT_READY",
   WalletXpubInUse = "WALLET_XPUB_IN_USE",
+  MerchantNotFound = "MERCHANT_NOT_FOUND",
 }

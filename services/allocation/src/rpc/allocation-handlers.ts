@@ -8,6 +8,7 @@ import { toTimestamp } from "@payin/rpc";
 import { AllocationReason } from "../domain/reasons.js";
 import { allocateAddress, getWallet, setWallet, type Wallet } from "../domain/wallet.js";
 import { PoolKeeper } from "../domain/pool-keeper.js";
+import { getReadiness, type MerchantReadinessSource } from "../domain/readiness.js";
 import type { Logger } from "@payin/logging";
 import { WalletRepository } from "../store/wallet-repository.js";
 
@@ -29,7 +30,11 @@ function uuid(field: string, value: string): string {
 }
 
 /** AllocationService handlers: proto in, domain call, proto out. */
-export function allocationHandlers(orm: MikroORM, logger: Logger): ServiceImpl<typeof allocationV1.AllocationService> {
+export function allocationHandlers(
+  orm: MikroORM,
+  logger: Logger,
+  merchants: MerchantReadinessSource,
+): ServiceImpl<typeof allocationV1.AllocationService> {
   const sql = sqlClient(orm);
   const repo = () => new WalletRepository(() => orm.em.fork(), sql);
   const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"));
@@ -52,6 +57,13 @@ export function allocationHandlers(orm: MikroORM, logger: Logger): ServiceImpl<t
       }, (merchantUuid) => pool.ensure(merchantUuid));
       pool.allocated(allocation.merchantUuid, allocation.index);
       return { address: allocation.address, index: allocation.index, derivationPath: allocation.derivationPath };
+    },
+    async getReadiness(req) {
+      const pairs = await getReadiness(
+        { merchants, wallets: repo() },
+        { merchantUuid: req.merchantUuid, pairs: req.pairs.map(({ asset, rail }) => ({ asset, rail })) },
+      );
+      return { pairs };
     },
   };
 }

@@ -8,4 +8,5 @@ export const reasonCodes: Record<AllocationReason, Code> = {
   [AllocationReason.WalletNotFound]: Code.NotFound,
   [AllocationReason.WalletNotReady]: Code.FailedPrecondition,
   [AllocationReason.WalletXpubInUse]: Code.FailedPrecondition,
+  [AllocationReason.MerchantNotFound]: Code.NotFound,
 };

@@ -17,9 +17,21 @@ export interface PayinContext {
   operatingMode: OperatingMode | null;
 }
 
+/** What the allocation service needs about a merchant to decide its pay-in readiness. */
+export interface ReadinessInputs {
+  status: MerchantStatus;
+  /** Effect of the merchant's open `payin` policy; null when none. */
+  payinPolicyEffect: Effect | null;
+  operatingMode: OperatingMode | null;
+  /** A provider is bound for the capability (any jurisdiction) and the merchant has a connection to it. */
+  providerConnected: boolean;
+}
+
 /** Reads a pay-in context; implementations answer in one round trip (pay-in create's hot path). */
 export interface PayinContextReader {
   payinContext(merchantUuid: string, capability: string, jurisdiction: string | null): Promise<PayinContext | null>;
+  /** The readiness inputs of a merchant for `capability`, or null when it does not exist. */
+  readinessInputs(merchantUuid: string, capability: string): Promise<ReadinessInputs | null>;
 }
 
 /**
@@ -32,4 +44,11 @@ export async function getPayinContext(reader: PayinContextReader, merchantUuid: 
   const context = await reader.payinContext(uuid, PAYIN_CAPABILITY, code);
   if (!context) throw new DomainError(MerchantsReason.MerchantNotFound, "merchant not found");
   return context;
+}
+
+/** The readiness inputs of a merchant for pay-ins (capability crypto.payin). */
+export async function getReadinessInputs(reader: PayinContextReader, merchantUuid: string): Promise<ReadinessInputs> {
+  const inputs = await reader.readinessInputs(checkMerchantUuid(merchantUuid), PAYIN_CAPABILITY);
+  if (!inputs) throw new DomainError(MerchantsReason.MerchantNotFound, "merchant not found");
+  return inputs;
 }

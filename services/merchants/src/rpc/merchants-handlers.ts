@@ -6,7 +6,7 @@ import { listAuditEvents, recordAuditEvent } from "../domain/audit.js";
 import { ensureMember, listMemberships } from "../domain/membership.js";
 import { changeMerchantStatus, createMerchant, getMerchant, listMerchants } from "../domain/merchant.js";
 import { ensureOperatingProfile } from "../domain/operating-profile.js";
-import { getPayinContext } from "../domain/payin-context.js";
+import { getPayinContext, getReadinessInputs } from "../domain/payin-context.js";
 import { createPolicy } from "../domain/policy.js";
 import {
   createProvider,
@@ -59,6 +59,15 @@ export function merchantsHandlers(orm: MikroORM): ServiceImpl<typeof merchantsV1
         ruleEffect: context.ruleEffect ?? "",
         payinPolicyEffect: context.payinPolicyEffect ?? "",
         operatingMode: context.operatingMode ?? "",
+      };
+    },
+    async getReadinessInputs(req) {
+      const inputs = await getReadinessInputs(deps.uow.payinContexts, req.merchantUuid);
+      return {
+        status: STATUS_TO_PB[inputs.status],
+        payinPolicyEffect: inputs.payinPolicyEffect ?? "",
+        operatingMode: inputs.operatingMode ?? "",
+        payinProviderConnected: inputs.providerConnected,
       };
     },
     async listMerchants(req) {

@@ -1,7 +1,7 @@
 import type { PreparedStatement, SqlClient } from "@payin/db";
 import type { MerchantStatus } from "../domain/merchant.js";
 import type { OperatingMode } from "../domain/operating-profile.js";
-import type { PayinContext, PayinContextReader } from "../domain/payin-context.js";
+import type { PayinContext, PayinContextReader, ReadinessInputs } from "../domain/payin-context.js";
 import type { Effect } from "../domain/validation.js";
 import { textOrNull } from "./rows.js";
 
@@ -21,6 +21,20 @@ const PAYIN_CONTEXT: PreparedStatement = {
         where m.uuid = $3`,
 };
 
+const READINESS_INPUTS: PreparedStatement = {
+  name: "merchants.readiness-inputs",
+  text: `select m.status,
+              (select p.effect from policies p
+                where p.merchant_uuid = m.uuid and p.scope = 'payin' and p.valid_to is null) as payin_policy_effect,
+              (select o.operating_mode from operating_profiles o where o.merchant_uuid = m.uuid) as operating_mode,
+              exists (select 1 from provider_bindings b
+                        join provider_connections c
+                          on c.merchant_uuid = b.merchant_uuid and c.provider_uuid = b.provider_uuid
+                       where b.merchant_uuid = m.uuid and b.capability = $1) as provider_connected
+         from merchants m
+        where m.uuid = $2`,
+};
+
 /** PayinContextReader on PostgreSQL: on every pay-in create, so a prepared statement. */
 export class PayinContextRepository implements PayinContextReader {
   constructor(private readonly sql: SqlClient) {}
@@ -33,6 +47,17 @@ export class PayinContextRepository implements PayinContextReader {
       ruleEffect: textOrNull(row.rule_effect) as Effect | null,
       payinPolicyEffect: textOrNull(row.payin_policy_effect) as Effect | null,
       operatingMode: textOrNull(row.operating_mode) as OperatingMode | null,
+    };
+  }
+
+  async readinessInputs(merchantUuid: string, capability: string): Promise<ReadinessInputs | null> {
+    const [row] = await this.sql.query(READINESS_INPUTS, [capability, merchantUuid]);
+    if (!row) return null;
+    return {
+      status: row.status as MerchantStatus,
+      payinPolicyEffect: textOrNull(row.payin_policy_effect) as Effect | null,
+      operatingMode: textOrNull(row.operating_mode) as OperatingMode | null,
+      providerConnected: row.provider_connected === true,
     };
   }
 }

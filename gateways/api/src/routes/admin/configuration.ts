@@ -10,8 +10,9 @@ import type { AppDeps } from "../../app.js";
 import { requirePermission } from "../../auth/authenticator.js";
 import { badRequest } from "../../http/api-error.js";
 import { readQuery } from "../../http/query.js";
-import { change, openMerchant, optionalString, param, readBody, requiredString, UUID_RULE } from "./common.js";
-import { bindingView, connectionView, operatingProfileView, policyView, providerView, ruleView, walletView } from "./views.js";
+import { ApiError } from "../../http/api-error.js";
+import { change, isUuid, openMerchant, optionalString, param, readBody, requiredString, UUID_RULE } from "./common.js";
+import { bindingView, connectionView, operatingProfileView, policyView, providerView, readinessView, ruleView, walletView } from "./views.js";
 
 const SHORT = { min: 1, max: 64 };
 const JURISDICTION = { min: 2, max: 2 };
@@ -183,4 +184,16 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
     });
   });
 
+  // Readiness is decided by the allocation service, from the merchant's side
+  // (merchants service) and its own (wallet, address space). A read: any
+  // merchant, closed ones included; an unknown or malformed uuid is 404.
+  router.get("/merchants/:uuid/readiness", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "merchant.read");
+    readQuery(ctx, []);
+    const uuid = param(ctx, "uuid");
+    if (!isUuid(uuid)) throw new ApiError(404, "MERCHANT_NOT_FOUND", "merchant not found");
+    const res = await deps.allocation.getReadiness({ merchantUuid: uuid });
+    ctx.body = { readiness: readinessView(uuid, res.pairs) };
+  });
 }

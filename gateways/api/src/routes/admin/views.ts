@@ -129,6 +129,14 @@ export function walletView(w: allocationV1.Wallet) {
   };
 }
 
+/** A merchant's pay-in readiness: one entry per (asset, rail) pair. */
+export function readinessView(merchantUuid: string, pairs: readonly allocationV1.PairReadiness[]) {
+  return {
+    merchant_uuid: merchantUuid,
+    pairs: pairs.map((p) => ({ asset: p.asset, rail: p.rail, ready: p.ready, reasons: [...p.reasons] })),
+  };
+}
+
 export function auditEventView(e: merchantsV1.AuditEvent) {
   return {
     event_uuid: e.eventUuid,

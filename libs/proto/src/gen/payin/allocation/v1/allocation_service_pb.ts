@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/allocation/v1/allocation_service.proto.
  */
 export const file_payin_allocation_v1_allocation_service: GenFile = /*@__PURE__*/
-  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCTK5AgoRQWxsb2NhdGlvblNlcnZpY2USWgoJU2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXNwb25zZRJaCglHZXRXYWxsZXQSJS5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlcXVlc3QaJi5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlc3BvbnNlEmwKD0FsbG9jYXRlQWRkcmVzcxIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdBosLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCSIoCglBc3NldFJhaWwSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCSJbChNHZXRSZWFkaW5lc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSLQoFcGFpcnMYAiADKAsyHi5wYXlpbi5hbGxvY2F0aW9uLnYxLkFzc2V0UmFpbCJMCg1QYWlyUmVhZGluZXNzEg0KBWFzc2V0GAEgASgJEgwKBHJhaWwYAiABKAkSDQoFcmVhZHkYAyABKAgSDwoHcmVhc29ucxgEIAMoCSJJChRHZXRSZWFkaW5lc3NSZXNwb25zZRIxCgVwYWlycxgBIAMoCzIiLnBheWluLmFsbG9jYXRpb24udjEuUGFpclJlYWRpbmVzczKeAwoRQWxsb2NhdGlvblNlcnZpY2USWgoJU2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXNwb25zZRJaCglHZXRXYWxsZXQSJS5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlcXVlc3QaJi5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlc3BvbnNlEmwKD0FsbG9jYXRlQWRkcmVzcxIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdBosLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzcG9uc2USYwoMR2V0UmVhZGluZXNzEigucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXF1ZXN0GikucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message payin.allocation.v1.Wallet
@@ -195,6 +195,111 @@ export const AllocateAddressResponseSchema: GenMessage<AllocateAddressResponse> 
   messageDesc(file_payin_allocation_v1_allocation_service, 6);
 
 /**
+ * An asset on a rail, e.g. usdt on bep20.
+ *
+ * @generated from message payin.allocation.v1.AssetRail
+ */
+export type AssetRail = Message<"payin.allocation.v1.AssetRail"> & {
+  /**
+   * @generated from field: string asset = 1;
+   */
+  asset: string;
+
+  /**
+   * @generated from field: string rail = 2;
+   */
+  rail: string;
+};
+
+/**
+ * Describes the message payin.allocation.v1.AssetRail.
+ * Use `create(AssetRailSchema)` to create a new message.
+ */
+export const AssetRailSchema: GenMessage<AssetRail> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 7);
+
+/**
+ * @generated from message payin.allocation.v1.GetReadinessRequest
+ */
+export type GetReadinessRequest = Message<"payin.allocation.v1.GetReadinessRequest"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * The pairs to decide; empty: every pair the routing table serves, in its order.
+   *
+   * @generated from field: repeated payin.allocation.v1.AssetRail pairs = 2;
+   */
+  pairs: AssetRail[];
+};
+
+/**
+ * Describes the message payin.allocation.v1.GetReadinessRequest.
+ * Use `create(GetReadinessRequestSchema)` to create a new message.
+ */
+export const GetReadinessRequestSchema: GenMessage<GetReadinessRequest> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 8);
+
+/**
+ * The readiness of one (asset, rail) pair.
+ *
+ * @generated from message payin.allocation.v1.PairReadiness
+ */
+export type PairReadiness = Message<"payin.allocation.v1.PairReadiness"> & {
+  /**
+   * @generated from field: string asset = 1;
+   */
+  asset: string;
+
+  /**
+   * @generated from field: string rail = 2;
+   */
+  rail: string;
+
+  /**
+   * True when no reason fails.
+   *
+   * @generated from field: bool ready = 3;
+   */
+  ready: boolean;
+
+  /**
+   * Failing reasons, lower-case codes of the contract, in its order.
+   *
+   * @generated from field: repeated string reasons = 4;
+   */
+  reasons: string[];
+};
+
+/**
+ * Describes the message payin.allocation.v1.PairReadiness.
+ * Use `create(PairReadinessSchema)` to create a new message.
+ */
+export const PairReadinessSchema: GenMessage<PairReadiness> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 9);
+
+/**
+ * @generated from message payin.allocation.v1.GetReadinessResponse
+ */
+export type GetReadinessResponse = Message<"payin.allocation.v1.GetReadinessResponse"> & {
+  /**
+   * One per pair asked for, in the same order.
+   *
+   * @generated from field: repeated payin.allocation.v1.PairReadiness pairs = 1;
+   */
+  pairs: PairReadiness[];
+};
+
+/**
+ * Describes the message payin.allocation.v1.GetReadinessResponse.
+ * Use `create(GetReadinessResponseSchema)` to create a new message.
+ */
+export const GetReadinessResponseSchema: GenMessage<GetReadinessResponse> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 10);
+
+/**
  * AllocationService owns receiving wallets (one account xpub per merchant) and
  * hands out deposit addresses: the EIP-55 address of `xpub/0/index`, with the index
  * taken from the merchant's counter under a row lock, so indexes have no gaps and
@@ -236,6 +341,22 @@ export const AllocationService: GenService<{
     methodKind: "unary";
     input: typeof AllocateAddressRequestSchema;
     output: typeof AllocateAddressResponseSchema;
+  },
+  /**
+   * Decides whether a merchant can take pay-ins on each (asset, rail) pair,
+   * asking the merchants service for the merchant's side. A pair lists every
+   * reason that fails, in the contract's order: merchant_inactive,
+   * operating_profile_missing, payin_not_allowed, asset_not_configured,
+   * wallet_not_ready, allocator_not_ready, provider_not_ready; it is ready when
+   * none does. NOT_FOUND (MERCHANT_NOT_FOUND) for an unknown merchant,
+   * INVALID_ARGUMENT for a malformed uuid.
+   *
+   * @generated from rpc payin.allocation.v1.AllocationService.GetReadiness
+   */
+  getReadiness: {
+    methodKind: "unary";
+    input: typeof GetReadinessRequestSchema;
+    output: typeof GetReadinessResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_payin_allocation_v1_allocation_service, 0);
