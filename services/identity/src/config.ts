@@ -25,13 +25,14 @@ export function encryptionKey(): Reader<Buffer> {
  *   the others queue. Password hashing thus never occupies more than that many
  *   cores; a burst of logins answers later instead of slowing everything else.
  * - PROCESS_NICE (default 19, 0–19): the scheduling priority (nice value) the
- *   process lowers its worker threads to at boot (on Linux; elsewhere the whole
- *   process), libuv's pool among them, where argon2 runs: under CPU contention
- *   the hashing of a login yields to requests that must be fast, while the event
- *   loop (session checks, machine-token lookups, SQL) keeps normal priority. It
- *   only ever lowers priority (0, or a value at or below the current one, changes
- *   nothing); when the system refuses the change it is logged and the service
- *   runs on.
+ *   process lowers all its threads to at boot, libuv's pool (where argon2 runs)
+ *   and the event loop alike: under CPU contention a sign-in — its hash, and its
+ *   requests, SQL and session writes — yields to requests that must be fast. The
+ *   merchant API's machine tokens do not wait for identity (the gateway's cache
+ *   re-verifies them in the background); session checks of people's requests do,
+ *   and are slower on a saturated machine. It only ever lowers priority (0, or a
+ *   value at or below the current one, changes nothing); when the system refuses
+ *   the change it is logged and the service runs on.
  * - WORKER_SCHED_IDLE (default true; true or false): on Linux, those worker
  *   threads also take the SCHED_IDLE policy, so a request's thread waking on a
  *   core where a hash runs gets the core at once instead of after the hash's time

@@ -11,11 +11,11 @@ import { ormOptions } from "./store/orm.js";
 
 const config = loadConfig(configSchema);
 const logger = createLogger("identity");
-// Password hashing must not starve the machine's other work (see config.ts):
-// at most ARGON2_CONCURRENCY argon2 operations at once, on pool threads of a
-// lower priority; the event loop keeps its own.
+// Sign-ins must not starve the machine's other work (see config.ts): at most
+// ARGON2_CONCURRENCY argon2 operations at once, on pool threads under SCHED_IDLE,
+// and the whole process at a lower priority.
 await startThreadPool();
-applyProcessNice(config.PROCESS_NICE, logger, { spareMainThread: true });
+applyProcessNice(config.PROCESS_NICE, logger);
 if (config.WORKER_SCHED_IDLE === "true") applyIdlePolicy(logger, { spareMainThread: true });
 configurePasswordHashing({ concurrency: config.ARGON2_CONCURRENCY });
 if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));

@@ -42,13 +42,19 @@ export const MACHINE_TOKEN_PREFIX = "mpk_";
 /** Header a cookie session's state-changing request must carry (spec "Authentication" 2). */
 export const CSRF_HEADER = "x-csrf-token";
 
+/** After a failed background re-verification, the next one waits this long. */
+const REFRESH_RETRY_MS = 250;
 const STATE_CHANGING_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Printable ASCII without spaces: what a token in a header may be. */
 const TOKEN_TEXT = /^[\x21-\x7e]{1,512}$/;
 
 interface CacheEntry {
   principal: Principal;
+  /** Trusted until then: at most the TTL after the lookup that vouched for it started. */
   expiresAt: number;
+  /** From then on, a request using the entry also asks identity again, in the background. */
+  refreshAt: number;
+  refreshing: boolean;
 }
 
 /** What a request presented: the token and the transport that carried it. */
@@ -68,7 +74,10 @@ const invalidToken = () => unauthenticated("the access token is invalid, expired
  *   `Authorization` header (both → 400 AUTH_AMBIGUOUS).
  * - Machine tokens (prefix `mpk_`, bearer only) are kept for `ttlMs` so the hot
  *   path does not pay a round trip per request; a revoked credential therefore
- *   keeps working for at most `ttlMs` (documented: under 5 s). A rotate or revoke
+ *   keeps working for at most `ttlMs` (documented: under 5 s). Past half the TTL,
+ *   a request still answers from the cache and asks identity again in the
+ *   background; a token in steady use thus never waits for identity, and one that
+ *   identity now refuses is dropped. A rotate or revoke
  *   made through this gateway forgets the merchant's entries at once
  *   (`forgetMerchant`), so there the old token stops at the next request; the
  *   delay remains for other gateway replicas and for payinctl. Cache keys are
@@ -126,17 +135,36 @@ export class Authenticator {
     const key = createHash("sha256").update(token).digest("base64url");
     const now = Date.now();
     const hit = this.cache.get(key);
-    if (hit && hit.expiresAt > now) return hit.principal;
+    if (hit && hit.expiresAt > now) {
+      if (now >= hit.refreshAt && !hit.refreshing) this.refresh(key, token, hit);
+      return hit.principal;
+    }
+    return this.verifyMachine(key, token, now);
+  }
+
+  /** Asks identity about a machine token and keeps the answer (see forgetMerchant). */
+  private async verifyMachine(key: string, token: string, startedAt: number): Promise<Principal> {
     const p = await this.lookUp(token);
     if (p.kind !== identityV1.PrincipalKind.MACHINE || !p.merchantUuid) throw invalidToken();
     const principal: Principal = { kind: "machine", merchantUuid: p.merchantUuid, permissions: new Set(p.permissions) };
     // A lookup that was under way when the merchant's credentials changed may
     // have seen the old state: it answers this request but is not kept.
-    if ((this.forgottenAt.get(p.merchantUuid) ?? -1) < now) {
-      if (this.cache.size >= this.maxEntries) this.evictExpired(now);
-      this.cache.set(key, { principal, expiresAt: now + this.ttlMs });
+    if ((this.forgottenAt.get(p.merchantUuid) ?? -1) < startedAt) {
+      if (this.cache.size >= this.maxEntries) this.evictExpired(Date.now());
+      this.cache.set(key, { principal, expiresAt: startedAt + this.ttlMs, refreshAt: startedAt + this.ttlMs / 2, refreshing: false });
     }
     return principal;
+  }
+
+  /** Re-verifies a cached token in the background; a refusal drops it, a failure leaves it to expire. */
+  private refresh(key: string, token: string, entry: CacheEntry): void {
+    entry.refreshing = true;
+    this.verifyMachine(key, token, Date.now()).catch((error: unknown) => {
+      if (error instanceof ApiError && error.status === 401 && this.cache.get(key) === entry) this.cache.delete(key);
+      // Identity unreachable: try again a little later, until the entry expires.
+      entry.refreshAt = Date.now() + REFRESH_RETRY_MS;
+      entry.refreshing = false;
+    });
   }
 
   /**

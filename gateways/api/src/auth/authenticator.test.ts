@@ -1,0 +1,100 @@
+import { create } from "@bufbuild/protobuf";
+import { createClient, createRouterTransport } from "@connectrpc/connect";
+import type { Context } from "koa";
+import { describe, expect, it, vi } from "vitest";
+import { ErrorDetailSchema, identityV1 } from "@payin/proto";
+import { Code, ConnectError } from "@payin/rpc";
+import { Authenticator } from "./authenticator.js";
+
+const MERCHANT = "01a2008d-7400-7000-8000-00000000abcd";
+const TOKEN = `mpk_${"a".repeat(32)}${"b".repeat(43)}`;
+
+/**
+ * An identity service on an in-memory transport whose Authenticate answers as
+ * `state` says at the moment of the call, after `state.delayMs`.
+ */
+function identityFor(state: { valid: boolean; delayMs: number; calls: number; down?: boolean; gate?: Promise<void> }) {
+  const transport = createRouterTransport(({ service }) => {
+    service(identityV1.IdentityService, {
+      async authenticate() {
+        state.calls++;
+        await new Promise((resolve) => setTimeout(resolve, state.delayMs));
+        await state.gate;
+        if (state.down) throw new ConnectError("unavailable", Code.Unavailable);
+        if (!state.valid) {
+          throw new ConnectError("invalid token", Code.Unauthenticated, undefined, [
+            { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { reason: "AUTH_INVALID_TOKEN", domain: "identity" }) },
+          ]);
+        }
+        return {
+          principal: { kind: identityV1.PrincipalKind.MACHINE, merchantUuid: MERCHANT, permissions: ["merchant.payin.read"] },
+        };
+      },
+    });
+  });
+  return createClient(identityV1.IdentityService, transport);
+}
+
+/** The little of a Koa context the authenticator reads. */
+function request(token = TOKEN): Context {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  return { method: "GET", get: (name: string) => headers[name.toLowerCase()] ?? "" } as unknown as Context;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("Authenticator's machine-token cache", () => {
+  it("answers from the cache past half the TTL without waiting, and re-verifies once in the background", async () => {
+    let open: () => void = () => {};
+    const state: { valid: boolean; delayMs: number; calls: number; gate?: Promise<void> } = { valid: true, delayMs: 0, calls: 0 };
+    const auth = new Authenticator(identityFor(state), 2_000);
+    expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
+    expect(state.calls).toBe(1);
+    await sleep(1_100);
+    // Identity now answers only when the test says so: the requests below
+    // resolving at all shows that they did not wait for it.
+    state.gate = new Promise<void>((resolve) => (open = resolve));
+    const principals = await Promise.all(Array.from({ length: 10 }, () => auth.authenticate(request())));
+    expect(principals.every((p) => p.merchantUuid === MERCHANT)).toBe(true);
+    await vi.waitFor(() => expect(state.calls).toBe(2));
+    open();
+    state.gate = undefined;
+    // Past the first verification's TTL, the re-verified entry still answers,
+    // without another call.
+    await sleep(1_000);
+    state.gate = new Promise<void>(() => {});
+    expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
+    expect(state.calls).toBe(2);
+  });
+
+  it("drops a token that identity refuses on re-verification", async () => {
+    const state = { valid: true, delayMs: 0, calls: 0 };
+    const auth = new Authenticator(identityFor(state), 2_000);
+    await auth.authenticate(request());
+    await sleep(1_100);
+    state.valid = false;
+    await auth.authenticate(request()); // still cached; starts the re-verification
+    await vi.waitFor(() => expect(auth.authenticate(request())).rejects.toMatchObject({ status: 401, code: "AUTH_INVALID_CREDENTIALS" }));
+  });
+
+  it("never trusts a token longer than the TTL after its last verification, even when identity cannot be reached", async () => {
+    const state = { valid: true, delayMs: 0, calls: 0, down: false };
+    const auth = new Authenticator(identityFor(state), 300);
+    await auth.authenticate(request());
+    state.down = true;
+    await sleep(320);
+    await expect(auth.authenticate(request())).rejects.toBeInstanceOf(ConnectError);
+  });
+
+  it("forgets a merchant's tokens at once, and does not keep a lookup that was under way", async () => {
+    const state = { valid: true, delayMs: 50, calls: 0 };
+    const auth = new Authenticator(identityFor(state), 5_000);
+    const inFlight = auth.authenticate(request());
+    await sleep(10);
+    auth.forgetMerchant(MERCHANT);
+    await inFlight; // answered its own request…
+    state.valid = false;
+    // …but was not kept: the next request asks identity again.
+    await expect(auth.authenticate(request())).rejects.toMatchObject({ status: 401 });
+  });
+});
