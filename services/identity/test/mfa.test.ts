@@ -148,6 +148,32 @@ describe("Login with MFA and CompleteMfa", () => {
     h.secrets.add(next.authenticated!.sessionToken);
   });
 
+  it("forgives earlier password failures only once the second factor completes", async () => {
+    const wrongFor = (p: Person) => () =>
+      expectFailure(
+        h.client.login({ email: p.email, password: "wrong password!!", transport: "bearer", clientIp: randomIp() }),
+        Code.Unauthenticated,
+        "AUTH_INVALID_CREDENTIALS",
+      );
+    const rightRefused = (p: Person) =>
+      expectFailure(h.client.login({ email: p.email, password: p.password, transport: "bearer", clientIp: randomIp() }), Code.ResourceExhausted, "RATE_LIMITED");
+
+    // The right password alone answers a challenge and forgives nothing.
+    const p = await enrolled();
+    for (let i = 0; i < 4; i++) await wrongFor(p)();
+    await challenge(p);
+    await wrongFor(p)(); // the 5th failure
+    await rightRefused(p);
+
+    // Completing the challenge forgives them.
+    const q = await enrolled();
+    for (let i = 0; i < 4; i++) await wrongFor(q)();
+    const done = await h.client.completeMfa({ mfaChallengeToken: await challenge(q), code: freshCode(h, q.secret!), clientIp: randomIp() });
+    h.secrets.add(done.authenticated!.sessionToken);
+    for (let i = 0; i < 5; i++) await wrongFor(q)();
+    await rightRefused(q);
+  });
+
   it("accepts each recovery code once, in any case and with or without the hyphen", async () => {
     const p = await enrolled();
     const [first, second] = p.recoveryCodes;

@@ -7,7 +7,7 @@ import { checkPasswordRules, verifyPassword } from "./password.js";
 import { IdentityReason } from "./reasons.js";
 import { openSession, parseTransport, type SessionView } from "./session.js";
 import { withoutHash, type IdentityDeps } from "./stores.js";
-import { throttledAttempt, windowStart } from "./throttle.js";
+import { throttledAttempt } from "./throttle.js";
 
 /** An MFA challenge can be completed within this long after the password check. */
 export const MFA_CHALLENGE_TTL_MS = 5 * 60_000;
@@ -52,12 +52,19 @@ export async function login(
   const now = deps.clock();
   const { stores } = deps;
 
-  const found = await throttledAttempt(stores.attempts, { email, clientIp }, now, async () => {
-    const identity = await stores.identities.findByEmail(email);
-    // Verified even for an unknown email (against a dummy hash), so both take as long.
-    const matches = await verifyPassword(identity?.passwordHash ?? null, input.password);
-    return matches && identity !== null && identity.status === "active" ? identity : null;
-  });
+  const found = await throttledAttempt(
+    stores.attempts,
+    { email, clientIp },
+    now,
+    async () => {
+      const identity = await stores.identities.findByEmail(email);
+      // Verified even for an unknown email (against a dummy hash), so both take as long.
+      const matches = await verifyPassword(identity?.passwordHash ?? null, input.password);
+      return matches && identity !== null && identity.status === "active" ? identity : null;
+    },
+    // Signed in at once: earlier failures are forgiven. With MFA, only the second factor does that.
+    (identity) => !identity.mfaEnrolled,
+  );
   if (found === null) throw invalidCredentials();
 
   if (found.mfaEnrolled) {
@@ -73,7 +80,6 @@ export async function login(
     });
     return { kind: "mfa_required", challengeToken: token };
   }
-  await stores.attempts.forgive(email, windowStart(now));
   const { view, token } = await openSession(stores.sessions, {
     sessionUuid: deps.newId(),
     identity: withoutHash(found),
@@ -106,7 +112,11 @@ export async function completeMfa(
   const identity = await stores.identities.findByUuid(challenge.identityUuid);
   if (!identity || identity.status !== "active" || !identity.mfaEnrolled) throw invalidToken();
 
-  const authenticated = await throttledAttempt(stores.attempts, { email: identity.email, clientIp }, now, () =>
+  const authenticated = await throttledAttempt(
+    stores.attempts,
+    { email: identity.email, clientIp },
+    now,
+    () =>
     stores.transaction(async (tx): Promise<Authenticated | null> => {
       const factor = await tx.identities.findTotpFactor(identity.identityUuid);
       if (!factor || !(await useSecondFactor(tx.identities, deps.totpKey, factor, input.code, now))) return null;
@@ -121,8 +131,8 @@ export async function completeMfa(
         mfaAuthenticatedAt: now,
       }).then(({ view, token }) => ({ session: view, token }));
     }),
+    () => true,
   );
   if (authenticated === null) throw invalidCredentials();
-  await stores.attempts.forgive(identity.email, windowStart(now));
   return authenticated;
 }

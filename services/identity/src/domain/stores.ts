@@ -132,9 +132,12 @@ export interface LoginAttemptStore {
     emailFailures: number;
     ipFailures: number;
   }>;
-  settle(attemptId: string, outcome: AttemptOutcome): Promise<void>;
-  /** After a successful sign-in: earlier failures of the email stop counting against it. */
-  forgive(email: string, since: Date): Promise<void>;
+  /**
+   * Records the attempt's outcome. With `forgive` (a successful sign-in), the
+   * earlier failures of that email since `since` also stop counting against it,
+   * in the same statement.
+   */
+  settle(attemptId: string, outcome: AttemptOutcome, forgive?: { email: string; since: Date }): Promise<void>;
 }
 
 /** Machine-credential storage for management operations. */

@@ -35,13 +35,16 @@ export function windowStart(now: Date): Date {
 /**
  * Runs `check` (a password or MFA code check) as one counted attempt: refused with
  * RATE_LIMITED when over a limit; recorded as failed when `check` answers null or
- * throws, as succeeded otherwise. Answers what `check` answered.
+ * throws, as succeeded otherwise. A success for which `forgivesFailures` answers
+ * true (a completed sign-in) also forgives the email's earlier failures. Answers
+ * what `check` answered.
  */
 export async function throttledAttempt<T>(
   attempts: LoginAttemptStore,
   key: { email: string; clientIp: string | null },
   now: Date,
   check: () => Promise<T | null>,
+  forgivesFailures: (result: T) => boolean = () => false,
 ): Promise<T | null> {
   const reserved = await attempts.reserve({ ...key, at: now, since: windowStart(now) });
   if (reserved.emailFailures > MAX_FAILURES_PER_EMAIL || reserved.ipFailures > MAX_FAILURES_PER_IP) {
@@ -49,11 +52,15 @@ export async function throttledAttempt<T>(
     throw rateLimited();
   }
   let outcome: AttemptOutcome = "failed";
+  let forgive: { email: string; since: Date } | undefined;
   try {
     const result = await check();
-    if (result !== null) outcome = "succeeded";
+    if (result !== null) {
+      outcome = "succeeded";
+      if (forgivesFailures(result)) forgive = { email: key.email, since: windowStart(now) };
+    }
     return result;
   } finally {
-    await attempts.settle(reserved.attemptId, outcome);
+    await attempts.settle(reserved.attemptId, outcome, forgive);
   }
 }

@@ -39,14 +39,17 @@ export class LoginAttemptRepository implements LoginAttemptStore {
     };
   }
 
-  async settle(attemptId: string, outcome: AttemptOutcome): Promise<void> {
-    await this.em.execute(`update login_attempts set outcome = ? where attempt_id = ?::bigint`, [outcome, attemptId]);
-  }
-
-  async forgive(email: string, since: Date): Promise<void> {
+  async settle(attemptId: string, outcome: AttemptOutcome, forgive?: { email: string; since: Date }): Promise<void> {
+    if (!forgive) {
+      await this.em.execute(`update login_attempts set outcome = ? where attempt_id = ?::bigint`, [outcome, attemptId]);
+      return;
+    }
+    // One statement, one commit: the outcome, and the email's earlier failures forgiven.
     await this.em.execute(
-      `update login_attempts set outcome = 'forgiven' where email = ? and attempted_at > ? and outcome = 'failed'`,
-      [email, since],
+      `with settled as (update login_attempts set outcome = ? where attempt_id = ?::bigint)
+       update login_attempts set outcome = 'forgiven'
+        where email = ? and attempted_at > ? and outcome = 'failed' and attempt_id <> ?::bigint`,
+      [outcome, attemptId, forgive.email, forgive.since, attemptId],
     );
   }
 }
