@@ -744,6 +744,11 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expect((await admin$("POST", "/close")).status).toBe(200);
     expect((await readiness()).readiness.pairs[0].reasons).toEqual(["merchant_inactive"]);
 
+    // A UUID is the same in any letter case.
+    expect((await readiness(m.uuid.toUpperCase())).readiness.merchant_uuid).toBe(m.uuid);
+    const upper = await api.request("GET", `${A}/merchants/${m.uuid.toUpperCase()}`, { token: admin.token });
+    expect(upper.status, upper.text).toBe(200);
+    expect(upper.body.merchant.uuid).toBe(m.uuid);
     expectError(await api.request("GET", `${A}/merchants/${UNKNOWN_UUID}/readiness`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
     expectError(await api.request("GET", `${A}/merchants/not-a-uuid/readiness`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
     expectError(await api.request("GET", `${A}/merchants/${m.uuid}/readiness?asset=usdt`, { token: admin.token }), 400);

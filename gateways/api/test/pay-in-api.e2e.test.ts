@@ -352,7 +352,7 @@ describe("idempotency", () => {
     const res = await api.create(a.uuid, a.token, createBody({ amount: "12" }), key);
     const error = expectError(res, 400, "IDEMPOTENCY_KEY_REUSED");
     expect(error.message).toMatch(/idempotency.key/i);
-    expect(error.message).toMatch(/reused/i);
+    expect(error.message).toMatch(/idempotency key was reused with a different payload/i);
     expect(error.message).toMatch(/different payload/i);
     expect(await api.total(a)).toBe(total);
   });
@@ -486,6 +486,20 @@ describe("merchant preconditions (409)", () => {
 });
 
 describe("read pay-in intent", () => {
+  it("takes path UUIDs in any letter case and the Bearer scheme in any case", async () => {
+    const created = await api.create(a.uuid, a.token, createBody());
+    expect(created.status).toBe(201);
+    const upper = await api.read(a.uuid.toUpperCase(), a.token, created.body.intent_uuid.toUpperCase());
+    expect(upper.status, upper.text).toBe(200);
+    expect(upper.body.intent_uuid).toBe(created.body.intent_uuid);
+    expect(upper.body.merchant_uuid).toBe(a.uuid);
+    expect((await api.list(a.uuid.toUpperCase(), a.token)).status).toBe(200);
+    const lowerScheme = await api.request("GET", `${intentsPath(a.uuid)}/${created.body.intent_uuid}`, { headers: { authorization: `bearer ${a.token}` } });
+    expect(lowerScheme.status, lowerScheme.text).toBe(200);
+    // Another merchant's path is still refused, whatever its case.
+    expectError(await api.read(b.uuid.toUpperCase(), a.token, created.body.intent_uuid), 403);
+  });
+
   it("answers 200 with exactly the read fields", async () => {
     const expiresAt = inFuture(90 * 60_000);
     const created = await api.create(a.uuid, a.token, createBody({ asset: "usdc", amount: "99.990", expires_at: expiresAt, reference: "inv-77" }));

@@ -242,7 +242,8 @@ function presentedToken(ctx: Context): Presented {
   if (!header) {
     throw unauthenticated("authentication required: send Authorization: Bearer <token> or the session cookie");
   }
-  const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(header);
+  // The scheme is case-insensitive (RFC 9110 §11.1); the token is not.
+  const match = /^bearer ([\x21-\x7e]{1,512})$/i.exec(header);
   if (!match) throw unauthenticated("the Authorization header must be: Bearer <token>");
   return { token: match[1]!, transport: "bearer" };
 }

@@ -1,3 +1,4 @@
+import type Router from "@koa/router";
 import { badRequest } from "./api-error.js";
 
 /**
@@ -106,4 +107,18 @@ export function emailField(body: Body, field: string): string {
     throw badRequest("VALIDATION_ERROR", `${field} must be an email address`);
   }
   return value;
+}
+
+/**
+ * Makes the router hand its handlers these path parameters in lower case: a
+ * UUID is the same whatever the letter case (RFC 9562), and services compare
+ * the canonical lower-case form.
+ */
+export function lowerCaseUuidParams(router: Router, names: readonly string[]): void {
+  for (const name of names) {
+    router.param(name, (value, ctx, next) => {
+      ctx.params[name] = value.toLowerCase();
+      return next();
+    });
+  }
 }

@@ -1,5 +1,6 @@
 import Router from "@koa/router";
 import type { AppDeps } from "../app.js";
+import { lowerCaseUuidParams } from "../http/fields.js";
 import { auditRoutes } from "./admin/audit.js";
 import { configurationRoutes } from "./admin/configuration.js";
 import { credentialRoutes } from "./admin/credentials.js";
@@ -15,6 +16,7 @@ import { merchantRoutes } from "./admin/merchants.js";
  */
 export function adminRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: "/api/v1/admin" });
+  lowerCaseUuidParams(router, ["uuid", "connection_uuid", "credential_uuid"]);
   identityRoutes(router, deps);
   merchantRoutes(router, deps);
   credentialRoutes(router, deps);

@@ -4,8 +4,9 @@ import { fromTimestamp, isoFromTimestamp } from "@payin/rpc";
 import type { Context } from "koa";
 import type { AppDeps } from "../app.js";
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../auth/cookie.js";
+import { ApiError } from "../http/api-error.js";
 import { readJsonObject } from "../http/body.js";
-import { emailField, enumField, onlyFields, requiredString } from "../http/fields.js";
+import { emailField, enumField, lowerCaseUuidParams, onlyFields, requiredString } from "../http/fields.js";
 import { identityView } from "./admin/views.js";
 import { readQuery } from "../http/query.js";
 
@@ -87,6 +88,7 @@ function clientIp(ctx: Context): string {
 /** /api/v1/auth/*: sign-in, MFA, sessions, password, TOTP enrolment (DESIGN §8). */
 export function authRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: "/api/v1/auth" });
+  lowerCaseUuidParams(router, ["uuid"]);
   const { identity, auth } = deps;
 
   // Sign in. Answers an authenticated session, or `mfa_required` with a challenge
@@ -126,12 +128,23 @@ export function authRoutes(deps: AppDeps): Router {
     ctx.body = sessionView(res.session!);
   });
 
-  // Ends the session and clears the cookie (also when the cookie no longer works).
+  // Ends the session and clears the cookie; also clears a cookie that no longer
+  // works (401). A refused logout (400 both transports, 403 CSRF) changes nothing,
+  // the cookie included.
   router.post("/logout", async (ctx) => {
     readQuery(ctx, []);
-    if (readSessionCookie(ctx.get("cookie")).kind !== "absent") ctx.append("Set-Cookie", clearedSessionCookie());
-    const principal = await auth.authenticateHuman(ctx);
+    const clearCookie = () => {
+      if (readSessionCookie(ctx.get("cookie")).kind !== "absent") ctx.append("Set-Cookie", clearedSessionCookie());
+    };
+    let principal;
+    try {
+      principal = await auth.authenticateHuman(ctx);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) clearCookie();
+      throw error;
+    }
     await identity.logout({ caller: { sessionToken: principal.sessionToken } });
+    clearCookie();
     ctx.status = 204;
   });
 

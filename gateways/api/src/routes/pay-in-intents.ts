@@ -7,7 +7,7 @@ import type { Context } from "koa";
 import { requireMerchant, requirePermission, type Authenticator, type Principal } from "../auth/authenticator.js";
 import { ApiError, badRequest } from "../http/api-error.js";
 import { readJsonObject } from "../http/body.js";
-import { charLength } from "../http/fields.js";
+import { charLength, lowerCaseUuidParams } from "../http/fields.js";
 import { intParam, readQuery } from "../http/query.js";
 
 const { PayInStatus } = payinsV1;
@@ -141,6 +141,7 @@ async function authorise(deps: PayInDeps, ctx: Context, permission: string): Pro
 /** The three merchant pay-in operations under /api/v1. */
 export function payInIntentRoutes(deps: PayInDeps) {
   const router = new Router({ prefix: "/api/v1/merchants/:merchant_uuid/pay-in-intents" });
+  lowerCaseUuidParams(router, ["merchant_uuid", "intent_uuid"]);
 
   router.post("/", async (ctx) => {
     await authorise(deps, ctx, "merchant.payin.create");

@@ -18,6 +18,11 @@ export function invalidCredentials(): DomainError<IdentityReason> {
   return new DomainError(IdentityReason.InvalidCredentials, "invalid email or password");
 }
 
+/** A wrong, reused or malformed second-factor code: the same reason, its own message. */
+export function invalidSecondFactor(): DomainError<IdentityReason> {
+  return new DomainError(IdentityReason.InvalidCredentials, "invalid code");
+}
+
 /** A new session and its token (the token exists only here). */
 export interface Authenticated {
   session: SessionView;
@@ -133,6 +138,6 @@ export async function completeMfa(
     }),
     () => true,
   );
-  if (authenticated === null) throw invalidCredentials();
+  if (authenticated === null) throw invalidSecondFactor();
   return authenticated;
 }

@@ -113,7 +113,7 @@ export function checkSamePayload(storedHash: string, req: ValidCreateRequest): v
   if (storedHash !== req.requestHash) {
     throw new DomainError(
       PayinsReason.IdempotencyKeyReused,
-      "Idempotency-Key was reused with a different payload; use a new key for a new payment",
+      "the idempotency key was reused with a different payload; use a new Idempotency-Key for a new payment",
     );
   }
 }
