@@ -3,6 +3,8 @@
  * number ever holds an amount.
  */
 
+export { ASSETS, RAIL_FOR_ASSET, ROUTED_PAIRS, isAsset, type Asset, type Rail } from "./routing.js";
+
 const INPUT = /^\d+(\.\d+)?$/;
 export const MAX_FRACTION_DIGITS = 6;
 export const MAX_AMOUNT = 1_000_000_000n;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AmountError, canonicalAmount, fromBaseUnits, toBaseUnits } from "./index.js";
+import { AmountError, RAIL_FOR_ASSET, ROUTED_PAIRS, canonicalAmount, fromBaseUnits, isAsset, toBaseUnits } from "./index.js";
 
 describe("canonicalAmount", () => {
   it.each([
@@ -29,5 +29,16 @@ describe("base units", () => {
     expect(fromBaseUnits(10_500_000n, 6)).toBe("10.5");
     expect(fromBaseUnits(1n, 18)).toBe("0.000000000000000001");
     expect(fromBaseUnits(5_000_000n, 6)).toBe("5");
+  });
+});
+
+describe("routing", () => {
+  it("routes usdt to bep20 and usdc to erc20, in one table both services read", () => {
+    expect(RAIL_FOR_ASSET).toEqual({ usdt: "bep20", usdc: "erc20" });
+    expect(ROUTED_PAIRS).toEqual([
+      { asset: "usdt", rail: "bep20" },
+      { asset: "usdc", rail: "erc20" },
+    ]);
+    expect(["usdt", "usdc", "USDT", "dai", ""].map(isAsset)).toEqual([true, true, false, false, false]);
   });
 });

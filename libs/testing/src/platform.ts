@@ -29,6 +29,11 @@ export async function startTestPlatform(options: { env?: Record<string, string> 
     SERVICE_TOKEN: serviceToken,
     TOTP_ENCRYPTION_KEY: randomBytes(32).toString("base64url"),
     LOG_LEVEL: "info",
+    // Test files run two platforms at once on a small machine: identity at the
+    // lowest priority could miss the gateway's 5 s deadline there and fail tests
+    // that are not about priorities (priority.test.ts tests those).
+    PROCESS_NICE: "0",
+    WORKER_SCHED_IDLE: "false",
     ...options.env,
   };
   const serviceUrls: Record<string, string> = {};

@@ -59,12 +59,16 @@ describe("Authenticator's machine-token cache", () => {
     await vi.waitFor(() => expect(state.calls).toBe(2));
     open();
     state.gate = undefined;
-    // Past the first verification's TTL, the re-verified entry still answers,
-    // without another call.
+    // Past the first verification's TTL (and past the new entry's half-life),
+    // the re-verified entry still answers while identity does not, and starts
+    // exactly one more background check.
     await sleep(1_000);
     state.gate = new Promise<void>(() => {});
     expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
-    expect(state.calls).toBe(2);
+    expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
+    await vi.waitFor(() => expect(state.calls).toBe(3));
+    await sleep(20);
+    expect(state.calls).toBe(3);
   });
 
   it("drops a token that identity refuses on re-verification", async () => {

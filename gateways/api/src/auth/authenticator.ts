@@ -93,7 +93,7 @@ const invalidToken = () => unauthenticated("the access token is invalid, expired
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
-  /** When each merchant's entries were last forgotten (ms clock). */
+  /** When each merchant's entries were last forgotten (monotonic ms: a wall-clock step must not stretch trust). */
   private readonly forgottenAt = new Map<string, number>();
 
   constructor(
@@ -133,7 +133,7 @@ export class Authenticator {
 
   private async resolveMachine(token: string): Promise<Principal> {
     const key = createHash("sha256").update(token).digest("base64url");
-    const now = Date.now();
+    const now = performance.now();
     const hit = this.cache.get(key);
     if (hit && hit.expiresAt > now) {
       if (now >= hit.refreshAt && !hit.refreshing) this.refresh(key, token, hit);
@@ -150,7 +150,7 @@ export class Authenticator {
     // A lookup that was under way when the merchant's credentials changed may
     // have seen the old state: it answers this request but is not kept.
     if ((this.forgottenAt.get(p.merchantUuid) ?? -1) < startedAt) {
-      if (this.cache.size >= this.maxEntries) this.evictExpired(Date.now());
+      if (this.cache.size >= this.maxEntries) this.evictExpired(performance.now());
       this.cache.set(key, { principal, expiresAt: startedAt + this.ttlMs, refreshAt: startedAt + this.ttlMs / 2, refreshing: false });
     }
     return principal;
@@ -159,10 +159,10 @@ export class Authenticator {
   /** Re-verifies a cached token in the background; a refusal drops it, a failure leaves it to expire. */
   private refresh(key: string, token: string, entry: CacheEntry): void {
     entry.refreshing = true;
-    this.verifyMachine(key, token, Date.now()).catch((error: unknown) => {
+    this.verifyMachine(key, token, performance.now()).catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 401 && this.cache.get(key) === entry) this.cache.delete(key);
       // Identity unreachable: try again a little later, until the entry expires.
-      entry.refreshAt = Date.now() + REFRESH_RETRY_MS;
+      entry.refreshAt = performance.now() + REFRESH_RETRY_MS;
       entry.refreshing = false;
     });
   }
@@ -172,7 +172,7 @@ export class Authenticator {
    * was rotated or revoked: the next request with any of its tokens asks identity.
    */
   forgetMerchant(merchantUuid: string): void {
-    const now = Date.now();
+    const now = performance.now();
     this.forgottenAt.set(merchantUuid, now);
     for (const [key, entry] of this.cache) if (entry.principal.merchantUuid === merchantUuid) this.cache.delete(key);
     // Only lookups started within the last TTL can still be in flight with old news.

@@ -1,6 +1,6 @@
 import Router from "@koa/router";
 import type { identityV1 } from "@payin/proto";
-import { fromTimestamp, isoFromTimestamp } from "@payin/rpc";
+import { Code, ConnectError, fromTimestamp, isoFromTimestamp } from "@payin/rpc";
 import type { Context } from "koa";
 import type { AppDeps } from "../app.js";
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../auth/cookie.js";
@@ -136,14 +136,14 @@ export function authRoutes(deps: AppDeps): Router {
     const clearCookie = () => {
       if (readSessionCookie(ctx.get("cookie")).kind !== "absent") ctx.append("Set-Cookie", clearedSessionCookie());
     };
-    let principal;
     try {
-      principal = await auth.authenticateHuman(ctx);
+      const principal = await auth.authenticateHuman(ctx);
+      await identity.logout({ caller: { sessionToken: principal.sessionToken } });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) clearCookie();
+      // The session no longer works (also when it ended between the two calls).
+      if ((error instanceof ApiError && error.status === 401) || (error instanceof ConnectError && error.code === Code.Unauthenticated)) clearCookie();
       throw error;
     }
-    await identity.logout({ caller: { sessionToken: principal.sessionToken } });
     clearCookie();
     ctx.status = 204;
   });

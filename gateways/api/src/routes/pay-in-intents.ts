@@ -8,11 +8,11 @@ import { requireMerchant, requirePermission, type Authenticator, type Principal 
 import { ApiError, badRequest } from "../http/api-error.js";
 import { readJsonObject } from "../http/body.js";
 import { charLength, lowerCaseUuidParams } from "../http/fields.js";
+import { isAsset } from "@payin/money";
 import { intParam, readQuery } from "../http/query.js";
 
 const { PayInStatus } = payinsV1;
 
-const ASSETS = ["usdt", "usdc"];
 const CREATE_FIELDS = ["asset", "amount", "jurisdiction", "expires_at", "reference"];
 const REQUIRED_FIELDS = ["asset", "amount", "jurisdiction", "expires_at"];
 
@@ -170,7 +170,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
     if (query.status !== undefined && !isPayInStatusName(query.status)) {
       throw badRequest("VALIDATION_ERROR", "status must be one of: created, awaiting_payment, paid");
     }
-    if (query.asset !== undefined && !ASSETS.includes(query.asset)) {
+    if (query.asset !== undefined && !isAsset(query.asset)) {
       throw badRequest("VALIDATION_ERROR", "asset must be one of: usdt, usdc");
     }
     const res = await deps.payins.listPayInIntents({

@@ -1,5 +1,6 @@
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
+import { ROUTED_PAIRS } from "@payin/money";
 import { AllocationReason } from "./reasons.js";
 import type { Wallet, WalletStore } from "./wallet.js";
 
@@ -15,14 +16,8 @@ export const READINESS_REASONS = [
 ] as const;
 export type ReadinessReason = (typeof READINESS_REASONS)[number];
 
-/**
- * The (asset, rail) pairs the platform serves, in routing's order: the same
- * table as the payins service's routing (usdt → bep20, usdc → erc20).
- */
-export const CONFIGURED_PAIRS: readonly AssetRail[] = [
-  { asset: "usdt", rail: "bep20" },
-  { asset: "usdc", rail: "erc20" },
-];
+/** The (asset, rail) pairs the platform serves: routing's one table (usdt → bep20, usdc → erc20). */
+export const CONFIGURED_PAIRS: readonly AssetRail[] = ROUTED_PAIRS;
 
 /** The last index `xpub/0/index` can take (non-hardened children only). */
 export const MAX_ADDRESS_INDEX = 2 ** 31 - 1;

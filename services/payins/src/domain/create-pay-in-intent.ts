@@ -9,7 +9,7 @@ import {
   type ValidCreateRequest,
 } from "./pay-in-intent.js";
 import { PayinsReason } from "./reasons.js";
-import type { Rail } from "./routing.js";
+import type { Rail } from "@payin/money";
 
 /** What payins needs to know about a merchant before it accepts a pay-in. */
 export interface PayinContext {

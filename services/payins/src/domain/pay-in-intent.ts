@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import { DomainError } from "@payin/errors";
-import { AmountError, canonicalAmount } from "@payin/money";
+import { AmountError, canonicalAmount, isAsset, RAIL_FOR_ASSET, type Asset, type Rail } from "@payin/money";
 import { isCountryCode } from "./countries.js";
 import { PayinsReason } from "./reasons.js";
-import { isAsset, RAIL_FOR_ASSET, type Asset, type Rail } from "./routing.js";
 
 export type PayInStatus = "created" | "awaiting_payment" | "paid";
 export const PAY_IN_STATUSES: readonly PayInStatus[] = ["created", "awaiting_payment", "paid"];

@@ -1,7 +1,7 @@
 import { DomainError } from "@payin/errors";
 import { intentNotFound, PAY_IN_STATUSES, type PayInIntent, type PayInStatus } from "./pay-in-intent.js";
 import { PayinsReason } from "./reasons.js";
-import { isAsset, type Asset } from "./routing.js";
+import { isAsset, type Asset } from "@payin/money";
 
 export interface ListFilter {
   merchantUuid: string;

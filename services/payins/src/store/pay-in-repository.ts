@@ -2,7 +2,7 @@ import type { PreparedStatement, SqlClient } from "@payin/db";
 import type { KeyClaim, PayInStore } from "../domain/create-pay-in-intent.js";
 import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
 import type { ListFilter, PayInReader } from "../domain/read-pay-in-intents.js";
-import type { Asset, Rail } from "../domain/routing.js";
+import type { Asset, Rail } from "@payin/money";
 
 type Row = Record<string, unknown>;
 

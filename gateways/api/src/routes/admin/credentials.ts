@@ -73,8 +73,8 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
       readQuery(ctx, []);
       await readNoBody(ctx);
       await openMerchant(deps, merchantUuid);
-      const res = await deps.identity.rotateMachineCredential({ caller: caller(principal), merchantUuid });
-      deps.auth.forgetMerchant(merchantUuid);
+      // Forgotten even when the answer is lost: the change may have committed.
+      const res = await deps.identity.rotateMachineCredential({ caller: caller(principal), merchantUuid }).finally(() => deps.auth.forgetMerchant(merchantUuid));
       ctx.body = { credential: issuedCredentialView(res.credential!, res.token) };
       return { type: "machine_credential", uuid: res.credential!.credentialUuid };
     });
@@ -90,8 +90,9 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
       readQuery(ctx, []);
       await readNoBody(ctx);
       await existingMerchant(deps, merchantUuid);
-      const res = await deps.identity.revokeMachineCredential({ caller: caller(principal), merchantUuid, credentialUuid });
-      deps.auth.forgetMerchant(merchantUuid);
+      const res = await deps.identity
+        .revokeMachineCredential({ caller: caller(principal), merchantUuid, credentialUuid })
+        .finally(() => deps.auth.forgetMerchant(merchantUuid));
       ctx.body = { credential: credentialView(res.credential!) };
     });
   });

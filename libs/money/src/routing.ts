@@ -6,8 +6,9 @@ export type Asset = (typeof ASSETS)[number];
 export type Rail = "bep20" | "erc20";
 
 /**
- * Routing: the one table that picks a rail for an asset. Later rails extend it;
- * clients never choose the rail.
+ * Routing: the one table that picks a rail for an asset (DESIGN §5), used by
+ * payins to route a pay-in and by allocation to decide readiness. Later rails
+ * extend it; clients never choose the rail.
  */
 export const RAIL_FOR_ASSET: Record<Asset, Rail> = {
   usdt: "bep20",
@@ -18,3 +19,6 @@ export const RAIL_FOR_ASSET: Record<Asset, Rail> = {
 export function isAsset(value: string): value is Asset {
   return (ASSETS as readonly string[]).includes(value);
 }
+
+/** Every (asset, rail) pair routing serves, in the table's order. */
+export const ROUTED_PAIRS: readonly { asset: Asset; rail: Rail }[] = ASSETS.map((asset) => ({ asset, rail: RAIL_FOR_ASSET[asset] }));
