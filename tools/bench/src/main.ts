@@ -418,7 +418,6 @@ async function main(): Promise<void> {
   });
 
   let b1: Scenario | undefined;
-  let b2: Scenario | undefined;
   // B2: bare Koa → one Connect call → trivial service, each its own process;
   // kept running for the read pairs below.
   let b2Processes: { koaUrl: string; stop: () => Promise<void> } | undefined;
@@ -439,7 +438,7 @@ async function main(): Promise<void> {
   if (runs("baselines")) {
   b2Processes = await startB2();
   await baseline("b2_bare", "B2-0  bare Koa, no call (reference)", "load-runner.ts", http({}, "get", ["/bare"], b2Processes.koaUrl));
-  b2 = await baseline("b2", "B2    bare Koa + one Connect call", "load-runner.ts", http({}, "get", ["/call"], b2Processes.koaUrl));
+  await baseline("b2", "B2    bare Koa + one Connect call", "load-runner.ts", http({}, "get", ["/call"], b2Processes.koaUrl));
 
   // B1: the create's SQL straight at PostgreSQL, on a merchant of its own whose
   // allocation pool is filled ahead (as the allocation service keeps it).
