@@ -24,16 +24,47 @@ export interface EmbeddedPostgresHandle {
   stop(): Promise<void>;
 }
 
-/** Finds a free TCP port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Listens on `port` (0: any) on 127.0.0.1 and closes again; the port, or null when taken. */
+function probePort(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    server.once("error", () => resolve(null));
+    server.listen(port, "127.0.0.1", () => {
+      const { port: bound } = server.address() as net.AddressInfo;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** The first port of the kernel's range for outgoing connections (32768 when unreadable). */
+async function ephemeralLow(): Promise<number> {
+  try {
+    const low = Number((await readFile("/proc/sys/net/ipv4/ip_local_port_range", "utf8")).trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+const PORT_FLOOR = 10_000;
+
+/**
+ * Finds a free TCP port on 127.0.0.1 for a server started next. It is chosen
+ * below the kernel's range for outgoing connections: a port from that range,
+ * free when probed, can be taken as the source port of any new connection of
+ * the machine before the server binds it (EADDRINUSE). Falls back to any port.
+ */
+export async function freePort(): Promise<number> {
+  const low = await ephemeralLow();
+  if (low - PORT_FLOOR >= 1_000) {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const port = await probePort(PORT_FLOOR + Math.floor(Math.random() * (low - PORT_FLOOR)));
+      if (port !== null) return port;
+    }
+  }
+  const any = await probePort(0);
+  if (any === null) throw new Error("no free TCP port on 127.0.0.1");
+  return any;
 }
 
 /** Replaces the database name in a PostgreSQL URL. */
