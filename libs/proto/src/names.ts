@@ -50,3 +50,8 @@ export function isMerchantStatusName(name: string): name is MerchantStatusName {
 export function isPayInStatusName(name: string): name is PayInStatusName {
   return Object.hasOwn(PAY_IN_STATUS_BY_NAME, name);
 }
+
+/** A rule's or policy's effect as it travels in a string field: "" (none) and anything unknown are null. */
+export function effectName(value: string): "allow" | "deny" | null {
+  return value === "allow" || value === "deny" ? value : null;
+}

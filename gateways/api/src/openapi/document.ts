@@ -3,6 +3,8 @@
  * with their schemas; a test checks that the gateway serves exactly these.
  */
 
+import { READINESS_REASONS } from "@payin/errors";
+
 type Schema = Record<string, unknown>;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -240,17 +242,7 @@ const schemas: Record<string, Schema> = {
           reasons: {
             type: "array",
             description: "every failing reason, in this order",
-            items: str({
-              enum: [
-                "merchant_inactive",
-                "operating_profile_missing",
-                "payin_not_allowed",
-                "asset_not_configured",
-                "wallet_not_ready",
-                "allocator_not_ready",
-                "provider_not_ready",
-              ],
-            }),
+            items: str({ enum: [...READINESS_REASONS] }),
           },
         }),
       },

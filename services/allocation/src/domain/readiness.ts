@@ -1,23 +1,11 @@
-import { DomainError } from "@payin/errors";
+import { DomainError, READINESS_REASONS, type ReadinessReason } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { ROUTED_PAIRS } from "@payin/money";
 import { AllocationReason } from "./reasons.js";
 import type { Wallet, WalletStore } from "./wallet.js";
 
-/** Every readiness reason of the contract, in its order (the order answers keep). */
-export const READINESS_REASONS = [
-  "merchant_inactive",
-  "operating_profile_missing",
-  "payin_not_allowed",
-  "asset_not_configured",
-  "wallet_not_ready",
-  "allocator_not_ready",
-  "provider_not_ready",
-] as const;
-export type ReadinessReason = (typeof READINESS_REASONS)[number];
-
-/** The (asset, rail) pairs the platform serves: routing's one table (usdt → bep20, usdc → erc20). */
-export const CONFIGURED_PAIRS: readonly AssetRail[] = ROUTED_PAIRS;
+/** The contract's reasons, in its order (@payin/errors keeps the one list). */
+export { READINESS_REASONS, type ReadinessReason };
 
 /** The last index `xpub/0/index` can take (non-hardened children only). */
 export const MAX_ADDRESS_INDEX = 2 ** 31 - 1;
@@ -46,9 +34,9 @@ export interface PairReadiness extends AssetRail {
   reasons: ReadinessReason[];
 }
 
-/** True when the pair is one the platform serves. */
+/** True when the pair is one the platform serves: routing's one table (usdt → bep20, usdc → erc20). */
 function configured(pair: AssetRail): boolean {
-  return CONFIGURED_PAIRS.some((p) => p.asset === pair.asset && p.rail === pair.rail);
+  return ROUTED_PAIRS.some((p) => p.asset === pair.asset && p.rail === pair.rail);
 }
 
 /**
@@ -92,6 +80,6 @@ export async function getReadiness(
     deps.wallets.find(input.merchantUuid),
   ]);
   if (!merchant) throw new DomainError(AllocationReason.MerchantNotFound, "merchant not found");
-  const pairs = input.pairs.length > 0 ? input.pairs : CONFIGURED_PAIRS;
+  const pairs = input.pairs.length > 0 ? input.pairs : ROUTED_PAIRS;
   return pairs.map((pair) => decidePair(pair, merchant, wallet));
 }

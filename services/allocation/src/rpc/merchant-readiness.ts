@@ -1,11 +1,8 @@
 import type { Client } from "@connectrpc/connect";
-import { merchantStatusName, merchantsV1 } from "@payin/proto";
+import { effectName, merchantStatusName, merchantsV1 } from "@payin/proto";
 import { Code, ConnectError } from "@payin/rpc";
 import type { MerchantReadinessInputs, MerchantReadinessSource } from "../domain/readiness.js";
 
-function effect(value: string): "allow" | "deny" | null {
-  return value === "allow" || value === "deny" ? value : null;
-}
 
 /** The merchant's side of readiness over the merchants service (one call, one SQL statement there). */
 export function merchantReadinessSource(client: Client<typeof merchantsV1.MerchantsService>): MerchantReadinessSource {
@@ -16,7 +13,7 @@ export function merchantReadinessSource(client: Client<typeof merchantsV1.Mercha
         return {
           // A status this build does not know is not `active`.
           status: (merchantStatusName(res.status) ?? "inactive") as MerchantReadinessInputs["status"],
-          payinPolicyEffect: effect(res.payinPolicyEffect),
+          payinPolicyEffect: effectName(res.payinPolicyEffect),
           operatingMode: res.operatingMode || null,
           providerConnected: res.payinProviderConnected,
         };

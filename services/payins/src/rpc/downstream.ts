@@ -1,12 +1,9 @@
 import type { Client } from "@connectrpc/connect";
-import { allocationV1, merchantStatusName, merchantsV1 } from "@payin/proto";
+import { allocationV1, effectName, merchantStatusName, merchantsV1 } from "@payin/proto";
 import { Code, ConnectError } from "@payin/rpc";
 import type { AddressAllocator, MerchantDirectory } from "../domain/create-pay-in-intent.js";
 
 
-function effect(value: string): "allow" | "deny" | null {
-  return value === "allow" || value === "deny" ? value : null;
-}
 
 /** MerchantDirectory over the merchants service (one call, one SQL statement there). */
 export function merchantDirectory(client: Client<typeof merchantsV1.MerchantsService>): MerchantDirectory {
@@ -16,8 +13,8 @@ export function merchantDirectory(client: Client<typeof merchantsV1.MerchantsSer
         const context = await client.getPayinContext({ merchantUuid, jurisdiction });
         return {
           status: merchantStatusName(context.status) ?? "unknown",
-          ruleEffect: effect(context.ruleEffect),
-          payinPolicyEffect: effect(context.payinPolicyEffect),
+          ruleEffect: effectName(context.ruleEffect),
+          payinPolicyEffect: effectName(context.payinPolicyEffect),
           operatingMode: context.operatingMode || null,
         };
       } catch (error) {
