@@ -133,6 +133,38 @@ describe("1,000 creates over 10 merchants", () => {
       expect(read.body.expected_amount).toBe(created.expected_amount);
     }
   }, 120_000);
+
+  it("answers 2,000 concurrent reads (own, another merchant's, missing), which the gateway coalesces, each with its own answer", async () => {
+    // The gateway sends reads that arrive together to payins in one call; none
+    // may see another's answer.
+    type Job = { shop: TestMerchant; intentUuid: string; expected: Record<string, unknown> | null };
+    const jobs: Job[] = [];
+    results.forEach(({ shop, res }, i) => {
+      jobs.push({ shop, intentUuid: res.body.intent_uuid, expected: res.body });
+      // The next merchant asking for this one's intent, or someone asking for none.
+      const neighbour = shops[(shops.indexOf(shop) + 1) % MERCHANTS]!;
+      jobs.push(i % 2 === 0 ? { shop: neighbour, intentUuid: res.body.intent_uuid, expected: null } : { shop, intentUuid: crypto.randomUUID(), expected: null });
+    });
+    const reads = await pool(
+      jobs.map((job) => async () => ({ job, res: await api.read(job.shop.uuid, job.shop.token, job.intentUuid) })),
+      200,
+    );
+    for (const { job, res } of reads) {
+      if (job.expected === null) {
+        expectError(res, 404, "PAY_IN_INTENT_NOT_FOUND");
+        continue;
+      }
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        intent_uuid: job.intentUuid,
+        merchant_uuid: job.shop.uuid,
+        address: job.expected.address,
+        expected_amount: job.expected.expected_amount,
+        asset: job.expected.asset,
+        expires_at: job.expected.expires_at,
+      });
+    }
+  }, 120_000);
 });
 
 describe("secrets", () => {

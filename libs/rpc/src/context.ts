@@ -13,6 +13,11 @@ export function runWithContext<T>(context: RequestContext, fn: () => T): T {
   return storage.run(context, fn);
 }
 
+/** Runs `fn` outside any request context (for work shared by several requests). */
+export function runWithoutContext<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
+
 /** The current request context, if any. */
 export function currentContext(): RequestContext | undefined {
   return storage.getStore();

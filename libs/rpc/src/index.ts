@@ -1,5 +1,6 @@
 export * from "./auth.js";
 export * from "./client.js";
+export * from "./coalesce.js";
 export * from "./context.js";
 export * from "./errors.js";
 export * from "./health.js";

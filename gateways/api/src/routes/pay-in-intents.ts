@@ -2,7 +2,7 @@ import Router from "@koa/router";
 import type { Client } from "@connectrpc/connect";
 import type { merchantsV1 } from "@payin/proto";
 import { PAY_IN_STATUS_BY_NAME, isPayInStatusName, payInStatusName, payinsV1, type PayInStatusName } from "@payin/proto";
-import { isoFromTimestamp, toTimestamp } from "@payin/rpc";
+import { coalesce, isoFromTimestamp, toTimestamp } from "@payin/rpc";
 import type { Context } from "koa";
 import { requireMerchant, requirePermission, type Authenticator, type Principal } from "../auth/authenticator.js";
 import { ApiError, badRequest } from "../http/api-error.js";
@@ -138,8 +138,18 @@ async function authorise(deps: PayInDeps, ctx: Context, permission: string): Pro
   return principal;
 }
 
+/**
+ * Most reads sent to payins in one call. Reads arriving together are coalesced
+ * into one BatchGetPayInIntents call (docs/decisions.md, "Coalesced reads").
+ */
+const MAX_READS_PER_CALL = 100;
+
 /** The three merchant pay-in operations under /api/v1. */
 export function payInIntentRoutes(deps: PayInDeps) {
+  const readIntent = coalesce(
+    async (lookups: { merchantUuid: string; intentUuid: string }[]) => (await deps.payins.batchGetPayInIntents({ lookups })).results.map((r) => r.intent),
+    { maxBatch: MAX_READS_PER_CALL },
+  );
   const router = new Router({ prefix: "/api/v1/merchants/:merchant_uuid/pay-in-intents" });
   lowerCaseUuidParams(router, ["merchant_uuid", "intent_uuid"]);
 
@@ -186,8 +196,9 @@ export function payInIntentRoutes(deps: PayInDeps) {
   router.get("/:intent_uuid", async (ctx) => {
     await authorise(deps, ctx, "merchant.payin.read");
     readQuery(ctx, []);
-    const res = await deps.payins.getPayInIntent({ merchantUuid: ctx.params.merchant_uuid!, intentUuid: ctx.params.intent_uuid! });
-    ctx.body = readView(res.intent!);
+    const intent = await readIntent({ merchantUuid: ctx.params.merchant_uuid!, intentUuid: ctx.params.intent_uuid! });
+    if (!intent) throw new ApiError(404, "PAY_IN_INTENT_NOT_FOUND", "pay-in intent not found");
+    ctx.body = readView(intent);
   });
 
   return router;

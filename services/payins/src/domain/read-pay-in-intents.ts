@@ -2,6 +2,7 @@ import { DomainError } from "@payin/errors";
 import { intentNotFound, PAY_IN_STATUSES, type PayInIntent, type PayInStatus } from "./pay-in-intent.js";
 import { PayinsReason } from "./reasons.js";
 import { isAsset, type Asset } from "@payin/money";
+import { isUuid } from "@payin/ids";
 
 export interface ListFilter {
   merchantUuid: string;
@@ -13,17 +14,43 @@ export interface ListFilter {
 
 export interface PayInReader {
   get(merchantUuid: string, intentUuid: string): Promise<PayInIntent | null>;
+  /** The intents among these uuids (well-formed, distinct), in any order. */
+  getMany(intentUuids: readonly string[]): Promise<PayInIntent[]>;
   list(filter: ListFilter): Promise<{ intents: PayInIntent[]; total: number }>;
 }
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
+/** Most lookups in one batch read. */
+export const MAX_BATCH_LOOKUPS = 1000;
+
+export interface IntentLookup {
+  merchantUuid: string;
+  intentUuid: string;
+}
 
 /** Reads one intent; another merchant's intent is as missing as a missing one. */
 export async function getPayInIntent(reader: PayInReader, merchantUuid: string, intentUuid: string): Promise<PayInIntent> {
   const intent = await reader.get(merchantUuid, intentUuid);
   if (!intent) throw intentNotFound();
   return intent;
+}
+
+/**
+ * Answers several lookups with one read: for each lookup, in order, its intent,
+ * or null when that merchant has no such intent (another merchant's intent and
+ * a uuid that is not canonical lower case are as missing as a missing one).
+ */
+export async function getPayInIntents(reader: PayInReader, lookups: readonly IntentLookup[]): Promise<(PayInIntent | null)[]> {
+  if (lookups.length === 0 || lookups.length > MAX_BATCH_LOOKUPS) {
+    throw new DomainError(PayinsReason.ValidationError, `a batch read takes 1 to ${MAX_BATCH_LOOKUPS} lookups`);
+  }
+  const wanted = [...new Set(lookups.filter((l) => isUuid(l.intentUuid) && isUuid(l.merchantUuid)).map((l) => l.intentUuid))];
+  const found = new Map((wanted.length ? await reader.getMany(wanted) : []).map((i) => [i.intentUuid, i]));
+  return lookups.map((l) => {
+    const intent = found.get(l.intentUuid);
+    return intent && intent.merchantUuid === l.merchantUuid ? intent : null;
+  });
 }
 
 /** Checks list parameters and lists the merchant's intents, newest first. */

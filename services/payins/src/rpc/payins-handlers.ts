@@ -7,7 +7,7 @@ import { PAY_IN_STATUS_BY_NAME, payInStatusName, payinsV1 } from "@payin/proto";
 import { fromTimestamp, toTimestamp } from "@payin/rpc";
 import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../domain/create-pay-in-intent.js";
 import { intentNotFound, type PayInIntent } from "../domain/pay-in-intent.js";
-import { getPayInIntent, listPayInIntents } from "../domain/read-pay-in-intents.js";
+import { getPayInIntent, getPayInIntents, listPayInIntents } from "../domain/read-pay-in-intents.js";
 import { PayInRepository } from "../store/pay-in-repository.js";
 
 const { PayInIntentSchema } = payinsV1;
@@ -68,6 +68,10 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
     async getPayInIntent(req) {
       if (!isUuid(req.intentUuid) || !isUuid(req.merchantUuid)) throw intentNotFound();
       return { intent: toPb(await getPayInIntent(repo(), req.merchantUuid, req.intentUuid)) };
+    },
+    async batchGetPayInIntents(req) {
+      const intents = await getPayInIntents(repo(), req.lookups);
+      return { results: intents.map((intent) => ({ intent: intent ? toPb(intent) : undefined })) };
     },
     async listPayInIntents(req) {
       const { intents, total } = await listPayInIntents(repo(), {

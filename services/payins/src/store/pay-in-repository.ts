@@ -77,6 +77,11 @@ const GET_INTENT: PreparedStatement = {
   text: `select ${COLUMNS} from pay_in_intents where intent_uuid = $1 and merchant_uuid = $2`,
 };
 
+const GET_INTENTS: PreparedStatement = {
+  name: "payins.get-intents",
+  text: `select ${COLUMNS} from pay_in_intents where intent_uuid = any($1::uuid[])`,
+};
+
 /**
  * The list statement for one combination of filters: the page and the total in
  * one round trip, the total summed from the trigger-kept counters.
@@ -139,6 +144,11 @@ export class PayInRepository implements PayInStore, PayInReader {
   async get(merchantUuid: string, intentUuid: string): Promise<PayInIntent | null> {
     const rows = await this.sql.query(GET_INTENT, [intentUuid, merchantUuid]);
     return rows[0] ? toIntent(rows[0]) : null;
+  }
+
+  async getMany(intentUuids: readonly string[]): Promise<PayInIntent[]> {
+    const rows = await this.sql.query(GET_INTENTS, [intentUuids]);
+    return rows.map(toIntent);
   }
 
   async list(filter: ListFilter): Promise<{ intents: PayInIntent[]; total: number }> {

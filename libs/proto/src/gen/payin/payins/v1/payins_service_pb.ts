@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/payins/v1/payins_service.proto.
  */
 export const file_payin_payins_v1_payins_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRwYXlpbi9wYXlpbnMvdjEvcGF5aW5zX3NlcnZpY2UucHJvdG8SD3BheWluLnBheWlucy52MSLHAwoLUGF5SW5JbnRlbnQSEwoLaW50ZW50X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBCABKAkSDAoEcmFpbBgFIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYBiABKAkSFAoHYWRkcmVzcxgHIAEoCUgAiAEBEiEKFGFsbG9jYXRpb25fcmVmZXJlbmNlGAggASgJSAGIAQESFgoJcmVmZXJlbmNlGAkgASgJSAKIAQESFAoManVyaXNkaWN0aW9uGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9hZGRyZXNzQhcKFV9hbGxvY2F0aW9uX3JlZmVyZW5jZUIMCgpfcmVmZXJlbmNlItUBChhDcmVhdGVQYXlJbkludGVudFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhQKDGp1cmlzZGljdGlvbhgFIAEoCRIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCglyZWZlcmVuY2UYByABKAlIAIgBAUIMCgpfcmVmZXJlbmNlIlsKGUNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50EhAKCHJlcGxheWVkGAIgASgIIkMKFUdldFBheUluSW50ZW50UmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhMKC2ludGVudF91dWlkGAIgASgJIkYKFkdldFBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50IowBChdMaXN0UGF5SW5JbnRlbnRzUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEg0KBWxpbWl0GAIgASgNEg4KBm9mZnNldBgDIAEoDRIsCgZzdGF0dXMYBCABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBSABKAkiWAoYTGlzdFBheUluSW50ZW50c1Jlc3BvbnNlEi0KB2ludGVudHMYASADKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQSDQoFdG90YWwYAiABKAQqgwEKC1BheUluU3RhdHVzEh0KGVBBWV9JTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVQQVlfSU5fU1RBVFVTX0NSRUFURUQQARIiCh5QQVlfSU5fU1RBVFVTX0FXQUlUSU5HX1BBWU1FTlQQAhIWChJQQVlfSU5fU1RBVFVTX1BBSUQQAzLHAgoNUGF5aW5zU2VydmljZRJqChFDcmVhdGVQYXlJbkludGVudBIpLnBheWluLnBheWlucy52MS5DcmVhdGVQYXlJbkludGVudFJlcXVlc3QaKi5wYXlpbi5wYXlpbnMudjEuQ3JlYXRlUGF5SW5JbnRlbnRSZXNwb25zZRJhCg5HZXRQYXlJbkludGVudBImLnBheWluLnBheWlucy52MS5HZXRQYXlJbkludGVudFJlcXVlc3QaJy5wYXlpbi5wYXlpbnMudjEuR2V0UGF5SW5JbnRlbnRSZXNwb25zZRJnChBMaXN0UGF5SW5JbnRlbnRzEigucGF5aW4ucGF5aW5zLnYxLkxpc3RQYXlJbkludGVudHNSZXF1ZXN0GikucGF5aW4ucGF5aW5zLnYxLkxpc3RQYXlJbkludGVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiRwYXlpbi9wYXlpbnMvdjEvcGF5aW5zX3NlcnZpY2UucHJvdG8SD3BheWluLnBheWlucy52MSLHAwoLUGF5SW5JbnRlbnQSEwoLaW50ZW50X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBCABKAkSDAoEcmFpbBgFIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYBiABKAkSFAoHYWRkcmVzcxgHIAEoCUgAiAEBEiEKFGFsbG9jYXRpb25fcmVmZXJlbmNlGAggASgJSAGIAQESFgoJcmVmZXJlbmNlGAkgASgJSAKIAQESFAoManVyaXNkaWN0aW9uGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9hZGRyZXNzQhcKFV9hbGxvY2F0aW9uX3JlZmVyZW5jZUIMCgpfcmVmZXJlbmNlItUBChhDcmVhdGVQYXlJbkludGVudFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhQKDGp1cmlzZGljdGlvbhgFIAEoCRIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCglyZWZlcmVuY2UYByABKAlIAIgBAUIMCgpfcmVmZXJlbmNlIlsKGUNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50EhAKCHJlcGxheWVkGAIgASgIIkMKFUdldFBheUluSW50ZW50UmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhMKC2ludGVudF91dWlkGAIgASgJIkYKFkdldFBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50IlIKG0JhdGNoR2V0UGF5SW5JbnRlbnRzUmVxdWVzdBIzCgdsb29rdXBzGAEgAygLMiIucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50TG9va3VwIj8KEVBheUluSW50ZW50TG9va3VwEhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkiWQocQmF0Y2hHZXRQYXlJbkludGVudHNSZXNwb25zZRI5CgdyZXN1bHRzGAEgAygLMigucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50TG9va3VwUmVzdWx0IkcKF1BheUluSW50ZW50TG9va3VwUmVzdWx0EiwKBmludGVudBgBIAEoCzIcLnBheWluLnBheWlucy52MS5QYXlJbkludGVudCKMAQoXTGlzdFBheUluSW50ZW50c1JlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRINCgVsaW1pdBgCIAEoDRIOCgZvZmZzZXQYAyABKA0SLAoGc3RhdHVzGAQgASgOMhwucGF5aW4ucGF5aW5zLnYxLlBheUluU3RhdHVzEg0KBWFzc2V0GAUgASgJIlgKGExpc3RQYXlJbkludGVudHNSZXNwb25zZRItCgdpbnRlbnRzGAEgAygLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50Eg0KBXRvdGFsGAIgASgEKoMBCgtQYXlJblN0YXR1cxIdChlQQVlfSU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGQoVUEFZX0lOX1NUQVRVU19DUkVBVEVEEAESIgoeUEFZX0lOX1NUQVRVU19BV0FJVElOR19QQVlNRU5UEAISFgoSUEFZX0lOX1NUQVRVU19QQUlEEAMyvAMKDVBheWluc1NlcnZpY2USagoRQ3JlYXRlUGF5SW5JbnRlbnQSKS5wYXlpbi5wYXlpbnMudjEuQ3JlYXRlUGF5SW5JbnRlbnRSZXF1ZXN0GioucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USYQoOR2V0UGF5SW5JbnRlbnQSJi5wYXlpbi5wYXlpbnMudjEuR2V0UGF5SW5JbnRlbnRSZXF1ZXN0GicucGF5aW4ucGF5aW5zLnYxLkdldFBheUluSW50ZW50UmVzcG9uc2UScwoUQmF0Y2hHZXRQYXlJbkludGVudHMSLC5wYXlpbi5wYXlpbnMudjEuQmF0Y2hHZXRQYXlJbkludGVudHNSZXF1ZXN0Gi0ucGF5aW4ucGF5aW5zLnYxLkJhdGNoR2V0UGF5SW5JbnRlbnRzUmVzcG9uc2USZwoQTGlzdFBheUluSW50ZW50cxIoLnBheWluLnBheWlucy52MS5MaXN0UGF5SW5JbnRlbnRzUmVxdWVzdBopLnBheWluLnBheWlucy52MS5MaXN0UGF5SW5JbnRlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message payin.payins.v1.PayInIntent
@@ -227,6 +227,89 @@ export const GetPayInIntentResponseSchema: GenMessage<GetPayInIntentResponse> = 
   messageDesc(file_payin_payins_v1_payins_service, 4);
 
 /**
+ * @generated from message payin.payins.v1.BatchGetPayInIntentsRequest
+ */
+export type BatchGetPayInIntentsRequest = Message<"payin.payins.v1.BatchGetPayInIntentsRequest"> & {
+  /**
+   * 1 to 1,000 lookups; the same lookup may appear more than once.
+   *
+   * @generated from field: repeated payin.payins.v1.PayInIntentLookup lookups = 1;
+   */
+  lookups: PayInIntentLookup[];
+};
+
+/**
+ * Describes the message payin.payins.v1.BatchGetPayInIntentsRequest.
+ * Use `create(BatchGetPayInIntentsRequestSchema)` to create a new message.
+ */
+export const BatchGetPayInIntentsRequestSchema: GenMessage<BatchGetPayInIntentsRequest> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 5);
+
+/**
+ * PayInIntentLookup names one intent and the merchant it must belong to.
+ *
+ * @generated from message payin.payins.v1.PayInIntentLookup
+ */
+export type PayInIntentLookup = Message<"payin.payins.v1.PayInIntentLookup"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string intent_uuid = 2;
+   */
+  intentUuid: string;
+};
+
+/**
+ * Describes the message payin.payins.v1.PayInIntentLookup.
+ * Use `create(PayInIntentLookupSchema)` to create a new message.
+ */
+export const PayInIntentLookupSchema: GenMessage<PayInIntentLookup> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 6);
+
+/**
+ * @generated from message payin.payins.v1.BatchGetPayInIntentsResponse
+ */
+export type BatchGetPayInIntentsResponse = Message<"payin.payins.v1.BatchGetPayInIntentsResponse"> & {
+  /**
+   * One per lookup, in the order of the request's lookups.
+   *
+   * @generated from field: repeated payin.payins.v1.PayInIntentLookupResult results = 1;
+   */
+  results: PayInIntentLookupResult[];
+};
+
+/**
+ * Describes the message payin.payins.v1.BatchGetPayInIntentsResponse.
+ * Use `create(BatchGetPayInIntentsResponseSchema)` to create a new message.
+ */
+export const BatchGetPayInIntentsResponseSchema: GenMessage<BatchGetPayInIntentsResponse> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 7);
+
+/**
+ * PayInIntentLookupResult answers one lookup.
+ *
+ * @generated from message payin.payins.v1.PayInIntentLookupResult
+ */
+export type PayInIntentLookupResult = Message<"payin.payins.v1.PayInIntentLookupResult"> & {
+  /**
+   * The intent; unset when the lookup's merchant has no such intent.
+   *
+   * @generated from field: payin.payins.v1.PayInIntent intent = 1;
+   */
+  intent?: PayInIntent | undefined;
+};
+
+/**
+ * Describes the message payin.payins.v1.PayInIntentLookupResult.
+ * Use `create(PayInIntentLookupResultSchema)` to create a new message.
+ */
+export const PayInIntentLookupResultSchema: GenMessage<PayInIntentLookupResult> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 8);
+
+/**
  * @generated from message payin.payins.v1.ListPayInIntentsRequest
  */
 export type ListPayInIntentsRequest = Message<"payin.payins.v1.ListPayInIntentsRequest"> & {
@@ -269,7 +352,7 @@ export type ListPayInIntentsRequest = Message<"payin.payins.v1.ListPayInIntentsR
  * Use `create(ListPayInIntentsRequestSchema)` to create a new message.
  */
 export const ListPayInIntentsRequestSchema: GenMessage<ListPayInIntentsRequest> = /*@__PURE__*/
-  messageDesc(file_payin_payins_v1_payins_service, 5);
+  messageDesc(file_payin_payins_v1_payins_service, 9);
 
 /**
  * @generated from message payin.payins.v1.ListPayInIntentsResponse
@@ -293,7 +376,7 @@ export type ListPayInIntentsResponse = Message<"payin.payins.v1.ListPayInIntents
  * Use `create(ListPayInIntentsResponseSchema)` to create a new message.
  */
 export const ListPayInIntentsResponseSchema: GenMessage<ListPayInIntentsResponse> = /*@__PURE__*/
-  messageDesc(file_payin_payins_v1_payins_service, 6);
+  messageDesc(file_payin_payins_v1_payins_service, 10);
 
 /**
  * PayInStatus is the canonical status of an intent. There is no expired status.
@@ -361,6 +444,21 @@ export const PayinsService: GenService<{
     methodKind: "unary";
     input: typeof GetPayInIntentRequestSchema;
     output: typeof GetPayInIntentResponseSchema;
+  },
+  /**
+   * Reads up to 1,000 intents in one call, each for its own merchant: the
+   * gateway coalesces the reads that reach it together into one call, so the
+   * hop and the SQL statement are paid once for all of them. Each lookup gets
+   * its own answer, in request order; a missing intent (or another merchant's,
+   * or a uuid not in canonical lower-case form) is an answer without an intent,
+   * not a failure of the call. INVALID_ARGUMENT for no lookups or more than 1,000.
+   *
+   * @generated from rpc payin.payins.v1.PayinsService.BatchGetPayInIntents
+   */
+  batchGetPayInIntents: {
+    methodKind: "unary";
+    input: typeof BatchGetPayInIntentsRequestSchema;
+    output: typeof BatchGetPayInIntentsResponseSchema;
   },
   /**
    * Lists the merchant's intents, newest first, with the total matching count.

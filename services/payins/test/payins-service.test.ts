@@ -1,0 +1,110 @@
+import { createHash, randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client } from "@connectrpc/connect";
+import { sqlClient, type MikroORM } from "@payin/db";
+import { uuidv7 } from "@payin/ids";
+import { payinsV1 } from "@payin/proto";
+import { Code } from "@payin/rpc";
+import { expectFailure, startServiceHarness } from "@payin/testing";
+import type { AddressAllocator, MerchantDirectory } from "../src/domain/create-pay-in-intent.js";
+import type { PayInIntent } from "../src/domain/pay-in-intent.js";
+import { routes } from "../src/routes.js";
+import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { ormOptions } from "../src/store/orm.js";
+import { PayInRepository } from "../src/store/pay-in-repository.js";
+
+const { PayinsService } = payinsV1;
+
+// Reads never reach the merchants or allocation services; these fail loudly if they did.
+const merchants: MerchantDirectory = {
+  payinContext: () => Promise.reject(new Error("reads must not ask the merchants service")),
+};
+const allocator: AddressAllocator = {
+  allocate: () => Promise.reject(new Error("reads must not ask the allocation service")),
+};
+
+let orm: MikroORM;
+let client: Client<typeof PayinsService>;
+let repo: PayInRepository;
+
+beforeAll(async () => {
+  const harness = await startServiceHarness({
+    service: PayinsService,
+    domain: "payins",
+    ormOptions,
+    routes: (orm, logger) => routes({ orm, logger, merchants, allocator }),
+    reasonCodes,
+  });
+  orm = harness.orm;
+  client = harness.client;
+  repo = new PayInRepository(sqlClient(orm));
+});
+
+afterAll(async () => {
+  await orm?.close();
+});
+
+/** Stores an intent of `merchantUuid` the way a create does (claim, then complete). */
+async function storedIntent(merchantUuid: string, reference: string): Promise<PayInIntent> {
+  const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const intent: PayInIntent = {
+    intentUuid: uuidv7(),
+    merchantUuid,
+    status: "created",
+    asset: "usdc",
+    rail: "erc20",
+    expectedAmount: "12.5",
+    // Addresses are unique; any distinct 20 bytes do here.
+    address: `0x${randomBytes(20).toString("hex")}`,
+    allocationReference: "m/44'/60'/0'/0/1",
+    reference,
+    jurisdiction: "DE",
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + 3_600_000),
+    updatedAt: now,
+  };
+  const key = `key-${intent.intentUuid}`;
+  const requestHash = createHash("sha256").update(key).digest("hex");
+  await repo.claimKey({ merchantUuid, key, requestHash, newIntentUuid: intent.intentUuid, now });
+  await repo.completeKey(intent, key);
+  return intent;
+}
+
+describe("PayinsService.BatchGetPayInIntents", () => {
+  it("answers each lookup in order: its intent, or none for a missing one, another merchant's or a malformed uuid", async () => {
+    const shop = uuidv7();
+    const other = uuidv7();
+    const [a, b] = [await storedIntent(shop, "a"), await storedIntent(shop, "b")];
+    const theirs = await storedIntent(other, "theirs");
+
+    const { results } = await client.batchGetPayInIntents({
+      lookups: [
+        { merchantUuid: shop, intentUuid: b.intentUuid },
+        { merchantUuid: shop, intentUuid: uuidv7() },
+        { merchantUuid: shop, intentUuid: theirs.intentUuid },
+        { merchantUuid: other, intentUuid: theirs.intentUuid },
+        { merchantUuid: shop, intentUuid: "not-a-uuid" },
+        { merchantUuid: "not-a-uuid", intentUuid: a.intentUuid },
+        // Uuids are canonical lower case here (the gateway lower-cases them).
+        { merchantUuid: shop, intentUuid: a.intentUuid.toUpperCase() },
+        { merchantUuid: shop, intentUuid: a.intentUuid },
+        { merchantUuid: shop, intentUuid: b.intentUuid },
+      ],
+    });
+    expect(results.map((r) => r.intent?.reference ?? null)).toEqual(["b", null, null, "theirs", null, null, null, "a", "b"]);
+    // The same intent as the single read gives.
+    const single = await client.getPayInIntent({ merchantUuid: shop, intentUuid: a.intentUuid });
+    expect(results[7]!.intent).toEqual(single.intent);
+    expect(single.intent).toMatchObject({ intentUuid: a.intentUuid, merchantUuid: shop, expectedAmount: "12.5", address: a.address, jurisdiction: "DE" });
+  });
+
+  it("refuses no lookups and more than 1,000 with INVALID_ARGUMENT, reading nothing", async () => {
+    const shop = uuidv7();
+    const lookup = { merchantUuid: shop, intentUuid: uuidv7() };
+    await expectFailure(client.batchGetPayInIntents({ lookups: [] }), Code.InvalidArgument, "VALIDATION_ERROR");
+    await expectFailure(client.batchGetPayInIntents({ lookups: Array(1_001).fill(lookup) }), Code.InvalidArgument, "VALIDATION_ERROR");
+    const { results } = await client.batchGetPayInIntents({ lookups: Array(1_000).fill(lookup) });
+    expect(results).toHaveLength(1_000);
+    expect(results.every((r) => r.intent === undefined)).toBe(true);
+  });
+});
