@@ -1,7 +1,7 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { DomainError } from "@payin/errors";
-import { ErrorDetailSchema } from "@payin/proto";
+import { BatchItemErrorSchema, ErrorDetailSchema, type BatchItemError } from "@payin/proto";
 import { loggableError, type Logger } from "@payin/logging";
 
 export { Code, ConnectError };
@@ -26,6 +26,32 @@ export function domainErrorInterceptor<R extends string>(
       throw toConnectError(error, domain, codes, logger, req.method.name);
     }
   };
+}
+
+/**
+ * The failure of one item of a batch call, as the item's own call would have
+ * failed: a domain error keeps its reason and code; anything else is logged and
+ * becomes a bare INTERNAL, exactly as domainErrorInterceptor does for a call.
+ */
+export function batchItemError<R extends string>(
+  error: unknown,
+  domain: string,
+  codes: Record<R, Code>,
+  logger: Logger,
+  method: string,
+): BatchItemError {
+  const connectError = toConnectError(error, domain, codes, logger, method);
+  return create(BatchItemErrorSchema, {
+    code: connectError.code,
+    message: connectError.rawMessage,
+    detail: connectError.findDetails(ErrorDetailSchema)[0],
+  });
+}
+
+/** The ConnectError a batch item's error stands for, as if its own call had failed. */
+export function connectErrorOfItem(item: BatchItemError): ConnectError {
+  const code = (Code[item.code] === undefined ? Code.Unknown : item.code) as Code;
+  return new ConnectError(item.message, code, undefined, item.detail ? [{ desc: ErrorDetailSchema, value: item.detail }] : []);
 }
 
 function toConnectError<R extends string>(

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@connectrpc/connect";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
-import type { MikroORM } from "@payin/db";
+import { sqlClient, type MikroORM, type SqlClient } from "@payin/db";
+import { allocationBatcher, WalletRepository } from "../src/store/wallet-repository.js";
 import { uuidv7 } from "@payin/ids";
 import { allocationV1 } from "@payin/proto";
 import { Code, reasonOf } from "@payin/rpc";
@@ -247,6 +248,63 @@ describe("AllocationService.AllocateAddress", () => {
     expect(indexes.sort((a, b) => a - b)).toEqual(Array.from({ length: 510 }, (_, i) => i));
     expect(addresses.size).toBe(510);
     expect(await nextIndex(merchantUuid)).toBe(510);
+  });
+});
+
+describe("AllocationService.BatchAllocateAddresses", () => {
+  it("answers each allocation as AllocateAddress would, in order, with one statement per merchant", async () => {
+    const [shop, other, walletless] = [uuidv7(), uuidv7(), uuidv7()];
+    const shopXpub = randomXpub();
+    await client.setWallet({ merchantUuid: shop, xpub: shopXpub });
+    const otherXpub = randomXpub();
+    await client.setWallet({ merchantUuid: other, xpub: otherXpub });
+    const earlier = uuidv7();
+    const before = await client.allocateAddress({ merchantUuid: shop, intentUuid: earlier, rail: "bep20" });
+
+    const requests = [
+      { merchantUuid: shop, intentUuid: uuidv7(), rail: "bep20" },
+      { merchantUuid: other, intentUuid: uuidv7(), rail: "erc20" },
+      { merchantUuid: walletless, intentUuid: uuidv7(), rail: "bep20" },
+      { merchantUuid: shop, intentUuid: uuidv7(), rail: "erc20" },
+      { merchantUuid: shop, intentUuid: earlier, rail: "bep20" },
+      { merchantUuid: shop, intentUuid: "not-a-uuid", rail: "bep20" },
+      { merchantUuid: other, intentUuid: uuidv7(), rail: "bep20" },
+    ];
+    const { results } = await client.batchAllocateAddresses({ requests });
+    const answers = results.map((r) => (r.outcome.case === "allocated" ? { index: r.outcome.value.index, address: r.outcome.value.address } : { reason: r.outcome.value?.detail?.reason, code: r.outcome.value?.code }));
+    // The repeated intent keeps its address; the new ones take the next indexes, gap-free.
+    const shopNew = [answers[0], answers[3]].map((a) => (a as { index: number }).index).sort();
+    expect(shopNew).toEqual([1, 2]);
+    expect(answers[0]).toEqual({ index: answers[0]!.index, address: deriveAddress(shopXpub, (answers[0] as { index: number }).index).address });
+    expect(answers[4]).toEqual({ index: 0, address: before.address });
+    expect([answers[1], answers[6]].map((a) => (a as { index: number }).index).sort()).toEqual([0, 1]);
+    expect(answers[1]).toEqual({ index: answers[1]!.index, address: deriveAddress(otherXpub, (answers[1] as { index: number }).index).address });
+    expect(answers[2]).toEqual({ reason: "WALLET_NOT_READY", code: Code.FailedPrecondition });
+    expect(answers[5]).toEqual({ reason: "INVALID_ARGUMENT", code: Code.InvalidArgument });
+    expect(await nextIndex(shop)).toBe(3);
+    expect(await nextIndex(other)).toBe(2);
+  });
+
+  it("refuses no allocations and more than 1,000 with INVALID_ARGUMENT", async () => {
+    await expectFailure(client.batchAllocateAddresses({ requests: [] }), Code.InvalidArgument, "INVALID_ARGUMENT");
+    const request = { merchantUuid: uuidv7(), intentUuid: uuidv7(), rail: "bep20" };
+    await expectFailure(client.batchAllocateAddresses({ requests: Array(1_001).fill(request) }), Code.InvalidArgument, "INVALID_ARGUMENT");
+  });
+
+  it("allocates a turn's allocations of one merchant with one statement", async () => {
+    const merchantUuid = uuidv7();
+    const xpub = randomXpub();
+    await client.setWallet({ merchantUuid, xpub });
+    const names: string[] = [];
+    const real = sqlClient(orm);
+    const sql: SqlClient = { query: (statement, values) => (names.push(statement.name), real.query(statement, values)) };
+    const together = allocationBatcher(sql);
+    const repo = new WalletRepository(() => orm.em.fork(), sql, together);
+    const now = new Date();
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => repo.allocate({ merchantUuid, intentUuid: uuidv7(), rail: "bep20", now })));
+    expect(names).toEqual(["allocation.allocate-many"]);
+    expect(outcomes.map((o) => (o.kind === "allocated" ? o.allocation.index : -1))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    for (const o of outcomes) if (o.kind === "allocated") expect(o.allocation.address).toBe(deriveAddress(xpub, o.allocation.index).address);
   });
 });
 

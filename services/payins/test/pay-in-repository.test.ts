@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, openOrm, sqlClient, type MikroORM } from "@payin/db";
+import { migrate, openOrm, sqlClient, type MikroORM, type SqlClient } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { createTestDatabase } from "@payin/testing";
 import type { PayInIntent } from "../src/domain/pay-in-intent.js";
@@ -110,5 +110,74 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
     }
     // Past the end: no rows, the total still right.
     expect(await repo.list({ merchantUuid: merchant, limit: 5, offset: 50 })).toEqual({ intents: [], total: 8 });
+  });
+
+  describe("claims and completions made in one turn", () => {
+    /** A repository whose statements are recorded by name. */
+    const recorded = () => {
+      const names: string[] = [];
+      const real = sqlClient(orm);
+      const sql: SqlClient = { query: (statement, values) => (names.push(statement.name), real.query(statement, values)) };
+      return { names, repo: new PayInRepository(sql) };
+    };
+    const claimInput = (i: PayInIntent, key: string, payload = "h") => ({
+      merchantUuid: i.merchantUuid, key, requestHash: hash(payload), newIntentUuid: i.intentUuid, now: new Date(),
+    });
+
+    it("claims and stores a batch with one statement each, every intent counted and replayable", async () => {
+      const { names, repo: batching } = recorded();
+      const merchant = uuidv7();
+      const intents = Array.from({ length: 5 }, (_, n) => intent(merchant, { asset: n % 2 ? "usdc" : "usdt", rail: n % 2 ? "erc20" : "bep20" }));
+      const claims = await Promise.all(intents.map((i, n) => batching.claimKey(claimInput(i, `batch-${n}`))));
+      expect(claims).toEqual(intents.map((i) => ({ kind: "claimed", intentUuid: i.intentUuid })));
+      await Promise.all(intents.map((i, n) => batching.completeKey(i, `batch-${n}`)));
+      expect(names).toEqual(["payins.claim-keys", "payins.complete-keys"]);
+
+      for (const [n, i] of intents.entries()) {
+        expect(await repo.get(merchant, i.intentUuid)).toEqual(i);
+        const replay = await repo.claimKey(claimInput(intent(merchant), `batch-${n}`));
+        expect(replay).toEqual({ kind: "completed", requestHash: hash("h"), intent: i });
+      }
+      const all = await repo.list({ merchantUuid: merchant, limit: 100, offset: 0 });
+      expect(all.total).toBe(5);
+      expect((await repo.list({ merchantUuid: merchant, limit: 100, offset: 0, asset: "usdc" })).total).toBe(2);
+    });
+
+    it("settles alone what the batch cannot: a key already taken, a key twice in one turn", async () => {
+      const { names, repo: batching } = recorded();
+      const merchant = uuidv7();
+      const done = intent(merchant);
+      await store(done, "taken");
+      const [a, b, c] = [intent(merchant), intent(merchant), intent(merchant)];
+      // A turn with a taken key: the fresh ones are claimed by the batch, the taken one answered alone.
+      const claims = await Promise.all([batching.claimKey(claimInput(a, "fresh-a")), batching.claimKey(claimInput(b, "taken")), batching.claimKey(claimInput(c, "fresh-c"))]);
+      expect(claims).toEqual([
+        { kind: "claimed", intentUuid: a.intentUuid },
+        { kind: "completed", requestHash: hash("h"), intent: done },
+        { kind: "claimed", intentUuid: c.intentUuid },
+      ]);
+      expect(names).toEqual(["payins.claim-keys", "payins.claim-key", "payins.read-key"]);
+
+      // The same key twice in one turn: each alone, as two racing requests.
+      names.length = 0;
+      const [d, e] = [intent(merchant), intent(merchant)];
+      const twice = await Promise.all([batching.claimKey(claimInput(d, "twice")), batching.claimKey(claimInput(e, "twice"))]);
+      expect(twice).toEqual([{ kind: "claimed", intentUuid: d.intentUuid }, { kind: "in-flight", requestHash: hash("h") }]);
+      expect(names.filter((n) => n === "payins.claim-keys")).toEqual([]);
+    });
+
+    it("stores each alone when the batch statement fails, so only the bad one fails", async () => {
+      const { repo: batching } = recorded();
+      const merchant = uuidv7();
+      const address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+      const [good, clash] = [intent(merchant), intent(merchant, { address })];
+      const holder = intent(uuidv7(), { address });
+      await store(holder);
+      await Promise.all([batching.claimKey(claimInput(good, "good")), batching.claimKey(claimInput(clash, "clash"))]);
+      const outcomes = await Promise.allSettled([batching.completeKey(good, "good"), batching.completeKey(clash, "clash")]);
+      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
+      expect(await repo.get(merchant, good.intentUuid)).toEqual(good);
+      expect(await repo.get(merchant, clash.intentUuid)).toBeNull();
+    });
   });
 });

@@ -4,7 +4,8 @@ import type { Client } from "@connectrpc/connect";
 import { sqlClient, type MikroORM } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { payinsV1 } from "@payin/proto";
-import { Code } from "@payin/rpc";
+import { Code, ConnectError, reasonOf } from "@payin/rpc";
+import type { BatchItemError } from "@payin/proto";
 import { expectFailure, startServiceHarness } from "@payin/testing";
 import type { AddressAllocator, MerchantDirectory } from "../src/domain/create-pay-in-intent.js";
 import type { PayInIntent } from "../src/domain/pay-in-intent.js";
@@ -108,3 +109,32 @@ describe("PayinsService.BatchGetPayInIntents", () => {
     expect(results.every((r) => r.intent === undefined)).toBe(true);
   });
 });
+
+describe("PayinsService.BatchCreatePayInIntents", () => {
+  it("refuses no creates and more than 1,000 with INVALID_ARGUMENT, creating nothing", async () => {
+    await expectFailure(client.batchCreatePayInIntents({ requests: [] }), Code.InvalidArgument, "VALIDATION_ERROR");
+    const request = { merchantUuid: uuidv7(), idempotencyKey: "k", asset: "usdt", amount: "1", jurisdiction: "DE" };
+    await expectFailure(client.batchCreatePayInIntents({ requests: Array(1_001).fill(request) }), Code.InvalidArgument, "VALIDATION_ERROR");
+  });
+
+  it("answers each create with its own result: a bad request fails alone, as its own call would", async () => {
+    const shop = uuidv7();
+    const { results } = await client.batchCreatePayInIntents({
+      requests: [
+        { merchantUuid: shop, idempotencyKey: "a", asset: "doge", amount: "1", jurisdiction: "DE" },
+        { merchantUuid: shop, idempotencyKey: "", asset: "usdt", amount: "1", jurisdiction: "DE" },
+      ],
+    });
+    const single = await client.createPayInIntent({ merchantUuid: shop, idempotencyKey: "a", asset: "doge", amount: "1", jurisdiction: "DE" }).catch((e: unknown) => e as ConnectError);
+    expect(results.map((r) => r.outcome.case)).toEqual(["error", "error"]);
+    const [first, second] = results.map((r) => r.outcome.value as BatchItemError);
+    expect({ code: first!.code, reason: first!.detail?.reason, message: first!.message }).toEqual({
+      code: (single as ConnectError).code,
+      reason: reasonOf(single as ConnectError),
+      message: (single as ConnectError).rawMessage,
+    });
+    expect(second!.detail?.reason).toBe("IDEMPOTENCY_KEY_INVALID");
+    expect(second!.code).toBe(Code.InvalidArgument);
+  });
+});
+

@@ -2,7 +2,8 @@ import Router from "@koa/router";
 import type { Client } from "@connectrpc/connect";
 import type { merchantsV1 } from "@payin/proto";
 import { PAY_IN_STATUS_BY_NAME, isPayInStatusName, payInStatusName, payinsV1, type PayInStatusName } from "@payin/proto";
-import { coalesce, isoFromTimestamp, toTimestamp } from "@payin/rpc";
+import { coalesce, connectErrorOfItem, isoFromTimestamp, toTimestamp } from "@payin/rpc";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Context } from "koa";
 import { requireMerchant, requirePermission, type Authenticator, type Principal } from "../auth/authenticator.js";
 import { ApiError, badRequest } from "../http/api-error.js";
@@ -139,16 +140,24 @@ async function authorise(deps: PayInDeps, ctx: Context, permission: string): Pro
 }
 
 /**
- * Most reads sent to payins in one call. Reads arriving together are coalesced
- * into one BatchGetPayInIntents call (docs/decisions.md, "Coalesced reads").
+ * Most reads, and most creates, sent to payins in one call: the ones arriving
+ * together are coalesced into one BatchGetPayInIntents or BatchCreatePayInIntents
+ * call (docs/decisions.md, "Coalesced calls").
  */
 const MAX_READS_PER_CALL = 100;
+const MAX_CREATES_PER_CALL = 100;
+
+type CreateRequest = MessageInitShape<typeof payinsV1.CreatePayInIntentRequestSchema>;
 
 /** The three merchant pay-in operations under /api/v1. */
 export function payInIntentRoutes(deps: PayInDeps) {
   const readIntent = coalesce(
     async (lookups: { merchantUuid: string; intentUuid: string }[]) => (await deps.payins.batchGetPayInIntents({ lookups })).results.map((r) => r.intent),
     { maxBatch: MAX_READS_PER_CALL },
+  );
+  const createIntent = coalesce(
+    async (requests: CreateRequest[]) => (await deps.payins.batchCreatePayInIntents({ requests })).results,
+    { maxBatch: MAX_CREATES_PER_CALL },
   );
   const router = new Router({ prefix: "/api/v1/merchants/:merchant_uuid/pay-in-intents" });
   lowerCaseUuidParams(router, ["merchant_uuid", "intent_uuid"]);
@@ -158,7 +167,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
     readQuery(ctx, []);
     const key = idempotencyKey(ctx);
     const body = parseCreateBody(await readJsonObject(ctx));
-    const res = await deps.payins.createPayInIntent({
+    const result = await createIntent({
       merchantUuid: ctx.params.merchant_uuid!,
       idempotencyKey: key,
       asset: body.asset,
@@ -167,6 +176,9 @@ export function payInIntentRoutes(deps: PayInDeps) {
       expiresAt: toTimestamp(body.expiresAt),
       reference: body.reference,
     });
+    if (result.outcome.case === "error") throw connectErrorOfItem(result.outcome.value);
+    if (result.outcome.case !== "created") throw new Error("payins answered a create with no outcome");
+    const res = result.outcome.value;
     ctx.status = 201;
     if (res.replayed) ctx.set("idempotent-replayed", "true");
     ctx.body = createView(res.intent!);

@@ -4,13 +4,14 @@ import { sqlClient, type MikroORM } from "@payin/db";
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { allocationV1 } from "@payin/proto";
-import { toTimestamp } from "@payin/rpc";
+import { batchItemError, toTimestamp } from "@payin/rpc";
+import { reasonCodes } from "./reason-codes.js";
 import { AllocationReason } from "../domain/reasons.js";
 import { allocateAddress, getWallet, setWallet, type Wallet } from "../domain/wallet.js";
 import { PoolKeeper } from "../domain/pool-keeper.js";
 import { getReadiness, type MerchantReadinessSource } from "../domain/readiness.js";
 import type { Logger } from "@payin/logging";
-import { WalletRepository } from "../store/wallet-repository.js";
+import { allocationBatcher, WalletRepository } from "../store/wallet-repository.js";
 
 const { WalletSchema } = allocationV1;
 
@@ -29,6 +30,9 @@ function uuid(field: string, value: string): string {
   return value;
 }
 
+/** Most allocations in one BatchAllocateAddresses call. */
+export const MAX_BATCH_ALLOCATIONS = 1000;
+
 /** AllocationService handlers: proto in, domain call, proto out. */
 export function allocationHandlers(
   orm: MikroORM,
@@ -36,8 +40,19 @@ export function allocationHandlers(
   merchants: MerchantReadinessSource,
 ): ServiceImpl<typeof allocationV1.AllocationService> {
   const sql = sqlClient(orm);
-  const repo = () => new WalletRepository(() => orm.em.fork(), sql);
+  const allocateTogether = allocationBatcher(sql);
+  const repo = () => new WalletRepository(() => orm.em.fork(), sql, allocateTogether);
   const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"));
+  const allocateOne = async (req: allocationV1.AllocateAddressRequest) => {
+    const allocation = await allocateAddress(repo(), {
+      merchantUuid: uuid("merchant_uuid", req.merchantUuid),
+      intentUuid: uuid("intent_uuid", req.intentUuid),
+      rail: req.rail,
+      now: new Date(),
+    }, (merchantUuid) => pool.ensure(merchantUuid));
+    pool.allocated(allocation.merchantUuid, allocation.index);
+    return { address: allocation.address, index: allocation.index, derivationPath: allocation.derivationPath };
+  };
   return {
     async setWallet(req) {
       const merchantUuid = uuid("merchant_uuid", req.merchantUuid);
@@ -48,15 +63,21 @@ export function allocationHandlers(
     async getWallet(req) {
       return { wallet: toPb(await getWallet(repo(), uuid("merchant_uuid", req.merchantUuid))) };
     },
-    async allocateAddress(req) {
-      const allocation = await allocateAddress(repo(), {
-        merchantUuid: uuid("merchant_uuid", req.merchantUuid),
-        intentUuid: uuid("intent_uuid", req.intentUuid),
-        rail: req.rail,
-        now: new Date(),
-      }, (merchantUuid) => pool.ensure(merchantUuid));
-      pool.allocated(allocation.merchantUuid, allocation.index);
-      return { address: allocation.address, index: allocation.index, derivationPath: allocation.derivationPath };
+    allocateAddress: allocateOne,
+    async batchAllocateAddresses(req) {
+      if (req.requests.length === 0 || req.requests.length > MAX_BATCH_ALLOCATIONS) {
+        throw new DomainError(AllocationReason.InvalidArgument, `a batch allocation takes 1 to ${MAX_BATCH_ALLOCATIONS} requests`);
+      }
+      // Each allocation runs as it would alone (one statement each; one
+      // merchant's queue on its wallet row); only the hop is shared.
+      const outcomes = await Promise.allSettled(req.requests.map(allocateOne));
+      return {
+        results: outcomes.map((outcome) =>
+          outcome.status === "fulfilled"
+            ? { outcome: { case: "allocated" as const, value: outcome.value } }
+            : { outcome: { case: "error" as const, value: batchItemError(outcome.reason, "allocation", reasonCodes, logger, "BatchAllocateAddresses") } },
+        ),
+      };
     },
     async getReadiness(req) {
       const pairs = await getReadiness(

@@ -1,4 +1,5 @@
 import { isNotNullViolation, isUniqueViolation, type EntityManager, type PreparedStatement, type SqlClient } from "@payin/db";
+import { coalesce } from "@payin/rpc";
 import type { DerivedAddress } from "../domain/hd.js";
 import type { AllocateOutcome, Allocation, Rail, Wallet, WalletStore } from "../domain/wallet.js";
 
@@ -54,6 +55,67 @@ const ALLOCATE: PreparedStatement = {
 };
 
 /**
+ * ALLOCATE for several intents of one merchant: the counter moves by their
+ * number in one UPDATE and each takes the pool address at its own index, in the
+ * order given. Any failure (a missing pool row, an intent that already has an
+ * address) aborts the whole statement, bump included; no wallet inserts nothing.
+ */
+const ALLOCATE_MANY: PreparedStatement = {
+  name: "allocation.allocate-many",
+  text: `with w as (
+           update wallets set next_index = next_index + cardinality($2::uuid[]) where merchant_uuid = $1
+           returning merchant_uuid, xpub, next_index - cardinality($2::uuid[]) as first_idx),
+         r as (
+           select t.intent_uuid, t.rail, (t.ord - 1)::int as n
+             from unnest($2::uuid[], $3::text[]) with ordinality as t(intent_uuid, rail, ord))
+         insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at)
+         select r.intent_uuid, w.merchant_uuid, w.first_idx + r.n, p.address, r.rail, p.derivation_path, $4
+           from w cross join r left join address_pool p
+             on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.first_idx + r.n
+         returning intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at`,
+};
+
+export interface AllocationRequest {
+  merchantUuid: string;
+  intentUuid: string;
+  rail: Rail;
+  now: Date;
+}
+
+/**
+ * Allocates together what is asked for in one turn of the event loop: per
+ * merchant, one ALLOCATE_MANY statement (each locks one wallet row, so batches
+ * cannot deadlock), one commit and one wait on the wallet's row lock for all of
+ * them, instead of one each. Answers null for a request it did not allocate —
+ * alone in its batch, its batch failed, or its merchant has no wallet — which
+ * the caller then allocates on its own, getting the exact outcome.
+ */
+export function allocationBatcher(sql: SqlClient): (request: AllocationRequest) => Promise<Allocation | null> {
+  return coalesce(
+    async (requests: AllocationRequest[]) => {
+      const byMerchant = new Map<string, AllocationRequest[]>();
+      for (const r of requests) byMerchant.set(r.merchantUuid, [...(byMerchant.get(r.merchantUuid) ?? []), r]);
+      const allocated = new Map<string, Allocation>();
+      await Promise.all(
+        [...byMerchant].map(async ([merchantUuid, mine]) => {
+          const intents = mine.map((r) => r.intentUuid);
+          // One alone gains nothing; a repeated intent would abort the batch.
+          if (mine.length < 2 || new Set(intents).size !== intents.length) return;
+          try {
+            const rows = await sql.query(ALLOCATE_MANY, [merchantUuid, intents, mine.map((r) => r.rail), mine[0]!.now]);
+            for (const row of rows) allocated.set(row.intent_uuid as string, allocationFromRow(row));
+          } catch {
+            // Each is retried alone, which gives each its own outcome.
+          }
+        }),
+      );
+      return requests.map((r) => allocated.get(r.intentUuid) ?? null);
+    },
+    { maxBatch: 1000 },
+  );
+}
+
+/**
  * WalletStore on PostgreSQL, one per request: the SqlClient (the ORM's pool) runs
  * the allocation itself; an EntityManager is forked only when another operation
  * needs one, so the create path forks none.
@@ -64,6 +126,8 @@ export class WalletRepository implements WalletStore {
   constructor(
     private readonly fork: () => EntityManager,
     private readonly sql: SqlClient,
+    /** Shared by the process's repositories (allocationBatcher); none: every allocation alone. */
+    private readonly allocateTogether?: (request: AllocationRequest) => Promise<Allocation | null>,
   ) {}
 
   private get em(): EntityManager {
@@ -94,7 +158,9 @@ export class WalletRepository implements WalletStore {
     return rows[0] ? walletFromRow(rows[0]) : null;
   }
 
-  async allocate(input: { merchantUuid: string; intentUuid: string; rail: Rail; now: Date }): Promise<AllocateOutcome> {
+  async allocate(input: AllocationRequest): Promise<AllocateOutcome> {
+    const together = await this.allocateTogether?.(input);
+    if (together) return { kind: "allocated", allocation: together };
     try {
       const rows = await this.sql.query(ALLOCATE, [input.merchantUuid, input.intentUuid, input.rail, input.now]);
       if (rows[0]) return { kind: "allocated", allocation: allocationFromRow(rows[0]) };

@@ -4,7 +4,10 @@ import { sqlClient, type MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7, isUuid } from "@payin/ids";
 import { PAY_IN_STATUS_BY_NAME, payInStatusName, payinsV1 } from "@payin/proto";
-import { fromTimestamp, toTimestamp } from "@payin/rpc";
+import { batchItemError, fromTimestamp, toTimestamp } from "@payin/rpc";
+import { DomainError } from "@payin/errors";
+import { PayinsReason } from "../domain/reasons.js";
+import { reasonCodes } from "./reason-codes.js";
 import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../domain/create-pay-in-intent.js";
 import { intentNotFound, type PayInIntent } from "../domain/pay-in-intent.js";
 import { getPayInIntent, getPayInIntents, listPayInIntents } from "../domain/read-pay-in-intents.js";
@@ -38,32 +41,51 @@ export interface PayinsDeps {
   allocator: AddressAllocator;
 }
 
+/** Most creates in one BatchCreatePayInIntents call. */
+export const MAX_BATCH_CREATES = 1000;
+
 /** PayinsService handlers: proto in, domain call, proto out. */
 export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.PayinsService> {
   const store = new PayInRepository(sqlClient(deps.orm));
   const repo = () => store;
+  const createOne = async (req: payinsV1.CreatePayInIntentRequest) => {
+    const result = await createPayInIntent(
+      {
+        store: repo(),
+        merchants: deps.merchants,
+        allocator: deps.allocator,
+        newUuid: uuidv7,
+        now: () => new Date(),
+        onReleaseError: (error) => deps.logger.warn({ err: error }, "could not release an idempotency key; its lease will"),
+      },
+      {
+        merchantUuid: req.merchantUuid,
+        idempotencyKey: req.idempotencyKey,
+        asset: req.asset,
+        amount: req.amount,
+        jurisdiction: req.jurisdiction,
+        expiresAt: fromTimestamp(req.expiresAt),
+        reference: req.reference,
+      },
+    );
+    return { intent: toPb(result.intent), replayed: result.replayed };
+  };
   return {
-    async createPayInIntent(req) {
-      const result = await createPayInIntent(
-        {
-          store: repo(),
-          merchants: deps.merchants,
-          allocator: deps.allocator,
-          newUuid: uuidv7,
-          now: () => new Date(),
-          onReleaseError: (error) => deps.logger.warn({ err: error }, "could not release an idempotency key; its lease will"),
-        },
-        {
-          merchantUuid: req.merchantUuid,
-          idempotencyKey: req.idempotencyKey,
-          asset: req.asset,
-          amount: req.amount,
-          jurisdiction: req.jurisdiction,
-          expiresAt: fromTimestamp(req.expiresAt),
-          reference: req.reference,
-        },
-      );
-      return { intent: toPb(result.intent), replayed: result.replayed };
+    createPayInIntent: createOne,
+    async batchCreatePayInIntents(req) {
+      if (req.requests.length === 0 || req.requests.length > MAX_BATCH_CREATES) {
+        throw new DomainError(PayinsReason.ValidationError, `a batch create takes 1 to ${MAX_BATCH_CREATES} requests`);
+      }
+      // Every create runs as it would alone; started together, their calls to
+      // the store and the other services coalesce (rpc/downstream.ts).
+      const outcomes = await Promise.allSettled(req.requests.map(createOne));
+      return {
+        results: outcomes.map((outcome) =>
+          outcome.status === "fulfilled"
+            ? { outcome: { case: "created" as const, value: outcome.value } }
+            : { outcome: { case: "error" as const, value: batchItemError(outcome.reason, "payins", reasonCodes, deps.logger, "BatchCreatePayInIntents") } },
+        ),
+      };
     },
     async getPayInIntent(req) {
       if (!isUuid(req.intentUuid) || !isUuid(req.merchantUuid)) throw intentNotFound();

@@ -1,4 +1,5 @@
 import type { PreparedStatement, SqlClient } from "@payin/db";
+import { coalesce } from "@payin/rpc";
 import type { KeyClaim, PayInStore } from "../domain/create-pay-in-intent.js";
 import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
 import type { ListFilter, PayInReader } from "../domain/read-pay-in-intents.js";
@@ -67,6 +68,40 @@ const COMPLETE_KEY: PreparedStatement = {
          from i where k.merchant_uuid = $2 and k.idempotency_key = $14 and k.intent_uuid = i.intent_uuid`,
 };
 
+/**
+ * CLAIM_KEY for several keys at once (distinct ones: a key twice in one INSERT
+ * … ON CONFLICT DO UPDATE is an error). Returns the rows it claimed.
+ */
+const CLAIM_KEYS: PreparedStatement = {
+  name: "payins.claim-keys",
+  text: `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
+       select t.merchant_uuid, t.idempotency_key, t.request_hash, t.intent_uuid, 'pending', $5, $5
+         from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[]) as t(merchant_uuid, idempotency_key, request_hash, intent_uuid)
+       on conflict (merchant_uuid, idempotency_key) do update set claimed_at = excluded.claimed_at
+         where idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
+           and idempotency_keys.request_hash = excluded.request_hash
+       returning merchant_uuid, idempotency_key, intent_uuid`,
+};
+
+/** COMPLETE_KEY for several intents at once; any failure stores none of them. */
+const COMPLETE_KEYS: PreparedStatement = {
+  name: "payins.complete-keys",
+  text: `with v as (
+         select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                              $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::text[])
+           as t(intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address, allocation_reference,
+                reference, jurisdiction, created_at, expires_at, updated_at, idempotency_key)),
+       i as (
+         insert into pay_in_intents (intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address,
+           allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at)
+         select intent_uuid, merchant_uuid, status, asset, rail, expected_amount::numeric, address,
+           allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at from v
+         returning intent_uuid)
+       update idempotency_keys k set state = 'completed'
+         from v join i on i.intent_uuid = v.intent_uuid
+        where k.merchant_uuid = v.merchant_uuid and k.idempotency_key = v.idempotency_key and k.intent_uuid = v.intent_uuid`,
+};
+
 const RELEASE_KEY: PreparedStatement = {
   name: "payins.release-key",
   text: `delete from idempotency_keys where merchant_uuid = $1 and idempotency_key = $2 and intent_uuid = $3 and state = 'pending'`,
@@ -104,17 +139,68 @@ function listStatement(byStatus: boolean, byAsset: boolean): PreparedStatement {
 }
 const LIST = [listStatement(false, false), listStatement(false, true), listStatement(true, false), listStatement(true, true)] as const;
 
+type ClaimInput = { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date };
+
+/** Most claims or completions in one statement. */
+const MAX_BATCH = 1000;
+
 /**
  * PayInStore and PayInReader on PostgreSQL. Every operation is a single
- * prepared statement.
+ * prepared statement. Claims and completions asked for in one turn of the event
+ * loop (the creates of one batch call start together) share one statement and
+ * one commit; whatever such a statement does not settle (a key already there, a
+ * failed statement) is then done alone, which gives each its own exact outcome.
  */
 export class PayInRepository implements PayInStore, PayInReader {
+  private readonly claimTogether = coalesce(async (inputs: ClaimInput[]) => this.claimMany(inputs), { maxBatch: MAX_BATCH });
+  private readonly completeTogether = coalesce(
+    async (items: { intent: PayInIntent; key: string }[]) => this.completeMany(items),
+    { maxBatch: MAX_BATCH },
+  );
+
   constructor(private readonly sql: SqlClient) {}
 
-  async claimKey(input: { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date }): Promise<KeyClaim> {
+  /** The intent uuid each input claimed, or null when it must be claimed alone. */
+  private async claimMany(inputs: ClaimInput[]): Promise<(string | null)[]> {
+    const ids = inputs.map((i) => `${i.merchantUuid}|${i.key}`);
+    if (inputs.length < 2 || new Set(ids).size !== ids.length) return inputs.map(() => null);
+    const now = inputs[0]!.now;
+    const staleBefore = new Date(now.getTime() - CLAIM_LEASE_MS);
+    try {
+      const rows = await this.sql.query(CLAIM_KEYS, [
+        inputs.map((i) => i.merchantUuid), inputs.map((i) => i.key), inputs.map((i) => i.requestHash), inputs.map((i) => i.newIntentUuid),
+        now, staleBefore,
+      ]);
+      const claimed = new Map(rows.map((row) => [`${row.merchant_uuid}|${row.idempotency_key}`, row.intent_uuid as string]));
+      return ids.map((id) => claimed.get(id) ?? null);
+    } catch {
+      return inputs.map(() => null);
+    }
+  }
+
+  /** Whether each item was stored, or false when it must be stored alone. */
+  private async completeMany(items: { intent: PayInIntent; key: string }[]): Promise<boolean[]> {
+    if (items.length < 2) return items.map(() => false);
+    const column = <T>(pick: (i: PayInIntent) => T) => items.map(({ intent }) => pick(intent));
+    try {
+      await this.sql.query(COMPLETE_KEYS, [
+        column((i) => i.intentUuid), column((i) => i.merchantUuid), column((i) => i.status), column((i) => i.asset), column((i) => i.rail),
+        column((i) => i.expectedAmount), column((i) => i.address), column((i) => i.allocationReference), column((i) => i.reference),
+        column((i) => i.jurisdiction), column((i) => i.createdAt), column((i) => i.expiresAt), column((i) => i.updatedAt),
+        items.map((i) => i.key),
+      ]);
+      return items.map(() => true);
+    } catch {
+      return items.map(() => false);
+    }
+  }
+
+  async claimKey(input: ClaimInput): Promise<KeyClaim> {
     // Claim by inserting the key's row; the primary key lets exactly one request
     // win. A pending row whose lease ran out (its holder died) is taken over,
     // keeping its intent uuid, but only by a request with the same payload.
+    const together = await this.claimTogether(input);
+    if (together) return { kind: "claimed", intentUuid: together };
     const staleBefore = new Date(input.now.getTime() - CLAIM_LEASE_MS);
     const claimed = await this.sql.query(CLAIM_KEY, [input.merchantUuid, input.key, input.requestHash, input.newIntentUuid, input.now, staleBefore]);
     if (claimed[0]) return { kind: "claimed", intentUuid: claimed[0].intent_uuid as string };
@@ -130,6 +216,7 @@ export class PayInRepository implements PayInStore, PayInReader {
 
   async completeKey(intent: PayInIntent, key: string): Promise<void> {
     // One statement stores the intent and completes its key.
+    if (await this.completeTogether({ intent, key })) return;
     await this.sql.query(COMPLETE_KEY, [
       intent.intentUuid, intent.merchantUuid, intent.status, intent.asset, intent.rail, intent.expectedAmount,
       intent.address, intent.allocationReference, intent.reference, intent.jurisdiction, intent.createdAt,

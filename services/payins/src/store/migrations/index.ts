@@ -1,4 +1,8 @@
 import { InitialPayins } from "./migration-2026-11-21-initial.js";
+import { StatementCounts } from "./migration-2026-11-21-statement-counts.js";
 
 /** Every migration of the payins schema, oldest first. Never edit a shipped one. */
-export const migrations = [{ name: "2026-11-21-initial", class: InitialPayins }];
+export const migrations = [
+  { name: "2026-11-21-initial", class: InitialPayins },
+  { name: "2026-11-21-statement-counts", class: StatementCounts },
+];

@@ -6,13 +6,15 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { BatchItemError } from "../../common/v1/error_detail_pb.js";
+import { file_payin_common_v1_error_detail } from "../../common/v1/error_detail_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file payin/allocation/v1/allocation_service.proto.
  */
 export const file_payin_allocation_v1_allocation_service: GenFile = /*@__PURE__*/
-  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCSIoCglBc3NldFJhaWwSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCSJbChNHZXRSZWFkaW5lc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSLQoFcGFpcnMYAiADKAsyHi5wYXlpbi5hbGxvY2F0aW9uLnYxLkFzc2V0UmFpbCJMCg1QYWlyUmVhZGluZXNzEg0KBWFzc2V0GAEgASgJEgwKBHJhaWwYAiABKAkSDQoFcmVhZHkYAyABKAgSDwoHcmVhc29ucxgEIAMoCSJJChRHZXRSZWFkaW5lc3NSZXNwb25zZRIxCgVwYWlycxgBIAMoCzIiLnBheWluLmFsbG9jYXRpb24udjEuUGFpclJlYWRpbmVzczKeAwoRQWxsb2NhdGlvblNlcnZpY2USWgoJU2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXNwb25zZRJaCglHZXRXYWxsZXQSJS5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlcXVlc3QaJi5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlc3BvbnNlEmwKD0FsbG9jYXRlQWRkcmVzcxIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdBosLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzcG9uc2USYwoMR2V0UmVhZGluZXNzEigucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXF1ZXN0GikucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCSJeCh1CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBI9CghyZXF1ZXN0cxgBIAMoCzIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdCJdCh5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USOwoHcmVzdWx0cxgBIAMoCzIqLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzdWx0IpcBChVBbGxvY2F0ZUFkZHJlc3NSZXN1bHQSQQoJYWxsb2NhdGVkGAEgASgLMiwucGF5aW4uYWxsb2NhdGlvbi52MS5BbGxvY2F0ZUFkZHJlc3NSZXNwb25zZUgAEjAKBWVycm9yGAIgASgLMh8ucGF5aW4uY29tbW9uLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIoCglBc3NldFJhaWwSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCSJbChNHZXRSZWFkaW5lc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSLQoFcGFpcnMYAiADKAsyHi5wYXlpbi5hbGxvY2F0aW9uLnYxLkFzc2V0UmFpbCJMCg1QYWlyUmVhZGluZXNzEg0KBWFzc2V0GAEgASgJEgwKBHJhaWwYAiABKAkSDQoFcmVhZHkYAyABKAgSDwoHcmVhc29ucxgEIAMoCSJJChRHZXRSZWFkaW5lc3NSZXNwb25zZRIxCgVwYWlycxgBIAMoCzIiLnBheWluLmFsbG9jYXRpb24udjEuUGFpclJlYWRpbmVzczKiBAoRQWxsb2NhdGlvblNlcnZpY2USWgoJU2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXNwb25zZRJaCglHZXRXYWxsZXQSJS5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlcXVlc3QaJi5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlc3BvbnNlEmwKD0FsbG9jYXRlQWRkcmVzcxIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdBosLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzcG9uc2USgQEKFkJhdGNoQWxsb2NhdGVBZGRyZXNzZXMSMi5wYXlpbi5hbGxvY2F0aW9uLnYxLkJhdGNoQWxsb2NhdGVBZGRyZXNzZXNSZXF1ZXN0GjMucGF5aW4uYWxsb2NhdGlvbi52MS5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USYwoMR2V0UmVhZGluZXNzEigucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXF1ZXN0GikucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
 
 /**
  * @generated from message payin.allocation.v1.Wallet
@@ -195,6 +197,79 @@ export const AllocateAddressResponseSchema: GenMessage<AllocateAddressResponse> 
   messageDesc(file_payin_allocation_v1_allocation_service, 6);
 
 /**
+ * @generated from message payin.allocation.v1.BatchAllocateAddressesRequest
+ */
+export type BatchAllocateAddressesRequest = Message<"payin.allocation.v1.BatchAllocateAddressesRequest"> & {
+  /**
+   * 1 to 1,000 allocations, of any merchants.
+   *
+   * @generated from field: repeated payin.allocation.v1.AllocateAddressRequest requests = 1;
+   */
+  requests: AllocateAddressRequest[];
+};
+
+/**
+ * Describes the message payin.allocation.v1.BatchAllocateAddressesRequest.
+ * Use `create(BatchAllocateAddressesRequestSchema)` to create a new message.
+ */
+export const BatchAllocateAddressesRequestSchema: GenMessage<BatchAllocateAddressesRequest> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 7);
+
+/**
+ * @generated from message payin.allocation.v1.BatchAllocateAddressesResponse
+ */
+export type BatchAllocateAddressesResponse = Message<"payin.allocation.v1.BatchAllocateAddressesResponse"> & {
+  /**
+   * One per request, in the order of the request's allocations.
+   *
+   * @generated from field: repeated payin.allocation.v1.AllocateAddressResult results = 1;
+   */
+  results: AllocateAddressResult[];
+};
+
+/**
+ * Describes the message payin.allocation.v1.BatchAllocateAddressesResponse.
+ * Use `create(BatchAllocateAddressesResponseSchema)` to create a new message.
+ */
+export const BatchAllocateAddressesResponseSchema: GenMessage<BatchAllocateAddressesResponse> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 8);
+
+/**
+ * AllocateAddressResult answers one allocation of a batch.
+ *
+ * @generated from message payin.allocation.v1.AllocateAddressResult
+ */
+export type AllocateAddressResult = Message<"payin.allocation.v1.AllocateAddressResult"> & {
+  /**
+   * @generated from oneof payin.allocation.v1.AllocateAddressResult.outcome
+   */
+  outcome: {
+    /**
+     * What AllocateAddress would have answered.
+     *
+     * @generated from field: payin.allocation.v1.AllocateAddressResponse allocated = 1;
+     */
+    value: AllocateAddressResponse;
+    case: "allocated";
+  } | {
+    /**
+     * What AllocateAddress would have failed with.
+     *
+     * @generated from field: payin.common.v1.BatchItemError error = 2;
+     */
+    value: BatchItemError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message payin.allocation.v1.AllocateAddressResult.
+ * Use `create(AllocateAddressResultSchema)` to create a new message.
+ */
+export const AllocateAddressResultSchema: GenMessage<AllocateAddressResult> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 9);
+
+/**
  * An asset on a rail, e.g. usdt on bep20.
  *
  * @generated from message payin.allocation.v1.AssetRail
@@ -216,7 +291,7 @@ export type AssetRail = Message<"payin.allocation.v1.AssetRail"> & {
  * Use `create(AssetRailSchema)` to create a new message.
  */
 export const AssetRailSchema: GenMessage<AssetRail> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 7);
+  messageDesc(file_payin_allocation_v1_allocation_service, 10);
 
 /**
  * @generated from message payin.allocation.v1.GetReadinessRequest
@@ -240,7 +315,7 @@ export type GetReadinessRequest = Message<"payin.allocation.v1.GetReadinessReque
  * Use `create(GetReadinessRequestSchema)` to create a new message.
  */
 export const GetReadinessRequestSchema: GenMessage<GetReadinessRequest> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 8);
+  messageDesc(file_payin_allocation_v1_allocation_service, 11);
 
 /**
  * The readiness of one (asset, rail) pair.
@@ -278,7 +353,7 @@ export type PairReadiness = Message<"payin.allocation.v1.PairReadiness"> & {
  * Use `create(PairReadinessSchema)` to create a new message.
  */
 export const PairReadinessSchema: GenMessage<PairReadiness> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 9);
+  messageDesc(file_payin_allocation_v1_allocation_service, 12);
 
 /**
  * @generated from message payin.allocation.v1.GetReadinessResponse
@@ -297,7 +372,7 @@ export type GetReadinessResponse = Message<"payin.allocation.v1.GetReadinessResp
  * Use `create(GetReadinessResponseSchema)` to create a new message.
  */
 export const GetReadinessResponseSchema: GenMessage<GetReadinessResponse> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 10);
+  messageDesc(file_payin_allocation_v1_allocation_service, 13);
 
 /**
  * AllocationService owns receiving wallets (one account xpub per merchant) and
@@ -341,6 +416,19 @@ export const AllocationService: GenService<{
     methodKind: "unary";
     input: typeof AllocateAddressRequestSchema;
     output: typeof AllocateAddressResponseSchema;
+  },
+  /**
+   * Runs up to 1,000 allocations in one call, each exactly as AllocateAddress
+   * would: payins coalesces the allocations of the creates it runs together.
+   * Each request gets its own result, in request order. INVALID_ARGUMENT for no
+   * requests or more than 1,000.
+   *
+   * @generated from rpc payin.allocation.v1.AllocationService.BatchAllocateAddresses
+   */
+  batchAllocateAddresses: {
+    methodKind: "unary";
+    input: typeof BatchAllocateAddressesRequestSchema;
+    output: typeof BatchAllocateAddressesResponseSchema;
   },
   /**
    * Decides whether a merchant can take pay-ins on each (asset, rail) pair,

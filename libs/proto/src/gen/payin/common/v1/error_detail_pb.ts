@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/common/v1/error_detail.proto.
  */
 export const file_payin_common_v1_error_detail: GenFile = /*@__PURE__*/
-  fileDesc("CiJwYXlpbi9jb21tb24vdjEvZXJyb3JfZGV0YWlsLnByb3RvEg9wYXlpbi5jb21tb24udjEiLQoLRXJyb3JEZXRhaWwSDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCWIGcHJvdG8z");
+  fileDesc("CiJwYXlpbi9jb21tb24vdjEvZXJyb3JfZGV0YWlsLnByb3RvEg9wYXlpbi5jb21tb24udjEiLQoLRXJyb3JEZXRhaWwSDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCSJdCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgFEg8KB21lc3NhZ2UYAiABKAkSLAoGZGV0YWlsGAMgASgLMhwucGF5aW4uY29tbW9uLnYxLkVycm9yRGV0YWlsYgZwcm90bzM");
 
 /**
  * ErrorDetail travels in the details of every ConnectError a service returns.
@@ -42,4 +42,40 @@ export type ErrorDetail = Message<"payin.common.v1.ErrorDetail"> & {
  */
 export const ErrorDetailSchema: GenMessage<ErrorDetail> = /*@__PURE__*/
   messageDesc(file_payin_common_v1_error_detail, 0);
+
+/**
+ * BatchItemError is the failure of one item of a batch call, where the call as a
+ * whole succeeded: exactly what the item's own call would have failed with.
+ *
+ * @generated from message payin.common.v1.BatchItemError
+ */
+export type BatchItemError = Message<"payin.common.v1.BatchItemError"> & {
+  /**
+   * The gRPC status code (google.rpc.Code number), e.g. 9 for FAILED_PRECONDITION.
+   *
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * The error's message, safe to show to the caller.
+   *
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * The reason and domain, as in ErrorDetail.
+   *
+   * @generated from field: payin.common.v1.ErrorDetail detail = 3;
+   */
+  detail?: ErrorDetail | undefined;
+};
+
+/**
+ * Describes the message payin.common.v1.BatchItemError.
+ * Use `create(BatchItemErrorSchema)` to create a new message.
+ */
+export const BatchItemErrorSchema: GenMessage<BatchItemError> = /*@__PURE__*/
+  messageDesc(file_payin_common_v1_error_detail, 1);
 

@@ -6,13 +6,15 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { BatchItemError } from "../../common/v1/error_detail_pb.js";
+import { file_payin_common_v1_error_detail } from "../../common/v1/error_detail_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file payin/payins/v1/payins_service.proto.
  */
 export const file_payin_payins_v1_payins_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRwYXlpbi9wYXlpbnMvdjEvcGF5aW5zX3NlcnZpY2UucHJvdG8SD3BheWluLnBheWlucy52MSLHAwoLUGF5SW5JbnRlbnQSEwoLaW50ZW50X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBCABKAkSDAoEcmFpbBgFIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYBiABKAkSFAoHYWRkcmVzcxgHIAEoCUgAiAEBEiEKFGFsbG9jYXRpb25fcmVmZXJlbmNlGAggASgJSAGIAQESFgoJcmVmZXJlbmNlGAkgASgJSAKIAQESFAoManVyaXNkaWN0aW9uGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9hZGRyZXNzQhcKFV9hbGxvY2F0aW9uX3JlZmVyZW5jZUIMCgpfcmVmZXJlbmNlItUBChhDcmVhdGVQYXlJbkludGVudFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhQKDGp1cmlzZGljdGlvbhgFIAEoCRIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCglyZWZlcmVuY2UYByABKAlIAIgBAUIMCgpfcmVmZXJlbmNlIlsKGUNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50EhAKCHJlcGxheWVkGAIgASgIIkMKFUdldFBheUluSW50ZW50UmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhMKC2ludGVudF91dWlkGAIgASgJIkYKFkdldFBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50IlIKG0JhdGNoR2V0UGF5SW5JbnRlbnRzUmVxdWVzdBIzCgdsb29rdXBzGAEgAygLMiIucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50TG9va3VwIj8KEVBheUluSW50ZW50TG9va3VwEhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkiWQocQmF0Y2hHZXRQYXlJbkludGVudHNSZXNwb25zZRI5CgdyZXN1bHRzGAEgAygLMigucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50TG9va3VwUmVzdWx0IkcKF1BheUluSW50ZW50TG9va3VwUmVzdWx0EiwKBmludGVudBgBIAEoCzIcLnBheWluLnBheWlucy52MS5QYXlJbkludGVudCKMAQoXTGlzdFBheUluSW50ZW50c1JlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRINCgVsaW1pdBgCIAEoDRIOCgZvZmZzZXQYAyABKA0SLAoGc3RhdHVzGAQgASgOMhwucGF5aW4ucGF5aW5zLnYxLlBheUluU3RhdHVzEg0KBWFzc2V0GAUgASgJIlgKGExpc3RQYXlJbkludGVudHNSZXNwb25zZRItCgdpbnRlbnRzGAEgAygLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50Eg0KBXRvdGFsGAIgASgEKoMBCgtQYXlJblN0YXR1cxIdChlQQVlfSU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGQoVUEFZX0lOX1NUQVRVU19DUkVBVEVEEAESIgoeUEFZX0lOX1NUQVRVU19BV0FJVElOR19QQVlNRU5UEAISFgoSUEFZX0lOX1NUQVRVU19QQUlEEAMyvAMKDVBheWluc1NlcnZpY2USagoRQ3JlYXRlUGF5SW5JbnRlbnQSKS5wYXlpbi5wYXlpbnMudjEuQ3JlYXRlUGF5SW5JbnRlbnRSZXF1ZXN0GioucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USYQoOR2V0UGF5SW5JbnRlbnQSJi5wYXlpbi5wYXlpbnMudjEuR2V0UGF5SW5JbnRlbnRSZXF1ZXN0GicucGF5aW4ucGF5aW5zLnYxLkdldFBheUluSW50ZW50UmVzcG9uc2UScwoUQmF0Y2hHZXRQYXlJbkludGVudHMSLC5wYXlpbi5wYXlpbnMudjEuQmF0Y2hHZXRQYXlJbkludGVudHNSZXF1ZXN0Gi0ucGF5aW4ucGF5aW5zLnYxLkJhdGNoR2V0UGF5SW5JbnRlbnRzUmVzcG9uc2USZwoQTGlzdFBheUluSW50ZW50cxIoLnBheWluLnBheWlucy52MS5MaXN0UGF5SW5JbnRlbnRzUmVxdWVzdBopLnBheWluLnBheWlucy52MS5MaXN0UGF5SW5JbnRlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiRwYXlpbi9wYXlpbnMvdjEvcGF5aW5zX3NlcnZpY2UucHJvdG8SD3BheWluLnBheWlucy52MSLHAwoLUGF5SW5JbnRlbnQSEwoLaW50ZW50X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBCABKAkSDAoEcmFpbBgFIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYBiABKAkSFAoHYWRkcmVzcxgHIAEoCUgAiAEBEiEKFGFsbG9jYXRpb25fcmVmZXJlbmNlGAggASgJSAGIAQESFgoJcmVmZXJlbmNlGAkgASgJSAKIAQESFAoManVyaXNkaWN0aW9uGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9hZGRyZXNzQhcKFV9hbGxvY2F0aW9uX3JlZmVyZW5jZUIMCgpfcmVmZXJlbmNlItUBChhDcmVhdGVQYXlJbkludGVudFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhQKDGp1cmlzZGljdGlvbhgFIAEoCRIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCglyZWZlcmVuY2UYByABKAlIAIgBAUIMCgpfcmVmZXJlbmNlIlsKGUNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50EhAKCHJlcGxheWVkGAIgASgIIl0KHkJhdGNoQ3JlYXRlUGF5SW5JbnRlbnRzUmVxdWVzdBI7CghyZXF1ZXN0cxgBIAMoCzIpLnBheWluLnBheWlucy52MS5DcmVhdGVQYXlJbkludGVudFJlcXVlc3QiXAofQmF0Y2hDcmVhdGVQYXlJbkludGVudHNSZXNwb25zZRI5CgdyZXN1bHRzGAEgAygLMigucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzdWx0IpUBChdDcmVhdGVQYXlJbkludGVudFJlc3VsdBI9CgdjcmVhdGVkGAEgASgLMioucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2VIABIwCgVlcnJvchgCIAEoCzIfLnBheWluLmNvbW1vbi52MS5CYXRjaEl0ZW1FcnJvckgAQgkKB291dGNvbWUiQwoVR2V0UGF5SW5JbnRlbnRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkiRgoWR2V0UGF5SW5JbnRlbnRSZXNwb25zZRIsCgZpbnRlbnQYASABKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQiUgobQmF0Y2hHZXRQYXlJbkludGVudHNSZXF1ZXN0EjMKB2xvb2t1cHMYASADKAsyIi5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnRMb29rdXAiPwoRUGF5SW5JbnRlbnRMb29rdXASFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRITCgtpbnRlbnRfdXVpZBgCIAEoCSJZChxCYXRjaEdldFBheUluSW50ZW50c1Jlc3BvbnNlEjkKB3Jlc3VsdHMYASADKAsyKC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnRMb29rdXBSZXN1bHQiRwoXUGF5SW5JbnRlbnRMb29rdXBSZXN1bHQSLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50IowBChdMaXN0UGF5SW5JbnRlbnRzUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEg0KBWxpbWl0GAIgASgNEg4KBm9mZnNldBgDIAEoDRIsCgZzdGF0dXMYBCABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBSABKAkiWAoYTGlzdFBheUluSW50ZW50c1Jlc3BvbnNlEi0KB2ludGVudHMYASADKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQSDQoFdG90YWwYAiABKAQqgwEKC1BheUluU3RhdHVzEh0KGVBBWV9JTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVQQVlfSU5fU1RBVFVTX0NSRUFURUQQARIiCh5QQVlfSU5fU1RBVFVTX0FXQUlUSU5HX1BBWU1FTlQQAhIWChJQQVlfSU5fU1RBVFVTX1BBSUQQAzK6BAoNUGF5aW5zU2VydmljZRJqChFDcmVhdGVQYXlJbkludGVudBIpLnBheWluLnBheWlucy52MS5DcmVhdGVQYXlJbkludGVudFJlcXVlc3QaKi5wYXlpbi5wYXlpbnMudjEuQ3JlYXRlUGF5SW5JbnRlbnRSZXNwb25zZRJ8ChdCYXRjaENyZWF0ZVBheUluSW50ZW50cxIvLnBheWluLnBheWlucy52MS5CYXRjaENyZWF0ZVBheUluSW50ZW50c1JlcXVlc3QaMC5wYXlpbi5wYXlpbnMudjEuQmF0Y2hDcmVhdGVQYXlJbkludGVudHNSZXNwb25zZRJhCg5HZXRQYXlJbkludGVudBImLnBheWluLnBheWlucy52MS5HZXRQYXlJbkludGVudFJlcXVlc3QaJy5wYXlpbi5wYXlpbnMudjEuR2V0UGF5SW5JbnRlbnRSZXNwb25zZRJzChRCYXRjaEdldFBheUluSW50ZW50cxIsLnBheWluLnBheWlucy52MS5CYXRjaEdldFBheUluSW50ZW50c1JlcXVlc3QaLS5wYXlpbi5wYXlpbnMudjEuQmF0Y2hHZXRQYXlJbkludGVudHNSZXNwb25zZRJnChBMaXN0UGF5SW5JbnRlbnRzEigucGF5aW4ucGF5aW5zLnYxLkxpc3RQYXlJbkludGVudHNSZXF1ZXN0GikucGF5aW4ucGF5aW5zLnYxLkxpc3RQYXlJbkludGVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
 
 /**
  * @generated from message payin.payins.v1.PayInIntent
@@ -188,6 +190,79 @@ export const CreatePayInIntentResponseSchema: GenMessage<CreatePayInIntentRespon
   messageDesc(file_payin_payins_v1_payins_service, 2);
 
 /**
+ * @generated from message payin.payins.v1.BatchCreatePayInIntentsRequest
+ */
+export type BatchCreatePayInIntentsRequest = Message<"payin.payins.v1.BatchCreatePayInIntentsRequest"> & {
+  /**
+   * 1 to 1,000 creates, of any merchants.
+   *
+   * @generated from field: repeated payin.payins.v1.CreatePayInIntentRequest requests = 1;
+   */
+  requests: CreatePayInIntentRequest[];
+};
+
+/**
+ * Describes the message payin.payins.v1.BatchCreatePayInIntentsRequest.
+ * Use `create(BatchCreatePayInIntentsRequestSchema)` to create a new message.
+ */
+export const BatchCreatePayInIntentsRequestSchema: GenMessage<BatchCreatePayInIntentsRequest> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 3);
+
+/**
+ * @generated from message payin.payins.v1.BatchCreatePayInIntentsResponse
+ */
+export type BatchCreatePayInIntentsResponse = Message<"payin.payins.v1.BatchCreatePayInIntentsResponse"> & {
+  /**
+   * One per request, in the order of the request's creates.
+   *
+   * @generated from field: repeated payin.payins.v1.CreatePayInIntentResult results = 1;
+   */
+  results: CreatePayInIntentResult[];
+};
+
+/**
+ * Describes the message payin.payins.v1.BatchCreatePayInIntentsResponse.
+ * Use `create(BatchCreatePayInIntentsResponseSchema)` to create a new message.
+ */
+export const BatchCreatePayInIntentsResponseSchema: GenMessage<BatchCreatePayInIntentsResponse> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 4);
+
+/**
+ * CreatePayInIntentResult answers one create of a batch.
+ *
+ * @generated from message payin.payins.v1.CreatePayInIntentResult
+ */
+export type CreatePayInIntentResult = Message<"payin.payins.v1.CreatePayInIntentResult"> & {
+  /**
+   * @generated from oneof payin.payins.v1.CreatePayInIntentResult.outcome
+   */
+  outcome: {
+    /**
+     * What CreatePayInIntent would have answered.
+     *
+     * @generated from field: payin.payins.v1.CreatePayInIntentResponse created = 1;
+     */
+    value: CreatePayInIntentResponse;
+    case: "created";
+  } | {
+    /**
+     * What CreatePayInIntent would have failed with.
+     *
+     * @generated from field: payin.common.v1.BatchItemError error = 2;
+     */
+    value: BatchItemError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message payin.payins.v1.CreatePayInIntentResult.
+ * Use `create(CreatePayInIntentResultSchema)` to create a new message.
+ */
+export const CreatePayInIntentResultSchema: GenMessage<CreatePayInIntentResult> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 5);
+
+/**
  * @generated from message payin.payins.v1.GetPayInIntentRequest
  */
 export type GetPayInIntentRequest = Message<"payin.payins.v1.GetPayInIntentRequest"> & {
@@ -207,7 +282,7 @@ export type GetPayInIntentRequest = Message<"payin.payins.v1.GetPayInIntentReque
  * Use `create(GetPayInIntentRequestSchema)` to create a new message.
  */
 export const GetPayInIntentRequestSchema: GenMessage<GetPayInIntentRequest> = /*@__PURE__*/
-  messageDesc(file_payin_payins_v1_payins_service, 3);
+  messageDesc(file_payin_payins_v1_payins_service, 6);
 
 /**
  * @generated from message payin.payins.v1.GetPayInIntentResponse
@@ -224,7 +299,7 @@ export type GetPayInIntentResponse = Message<"payin.payins.v1.GetPayInIntentResp
  * Use `create(GetPayInIntentResponseSchema)` to create a new message.
  */
 export const GetPayInIntentResponseSchema: GenMessage<GetPayInIntentResponse> = /*@__PURE__*/
-  messageDesc(file_payin_payins_v1_payins_service, 4);
+  messageDesc(file_payin_payins_v1_payins_service, 7);
 
 /**
  * @generated from message payin.payins.v1.BatchGetPayInIntentsRequest
@@ -243,7 +318,7 @@ export type BatchGetPayInIntentsRequest = Message<"payin.payins.v1.BatchGetPayIn
  * Use `create(BatchGetPayInIntentsRequestSchema)` to create a new message.
  */
 export const BatchGetPayInIntentsRequestSchema: GenMessage<BatchGetPayInIntentsRequest> = /*@__PURE__*/
-  messageDesc(file_payin_payins_v1_payins_service, 5);
+  messageDesc(file_payin_payins_v1_payins_service, 8);
 
 /**
  * PayInIntentLookup names one intent and the merchant it must belong to.
@@ -267,7 +342,7 @@ export type PayInIntentLookup = Message<"payin.payins.v1.PayInIntentLookup"> & {
  * Use `create(PayInIntentLookupSchema)` to create a new message.
  */
 export const PayInIntentLookupSchema: GenMessage<PayInIntentLookup> = /*@__PURE__*/
-  messageDesc(file_payin_payins_v1_payins_service, 6);
+  messageDesc(file_payin_payins_v1_payins_service, 9);
 
 /**
  * @generated from message payin.payins.v1.BatchGetPayInIntentsResponse
@@ -286,7 +361,7 @@ export type BatchGetPayInIntentsResponse = Message<"payin.payins.v1.BatchGetPayI
  * Use `create(BatchGetPayInIntentsResponseSchema)` to create a new message.
  */
 export const BatchGetPayInIntentsResponseSchema: GenMessage<BatchGetPayInIntentsResponse> = /*@__PURE__*/
-  messageDesc(file_payin_payins_v1_payins_service, 7);
+  messageDesc(file_payin_payins_v1_payins_service, 10);
 
 /**
  * PayInIntentLookupResult answers one lookup.
@@ -307,7 +382,7 @@ export type PayInIntentLookupResult = Message<"payin.payins.v1.PayInIntentLookup
  * Use `create(PayInIntentLookupResultSchema)` to create a new message.
  */
 export const PayInIntentLookupResultSchema: GenMessage<PayInIntentLookupResult> = /*@__PURE__*/
-  messageDesc(file_payin_payins_v1_payins_service, 8);
+  messageDesc(file_payin_payins_v1_payins_service, 11);
 
 /**
  * @generated from message payin.payins.v1.ListPayInIntentsRequest
@@ -352,7 +427,7 @@ export type ListPayInIntentsRequest = Message<"payin.payins.v1.ListPayInIntentsR
  * Use `create(ListPayInIntentsRequestSchema)` to create a new message.
  */
 export const ListPayInIntentsRequestSchema: GenMessage<ListPayInIntentsRequest> = /*@__PURE__*/
-  messageDesc(file_payin_payins_v1_payins_service, 9);
+  messageDesc(file_payin_payins_v1_payins_service, 12);
 
 /**
  * @generated from message payin.payins.v1.ListPayInIntentsResponse
@@ -376,7 +451,7 @@ export type ListPayInIntentsResponse = Message<"payin.payins.v1.ListPayInIntents
  * Use `create(ListPayInIntentsResponseSchema)` to create a new message.
  */
 export const ListPayInIntentsResponseSchema: GenMessage<ListPayInIntentsResponse> = /*@__PURE__*/
-  messageDesc(file_payin_payins_v1_payins_service, 10);
+  messageDesc(file_payin_payins_v1_payins_service, 13);
 
 /**
  * PayInStatus is the canonical status of an intent. There is no expired status.
@@ -433,6 +508,20 @@ export const PayinsService: GenService<{
     methodKind: "unary";
     input: typeof CreatePayInIntentRequestSchema;
     output: typeof CreatePayInIntentResponseSchema;
+  },
+  /**
+   * Runs up to 1,000 creates in one call, each exactly as CreatePayInIntent would
+   * (idempotency included): the gateway coalesces the creates that reach it
+   * together into one call. Each request gets its own result, in request order:
+   * the response CreatePayInIntent would give, or the error it would fail with.
+   * INVALID_ARGUMENT for no requests or more than 1,000.
+   *
+   * @generated from rpc payin.payins.v1.PayinsService.BatchCreatePayInIntents
+   */
+  batchCreatePayInIntents: {
+    methodKind: "unary";
+    input: typeof BatchCreatePayInIntentsRequestSchema;
+    output: typeof BatchCreatePayInIntentsResponseSchema;
   },
   /**
    * Reads one intent of the merchant. NOT_FOUND (PAY_IN_INTENT_NOT_FOUND) for a
