@@ -54,6 +54,14 @@ describe("coalesce", () => {
     expect(await get(3)).toBe(3);
   });
 
+  it("fails the batch, not the process, when the load throws instead of rejecting", async () => {
+    const get = coalesce((): Promise<number[]> => {
+      throw new Error("thrown, not rejected");
+    }, { maxBatch: 100 });
+    const results = await Promise.allSettled([get(1), get(2)]);
+    expect(results.map((r) => (r as PromiseRejectedResult).reason?.message)).toEqual(["thrown, not rejected", "thrown, not rejected"]);
+  });
+
   it("fails the batch when the load answers a different number of values", async () => {
     const get = coalesce(async (keys: number[]) => keys.slice(1), { maxBatch: 100 });
     const results = await Promise.allSettled([get(1), get(2)]);

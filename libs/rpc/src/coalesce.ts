@@ -36,7 +36,8 @@ export function coalesce<K, V>(loadBatch: (keys: K[]) => Promise<V[]>, options: 
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
-    const run = () => loadBatch(batch.map((p) => p.key));
+    // A loader that throws instead of rejecting fails its batch, not the process.
+    const run = () => Promise.resolve().then(() => loadBatch(batch.map((p) => p.key)));
     const loaded = batch.length === 1 && batch[0]!.context ? runWithContext(batch[0]!.context, run) : runWithoutContext(run);
     loaded.then(
       (values) => {

@@ -48,6 +48,33 @@ export function batchItemError<R extends string>(
   });
 }
 
+/** How the failures of a batch call's items are reported (see batchItemError). */
+export interface BatchErrorContext<R extends string> {
+  domain: string;
+  codes: Record<R, Code>;
+  logger: Logger;
+  method: string;
+}
+
+/**
+ * Runs every item of a batch call at once, each as its own call would run, and
+ * answers each, in order, with the `success` case of its result oneof or with
+ * the error its own call would have failed with.
+ */
+export async function settleBatch<T, V, C extends string, R extends string>(
+  items: readonly T[],
+  run: (item: T) => Promise<V>,
+  success: C,
+  errors: BatchErrorContext<R>,
+): Promise<{ outcome: { case: C; value: V } | { case: "error"; value: BatchItemError } }[]> {
+  const outcomes = await Promise.allSettled(items.map(run));
+  return outcomes.map((outcome) =>
+    outcome.status === "fulfilled"
+      ? { outcome: { case: success, value: outcome.value } }
+      : { outcome: { case: "error" as const, value: batchItemError(outcome.reason, errors.domain, errors.codes, errors.logger, errors.method) } },
+  );
+}
+
 /** The ConnectError a batch item's error stands for, as if its own call had failed. */
 export function connectErrorOfItem(item: BatchItemError): ConnectError {
   const code = (Code[item.code] === undefined ? Code.Unknown : item.code) as Code;

@@ -4,7 +4,7 @@ import { sqlClient, type MikroORM } from "@payin/db";
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { allocationV1 } from "@payin/proto";
-import { batchItemError, toTimestamp } from "@payin/rpc";
+import { settleBatch, toTimestamp } from "@payin/rpc";
 import { reasonCodes } from "./reason-codes.js";
 import { AllocationReason } from "../domain/reasons.js";
 import { allocateAddress, getWallet, setWallet, type Wallet } from "../domain/wallet.js";
@@ -70,14 +70,10 @@ export function allocationHandlers(
       }
       // Each allocation runs as it would alone (one statement each; one
       // merchant's queue on its wallet row); only the hop is shared.
-      const outcomes = await Promise.allSettled(req.requests.map(allocateOne));
-      return {
-        results: outcomes.map((outcome) =>
-          outcome.status === "fulfilled"
-            ? { outcome: { case: "allocated" as const, value: outcome.value } }
-            : { outcome: { case: "error" as const, value: batchItemError(outcome.reason, "allocation", reasonCodes, logger, "BatchAllocateAddresses") } },
-        ),
-      };
+      const results = await settleBatch(req.requests, allocateOne, "allocated", {
+        domain: "allocation", codes: reasonCodes, logger, method: "BatchAllocateAddresses",
+      });
+      return { results };
     },
     async getReadiness(req) {
       const pairs = await getReadiness(

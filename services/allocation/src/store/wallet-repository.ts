@@ -94,7 +94,11 @@ export function allocationBatcher(sql: SqlClient): (request: AllocationRequest) 
   return coalesce(
     async (requests: AllocationRequest[]) => {
       const byMerchant = new Map<string, AllocationRequest[]>();
-      for (const r of requests) byMerchant.set(r.merchantUuid, [...(byMerchant.get(r.merchantUuid) ?? []), r]);
+      for (const r of requests) {
+        const mine = byMerchant.get(r.merchantUuid);
+        if (mine) mine.push(r);
+        else byMerchant.set(r.merchantUuid, [r]);
+      }
       const allocated = new Map<string, Allocation>();
       await Promise.all(
         [...byMerchant].map(async ([merchantUuid, mine]) => {

@@ -4,7 +4,7 @@ import { sqlClient, type MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7, isUuid } from "@payin/ids";
 import { PAY_IN_STATUS_BY_NAME, payInStatusName, payinsV1 } from "@payin/proto";
-import { batchItemError, fromTimestamp, toTimestamp } from "@payin/rpc";
+import { fromTimestamp, settleBatch, toTimestamp } from "@payin/rpc";
 import { DomainError } from "@payin/errors";
 import { PayinsReason } from "../domain/reasons.js";
 import { reasonCodes } from "./reason-codes.js";
@@ -78,14 +78,10 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
       }
       // Every create runs as it would alone; started together, their calls to
       // the store and the other services coalesce (rpc/downstream.ts).
-      const outcomes = await Promise.allSettled(req.requests.map(createOne));
-      return {
-        results: outcomes.map((outcome) =>
-          outcome.status === "fulfilled"
-            ? { outcome: { case: "created" as const, value: outcome.value } }
-            : { outcome: { case: "error" as const, value: batchItemError(outcome.reason, "payins", reasonCodes, deps.logger, "BatchCreatePayInIntents") } },
-        ),
-      };
+      const results = await settleBatch(req.requests, createOne, "created", {
+        domain: "payins", codes: reasonCodes, logger: deps.logger, method: "BatchCreatePayInIntents",
+      });
+      return { results };
     },
     async getPayInIntent(req) {
       if (!isUuid(req.intentUuid) || !isUuid(req.merchantUuid)) throw intentNotFound();
