@@ -4,6 +4,7 @@ import { createLogger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
 import { createServiceClient, domainErrorInterceptor, runService } from "@payin/rpc";
 import { configSchema } from "./config.js";
+import { WorkerDeriver } from "./derivation/worker-deriver.js";
 import { merchantReadinessSource } from "./rpc/merchant-readiness.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
@@ -14,14 +15,18 @@ const logger = createLogger("allocation");
 if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
 const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
 const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_TOKEN });
+const deriver = new WorkerDeriver((error) => logger.error({ err: error }, "address derivation thread failed"));
 await runService({
   name: "allocation",
   services: SERVICE_NAMES,
-  routes: routes(merchantReadinessSource(merchants))(orm, logger),
+  routes: routes(merchantReadinessSource(merchants), deriver.deriveRange)(orm, logger),
   interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)],
   serviceToken: config.SERVICE_TOKEN,
   host: config.HOST,
   port: config.ALLOCATION_PORT,
   logger,
-  onClose: () => orm.close(),
+  onClose: async () => {
+    await deriver.close();
+    await orm.close();
+  },
 });

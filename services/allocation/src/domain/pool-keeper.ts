@@ -1,4 +1,4 @@
-import { POOL_LOW_WATER, topUpPool, type WalletStore } from "./wallet.js";
+import { deriveRangeInline, POOL_LOW_WATER, topUpPool, type DeriveRange, type WalletStore } from "./wallet.js";
 
 /**
  * Keeps each merchant's address pool ahead of its counter. At most one top-up
@@ -12,6 +12,7 @@ export class PoolKeeper {
   constructor(
     private readonly store: () => WalletStore,
     private readonly onError: (error: unknown) => void,
+    private readonly deriveRange: DeriveRange = deriveRangeInline,
   ) {}
 
   /** Tops the merchant's pool up now (sharing a top-up already under way). */
@@ -35,7 +36,7 @@ export class PoolKeeper {
     const store = this.store();
     const wallet = await store.find(merchantUuid);
     if (!wallet) return;
-    const high = await topUpPool(store, { merchantUuid, xpub: wallet.xpub, nextIndex: wallet.nextIndex });
+    const high = await topUpPool(store, { merchantUuid, xpub: wallet.xpub, nextIndex: wallet.nextIndex }, this.deriveRange);
     this.highByMerchant.set(merchantUuid, high);
   }
 }

@@ -71,18 +71,32 @@ export interface WalletStore {
 export const POOL_BATCH = 200;
 export const POOL_LOW_WATER = 100;
 
+/**
+ * Derives the addresses `from` ≤ index < `to` of an account key. A top-up derives
+ * about a hundred at once, some 25 ms of CPU, so the service runs this in a worker
+ * thread (derivation/worker-deriver.ts) where it cannot hold up the calls that the
+ * event loop is serving; deriveRangeInline is the same work on the caller's thread.
+ */
+export type DeriveRange = (xpub: string, from: number, to: number) => Promise<DerivedAddress[]>;
+
+/** DeriveRange on the calling thread. */
+export const deriveRangeInline: DeriveRange = async (xpub, from, to) => {
+  const addresses: DerivedAddress[] = [];
+  for (let index = from; index < to; index++) addresses.push(deriveAddress(xpub, index));
+  return addresses;
+};
+
 /** Derives and stores the addresses from `fromIndex` until POOL_BATCH past `nextIndex`. */
 export async function topUpPool(
   store: WalletStore,
   input: { merchantUuid: string; xpub: string; nextIndex: number },
-  derive: (xpub: string, index: number) => DerivedAddress = deriveAddress,
+  deriveRange: DeriveRange = deriveRangeInline,
 ): Promise<number> {
   const high = await store.poolHigh(input.merchantUuid, input.xpub);
   if (high >= input.nextIndex + POOL_LOW_WATER) return high;
   const from = Math.max(high + 1, input.nextIndex);
   const to = input.nextIndex + POOL_BATCH;
-  const addresses: DerivedAddress[] = [];
-  for (let index = from; index < to; index++) addresses.push(derive(input.xpub, index));
+  const addresses = await deriveRange(input.xpub, from, to);
   await store.fillPool(input.merchantUuid, input.xpub, addresses, input.nextIndex);
   return to - 1;
 }

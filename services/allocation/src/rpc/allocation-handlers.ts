@@ -7,7 +7,7 @@ import { allocationV1 } from "@payin/proto";
 import { settleBatch, toTimestamp } from "@payin/rpc";
 import { reasonCodes } from "./reason-codes.js";
 import { AllocationReason } from "../domain/reasons.js";
-import { allocateAddress, getWallet, setWallet, type Wallet } from "../domain/wallet.js";
+import { allocateAddress, deriveRangeInline, getWallet, setWallet, type DeriveRange, type Wallet } from "../domain/wallet.js";
 import { PoolKeeper } from "../domain/pool-keeper.js";
 import { getReadiness, type MerchantReadinessSource } from "../domain/readiness.js";
 import type { Logger } from "@payin/logging";
@@ -33,16 +33,17 @@ function uuid(field: string, value: string): string {
 /** Most allocations in one BatchAllocateAddresses call. */
 export const MAX_BATCH_ALLOCATIONS = 1000;
 
-/** AllocationService handlers: proto in, domain call, proto out. */
+/** AllocationService handlers: proto in, domain call, proto out. `deriveRange` derives pool addresses (inline unless main.ts gives a worker). */
 export function allocationHandlers(
   orm: MikroORM,
   logger: Logger,
   merchants: MerchantReadinessSource,
+  deriveRange: DeriveRange = deriveRangeInline,
 ): ServiceImpl<typeof allocationV1.AllocationService> {
   const sql = sqlClient(orm);
   const allocateTogether = allocationBatcher(sql);
   const repo = () => new WalletRepository(() => orm.em.fork(), sql, allocateTogether);
-  const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"));
+  const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"), deriveRange);
   const allocateOne = async (req: allocationV1.AllocateAddressRequest) => {
     const allocation = await allocateAddress(repo(), {
       merchantUuid: uuid("merchant_uuid", req.merchantUuid),
