@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coalesce } from "./coalesce.js";
+import { coalesce, coalesceByGroup } from "./coalesce.js";
 import { currentContext, runWithContext } from "./context.js";
 
 /** A batch loader that records each batch it was given and the request id it ran under. */
@@ -87,7 +87,114 @@ describe("coalesce", () => {
     });
   });
 
-  it("refuses a maxBatch below one", () => {
+  it("refuses a maxBatch below one, and an inFlight below one", () => {
     expect(() => coalesce(async (keys: number[]) => keys, { maxBatch: 0 })).toThrow(RangeError);
+    expect(() => coalesce(async (keys: number[]) => keys, { maxBatch: 10, inFlight: 0 })).toThrow(RangeError);
+  });
+});
+
+/** A loader whose batches stay running until released, recording how many ran at once. */
+function gatedLoader() {
+  const batches: number[][] = [];
+  const gates: (() => void)[] = [];
+  let running = 0;
+  let mostRunning = 0;
+  const load = async (keys: number[]) => {
+    batches.push(keys);
+    running += 1;
+    mostRunning = Math.max(mostRunning, running);
+    await new Promise<void>((release) => gates.push(release));
+    running -= 1;
+    return keys.map((k) => k * 10);
+  };
+  const releaseAll = () => gates.splice(0).forEach((release) => release());
+  return { batches, load, releaseAll, mostRunning: () => mostRunning };
+}
+
+describe("coalesce with inFlight", () => {
+  it("holds calls made while a batch runs and sends them together, in order, when it ends", async () => {
+    const { batches, load, releaseAll, mostRunning } = gatedLoader();
+    const get = coalesce(load, { maxBatch: 100, inFlight: 1 });
+    const first = get(1);
+    await nextTurn();
+    // Three more turns of calls while the first batch runs.
+    const later: Promise<number>[] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      later.push(get(10 + turn), get(20 + turn));
+      await nextTurn();
+    }
+    expect(batches).toEqual([[1]]);
+    releaseAll();
+    expect(await first).toBe(10);
+    await nextTurn();
+    expect(batches).toEqual([[1], [10, 20, 11, 21, 12, 22]]);
+    releaseAll();
+    expect(await Promise.all(later)).toEqual([100, 200, 110, 210, 120, 220]);
+    expect(mostRunning()).toBe(1);
+  });
+
+  it("splits what waited into batches of maxBatch, running at most inFlight at once", async () => {
+    const { batches, load, releaseAll, mostRunning } = gatedLoader();
+    const get = coalesce(load, { maxBatch: 2, inFlight: 2 });
+    const all = Promise.all([1, 2, 3, 4, 5, 6, 7].map((k) => get(k)));
+    await nextTurn();
+    expect(batches).toEqual([[1, 2], [3, 4]]);
+    while (batches.length < 4) {
+      releaseAll();
+      await nextTurn();
+    }
+    releaseAll();
+    expect(await all).toEqual([10, 20, 30, 40, 50, 60, 70]);
+    expect(batches).toEqual([[1, 2], [3, 4], [5, 6], [7]]);
+    expect(mostRunning()).toBe(2);
+  });
+
+  it("goes on after a failed batch", async () => {
+    let calls = 0;
+    const get = coalesce(async (keys: number[]) => {
+      calls += 1;
+      if (calls === 1) throw new Error("down");
+      return keys;
+    }, { maxBatch: 100, inFlight: 1 });
+    const failed = get(1);
+    const next = get(2);
+    await expect(failed).rejects.toThrow("down");
+    await expect(next).rejects.toThrow("down"); // same turn, same batch
+    expect(await get(3)).toBe(3);
+  });
+});
+
+describe("coalesceByGroup", () => {
+  it("never mixes groups in a batch, and bounds each group's batches on its own", async () => {
+    const batches: { group: string; keys: string[] }[] = [];
+    const gates = new Map<string, () => void>();
+    const get = coalesceByGroup(
+      (key: string) => key[0]!,
+      async (group, keys: string[]) => {
+        batches.push({ group, keys });
+        await new Promise<void>((release) => gates.set(group, release));
+        return keys.map((k) => k.toUpperCase());
+      },
+      { maxBatch: 100, inFlight: 1 },
+    );
+    const firstRound = Promise.all(["a1", "b1", "a2"].map((k) => get(k)));
+    await nextTurn();
+    expect(batches).toEqual([{ group: "a", keys: ["a1", "a2"] }, { group: "b", keys: ["b1"] }]);
+    const a3 = get("a3");
+    const b2 = get("b2");
+    await nextTurn();
+    expect(batches).toHaveLength(2); // both groups busy: both wait
+    gates.get("b")!();
+    await nextTurn();
+    // b's next batch leaves while a's first still runs.
+    expect(batches[2]).toEqual({ group: "b", keys: ["b2"] });
+    gates.get("b")!();
+    expect(await b2).toBe("B2");
+    gates.get("a")!();
+    expect(await firstRound).toEqual(["A1", "B1", "A2"]);
+    await nextTurn();
+    gates.get("a")!();
+    expect(await a3).toBe("A3");
+    expect(batches[3]).toEqual({ group: "a", keys: ["a3"] });
   });
 });

@@ -3,6 +3,14 @@ import { currentContext, runWithContext, runWithoutContext, type RequestContext 
 export interface CoalesceOptions {
   /** Most keys in one batch; a batch that fills up is sent at once. */
   maxBatch: number;
+  /**
+   * Most batches running at once (default: no bound). Calls made while that many
+   * run wait, and go together in the next batch as soon as one finishes: the
+   * busier the loader, the larger its batches. With 1, batches of a loader that
+   * queues on one lock (a merchant's counter row) run one after the other
+   * instead of queueing in the database, one connection each.
+   */
+  inFlight?: number;
 }
 
 interface Pending<K, V> {
@@ -18,7 +26,8 @@ interface Pending<K, V> {
  * one batch, sent when that turn ends (`setImmediate`) or when it holds
  * `maxBatch` keys. Under load one call then carries many requests, so a hop's
  * fixed cost (HTTP exchange, wake-ups, one SQL statement) is paid once for all
- * of them; a call made alone waits for nothing but the end of its turn.
+ * of them; a call made alone waits for nothing but the end of its turn (and,
+ * with `inFlight`, for a running batch to finish).
  *
  * `loadBatch` answers the keys in order, one value each. If it fails, or answers
  * a different number of values, every call of the batch fails with that error.
@@ -26,37 +35,84 @@ interface Pending<K, V> {
  * on); a larger batch runs in none, since it serves several requests.
  */
 export function coalesce<K, V>(loadBatch: (keys: K[]) => Promise<V[]>, options: CoalesceOptions): (key: K) => Promise<V> {
+  return batcher(loadBatch, options);
+}
+
+/**
+ * coalesce() per group: keys of different groups never share a batch, and
+ * `inFlight` bounds each group's batches on its own (one merchant's busy counter
+ * does not hold up another's). A group's batcher is dropped when it has nothing
+ * running or waiting, so idle groups cost nothing.
+ */
+export function coalesceByGroup<K, V>(
+  groupOf: (key: K) => string,
+  loadBatch: (group: string, keys: K[]) => Promise<V[]>,
+  options: CoalesceOptions,
+): (key: K) => Promise<V> {
+  const groups = new Map<string, (key: K) => Promise<V>>();
+  return (key: K) => {
+    const group = groupOf(key);
+    let call = groups.get(group);
+    if (!call) {
+      const own = batcher((keys: K[]) => loadBatch(group, keys), options, () => {
+        if (groups.get(group) === own) groups.delete(group);
+      });
+      groups.set(group, (call = own));
+    }
+    return call(key);
+  };
+}
+
+function batcher<K, V>(
+  loadBatch: (keys: K[]) => Promise<V[]>,
+  options: CoalesceOptions,
+  onIdle?: () => void,
+): (key: K) => Promise<V> {
   if (!Number.isInteger(options.maxBatch) || options.maxBatch < 1) throw new RangeError("maxBatch must be a positive integer");
+  const inFlight = options.inFlight ?? Infinity;
+  if (inFlight !== Infinity && (!Number.isInteger(inFlight) || inFlight < 1)) throw new RangeError("inFlight must be a positive integer");
   let pending: Pending<K, V>[] = [];
   let scheduled: NodeJS.Immediate | undefined;
+  let running = 0;
+
+  const settled = () => {
+    running -= 1;
+    if (pending.length > 0) flush();
+    else if (running === 0) onIdle?.();
+  };
 
   const flush = () => {
     if (scheduled) clearImmediate(scheduled);
     scheduled = undefined;
-    const batch = pending;
-    pending = [];
-    if (batch.length === 0) return;
-    // A loader that throws instead of rejecting fails its batch, not the process.
-    const run = () => Promise.resolve().then(() => loadBatch(batch.map((p) => p.key)));
-    const loaded = batch.length === 1 && batch[0]!.context ? runWithContext(batch[0]!.context, run) : runWithoutContext(run);
-    loaded.then(
-      (values) => {
-        if (values.length !== batch.length) {
-          const error = new Error(`a batch of ${batch.length} was answered with ${values.length} values`);
-          for (const p of batch) p.reject(error);
-          return;
-        }
-        batch.forEach((p, i) => p.resolve(values[i]!));
-      },
-      (error: unknown) => {
-        for (const p of batch) p.reject(error);
-      },
-    );
+    while (pending.length > 0 && running < inFlight) {
+      const batch = pending.length > options.maxBatch ? pending.splice(0, options.maxBatch) : pending;
+      if (batch === pending) pending = [];
+      running += 1;
+      // A loader that throws instead of rejecting fails its batch, not the process.
+      const run = () => Promise.resolve().then(() => loadBatch(batch.map((p) => p.key)));
+      const loaded = batch.length === 1 && batch[0]!.context ? runWithContext(batch[0]!.context, run) : runWithoutContext(run);
+      loaded
+        .then(
+          (values) => {
+            if (values.length !== batch.length) {
+              const error = new Error(`a batch of ${batch.length} was answered with ${values.length} values`);
+              for (const p of batch) p.reject(error);
+              return;
+            }
+            batch.forEach((p, i) => p.resolve(values[i]!));
+          },
+          (error: unknown) => {
+            for (const p of batch) p.reject(error);
+          },
+        )
+        .finally(settled);
+    }
   };
 
   return (key: K) =>
     new Promise<V>((resolve, reject) => {
       pending.push({ key, context: currentContext(), resolve, reject });
+      if (running >= inFlight) return; // the next batch leaves when a running one ends
       if (pending.length >= options.maxBatch) flush();
       else scheduled ??= runWithoutContext(() => setImmediate(flush));
     });

@@ -306,6 +306,49 @@ describe("AllocationService.BatchAllocateAddresses", () => {
     expect(outcomes.map((o) => (o.kind === "allocated" ? o.allocation.index : -1))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     for (const o of outcomes) if (o.kind === "allocated") expect(o.allocation.address).toBe(deriveAddress(xpub, o.allocation.index).address);
   });
+
+  it("runs one statement per merchant at a time: what is asked for meanwhile goes in the next, gap-free", async () => {
+    const merchantA = uuidv7();
+    const merchantB = uuidv7();
+    await client.setWallet({ merchantUuid: merchantA, xpub: randomXpub() });
+    await client.setWallet({ merchantUuid: merchantB, xpub: randomXpub() });
+    const real = sqlClient(orm);
+    const statements: { merchant: string; intents: number }[] = [];
+    const running = new Map<string, number>();
+    let overlapping = false;
+    const sql: SqlClient = {
+      query: async (statement, values) => {
+        const merchant = values[0] as string;
+        statements.push({ merchant, intents: Array.isArray(values[1]) ? values[1].length : 1 });
+        running.set(merchant, (running.get(merchant) ?? 0) + 1);
+        if (running.get(merchant)! > 1) overlapping = true;
+        try {
+          await new Promise((r) => setTimeout(r, 5)); // a slow commit: the next allocations arrive meanwhile
+          return await real.query(statement, values);
+        } finally {
+          running.set(merchant, running.get(merchant)! - 1);
+        }
+      },
+    };
+    const repo = new WalletRepository(() => orm.em.fork(), sql, allocationBatcher(sql));
+    const outcomes: Promise<Awaited<ReturnType<typeof repo.allocate>>>[] = [];
+    for (let turn = 0; turn < 20; turn++) {
+      for (const merchantUuid of [merchantA, merchantA, merchantB]) {
+        outcomes.push(repo.allocate({ merchantUuid, intentUuid: uuidv7(), rail: "erc20", now: new Date() }));
+      }
+      await new Promise((r) => setImmediate(r));
+    }
+    const done = await Promise.all(outcomes);
+    expect(overlapping).toBe(false);
+    // Fewer statements than turns: allocations that waited went together.
+    const forA = statements.filter((s) => s.merchant === merchantA);
+    expect(forA.length).toBeLessThan(20);
+    expect(forA.reduce((n, s) => n + s.intents, 0)).toBe(40);
+    const indexes = (m: string) => done.flatMap((o) => (o.kind === "allocated" && o.allocation.merchantUuid === m ? [o.allocation.index] : [])).sort((x, y) => x - y);
+    expect(indexes(merchantA)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(indexes(merchantB)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(await nextIndex(merchantA)).toBe(40);
+  });
 });
 
 describe("AllocationService readiness", () => {

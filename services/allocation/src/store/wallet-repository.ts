@@ -1,5 +1,5 @@
 import { isNotNullViolation, isUniqueViolation, type EntityManager, type PreparedStatement, type SqlClient } from "@payin/db";
-import { coalesce } from "@payin/rpc";
+import { coalesceByGroup } from "@payin/rpc";
 import type { DerivedAddress } from "../domain/hd.js";
 import type { AllocateOutcome, Allocation, Rail, Wallet, WalletStore } from "../domain/wallet.js";
 
@@ -83,39 +83,32 @@ export interface AllocationRequest {
 }
 
 /**
- * Allocates together what is asked for in one turn of the event loop: per
- * merchant, one ALLOCATE_MANY statement (each locks one wallet row, so batches
- * cannot deadlock), one commit and one wait on the wallet's row lock for all of
- * them, instead of one each. Answers null for a request it did not allocate —
- * alone in its batch, its batch failed, or its merchant has no wallet — which
- * the caller then allocates on its own, getting the exact outcome.
+ * Allocates together what is asked for of one merchant: one ALLOCATE_MANY
+ * statement, one commit and one wait on the wallet's row lock for all of them,
+ * instead of one each. At most one such statement per merchant runs at a time;
+ * the allocations asked for meanwhile go together in the next, so under load the
+ * batches grow instead of queueing on the row lock (each statement locks one
+ * wallet row, so batches cannot deadlock). Answers null for a request it did not
+ * allocate — its batch failed, repeated an intent, or its merchant has no
+ * wallet — which the caller then allocates on its own, getting the exact outcome.
  */
 export function allocationBatcher(sql: SqlClient): (request: AllocationRequest) => Promise<Allocation | null> {
-  return coalesce(
-    async (requests: AllocationRequest[]) => {
-      const byMerchant = new Map<string, AllocationRequest[]>();
-      for (const r of requests) {
-        const mine = byMerchant.get(r.merchantUuid);
-        if (mine) mine.push(r);
-        else byMerchant.set(r.merchantUuid, [r]);
-      }
+  return coalesceByGroup(
+    (request: AllocationRequest) => request.merchantUuid,
+    async (merchantUuid, requests: AllocationRequest[]) => {
+      const intents = requests.map((r) => r.intentUuid);
+      // A repeated intent would abort the batch: let each go alone.
+      if (new Set(intents).size !== intents.length) return requests.map(() => null);
       const allocated = new Map<string, Allocation>();
-      await Promise.all(
-        [...byMerchant].map(async ([merchantUuid, mine]) => {
-          const intents = mine.map((r) => r.intentUuid);
-          // One alone gains nothing; a repeated intent would abort the batch.
-          if (mine.length < 2 || new Set(intents).size !== intents.length) return;
-          try {
-            const rows = await sql.query(ALLOCATE_MANY, [merchantUuid, intents, mine.map((r) => r.rail), mine[0]!.now]);
-            for (const row of rows) allocated.set(row.intent_uuid as string, allocationFromRow(row));
-          } catch {
-            // Each is retried alone, which gives each its own outcome.
-          }
-        }),
-      );
+      try {
+        const rows = await sql.query(ALLOCATE_MANY, [merchantUuid, intents, requests.map((r) => r.rail), requests[0]!.now]);
+        for (const row of rows) allocated.set(row.intent_uuid as string, allocationFromRow(row));
+      } catch {
+        // Each is retried alone, which gives each its own outcome.
+      }
       return requests.map((r) => allocated.get(r.intentUuid) ?? null);
     },
-    { maxBatch: 1000 },
+    { maxBatch: 1000, inFlight: 1 },
   );
 }
 
