@@ -5,7 +5,7 @@ import { sha256 } from "@noble/hashes/sha2";
 import { createBase58check } from "@scure/base";
 import { DomainError } from "@payin/errors";
 import { addressFromPublicKey } from "./eip55.js";
-import { deriveAddress, derivationPath, parseAccountXpub } from "./hd.js";
+import { ACCOUNT_PATH, deriveAddress, derivationPath, parseAccountXpub } from "./hd.js";
 import { AllocationReason } from "./reasons.js";
 
 // The well-known development mnemonic (Hardhat, Anvil): its first accounts are public.
@@ -129,6 +129,17 @@ describe("deriveAddress", () => {
     for (const index of [0, 2, 7, 19, 1000, 2 ** 31 - 1]) {
       const expected = addressFromPublicKey(master.derive(derivationPath(index)).publicKey!);
       expect(deriveAddress(accountXpub, index).address).toBe(expected);
+    }
+  });
+
+  it("agrees with @scure/bip32's public derivation for random keys and indexes", () => {
+    for (let k = 0; k < 4; k++) {
+      const randomAccount = HDKey.fromMasterSeed(crypto.getRandomValues(new Uint8Array(32))).derive(ACCOUNT_PATH);
+      const external = HDKey.fromExtendedKey(randomAccount.publicExtendedKey).deriveChild(0);
+      for (let n = 0; n < 50; n++) {
+        const index = Math.floor(Math.random() * 2 ** 31);
+        expect(deriveAddress(randomAccount.publicExtendedKey, index).address).toBe(addressFromPublicKey(external.deriveChild(index).publicKey!));
+      }
     }
   });
 
