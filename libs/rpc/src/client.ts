@@ -37,6 +37,10 @@ export function createServiceTransport(options: ServiceClientOptions): Transport
     interceptors: [outgoingHeaders(options.serviceToken)],
     defaultTimeoutMs: options.timeoutMs ?? 5_000,
     useBinaryFormat: true,
+    // Internal calls stay on the platform's own network, where gzip would only
+    // cost CPU at both ends: a coalesced batch's answer passes 1 KiB, the size
+    // from which the server compresses whatever the client accepts.
+    acceptCompression: [],
   };
   if (options.protocol === "grpc") {
     return createGrpcTransport(common);
