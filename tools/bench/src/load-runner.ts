@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
-import { LatencyRecorder, quantile, type LoadResult } from "./stats.js";
+import { LatencyRecorder, printResult, quantile, type LoadResult } from "./stats.js";
 
 export interface HttpLoadConfig {
   /** Origin, e.g. http://127.0.0.1:8080 */
@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     non2xx: result.non2xx,
     statusCodes,
   };
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  await printResult(out);
 }
 
 main().then(

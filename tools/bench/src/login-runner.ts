@@ -18,7 +18,7 @@
  * waits for those still in flight and prints one JSON line (a LoginResult).
  */
 import http from "node:http";
-import { LatencyRecorder, quantile } from "./stats.js";
+import { LatencyRecorder, printResult, quantile } from "./stats.js";
 
 export interface LoginLoadConfig {
   /** Origin of the API gateway, e.g. http://127.0.0.1:8080 */
@@ -183,7 +183,7 @@ async function main(): Promise<void> {
     durationS,
     maxInFlight,
   };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  await printResult(result);
 }
 
 main().then(

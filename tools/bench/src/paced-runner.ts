@@ -11,7 +11,7 @@
  */
 import http from "node:http";
 import type { HttpLoadConfig } from "./load-runner.js";
-import { LatencyRecorder, quantile, type LoadResult } from "./stats.js";
+import { LatencyRecorder, printResult, quantile, type LoadResult } from "./stats.js";
 
 const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? "{}") as HttpLoadConfig;
 const rate = config.ratePerS ?? 0;
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     statusCodes: result.statusCodes,
     latencies: Array.from(sorted, (ms) => Math.round(ms * 1000) / 1000),
   };
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  await printResult(out);
 }
 
 main().then(

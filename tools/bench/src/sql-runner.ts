@@ -9,7 +9,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { ALLOCATE, CLAIM_KEY, COMPLETE_KEY, PAYIN_CONTEXT } from "./create-sql.js";
-import { LatencyRecorder, quantile, type LoadResult } from "./stats.js";
+import { LatencyRecorder, printResult, quantile, type LoadResult } from "./stats.js";
 
 export interface SqlLoadConfig {
   databaseUrl: string;
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     non2xx: 0,
     sampleErrors: errors,
   };
-  process.stdout.write(`${JSON.stringify(out)}\n`);
+  await printResult(out);
 }
 
 main().then(

@@ -57,3 +57,13 @@ export function fmt(value: number | undefined, digits = 1): string {
   if (value === undefined || Number.isNaN(value)) return "-";
   return value >= 100 ? Math.round(value).toString() : value.toFixed(digits);
 }
+
+/**
+ * Prints a load generator's result as its one JSON line and resolves once the
+ * line is handed to the OS: stdout to a pipe is asynchronous, and a process
+ * that exits right after a plain write of a few hundred KiB (every latency of a
+ * window) cuts it short.
+ */
+export function printResult(result: unknown): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(`${JSON.stringify(result)}\n`, () => resolve()));
+}
