@@ -37,6 +37,21 @@ describe("WorkerDeriver", () => {
     expect(errors).toEqual([]);
   });
 
+  it("derives on the calling thread, and says so once, when its thread will not start", async () => {
+    const failures: unknown[] = [];
+    const broken = new WorkerDeriver((e) => failures.push(e), new URL("./no-such-entry.ts", import.meta.url));
+    try {
+      const expected = await deriveRangeInline(xpub, 0, 5);
+      expect(await broken.deriveRange(xpub, 0, 5)).toEqual(expected);
+      expect(await broken.deriveRange(xpub, 0, 5)).toEqual(expected);
+      expect(failures).toHaveLength(1);
+      // A range that cannot be derived still fails, inline as in the thread.
+      await expect(broken.deriveRange(xpub, 2 ** 31, 2 ** 31 + 1)).rejects.toThrow(/address index out of range/);
+    } finally {
+      await broken.close();
+    }
+  });
+
   it("fails the ranges in flight when closed, and starts a new thread on the next call", async () => {
     const inFlight = expect(deriver.deriveRange(xpub, 0, 2000)).rejects.toThrow(/address derivation stopped/);
     await deriver.close();

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import type { DerivedAddress } from "../domain/hd.js";
-import type { DeriveRange } from "../domain/wallet.js";
+import { deriveRangeInline, type DeriveRange } from "../domain/wallet.js";
 
 /** A range to derive, as posted to the worker. */
 export interface DeriveRequest {
@@ -13,27 +13,50 @@ export interface DeriveRequest {
 /** The worker's answer to one DeriveRequest. */
 export type DeriveResponse = { id: number; addresses: DerivedAddress[] } | { id: number; error: string };
 
+/** The thread failed (would not start, crashed, exited): not the range's fault. */
+class ThreadFailure extends Error {}
+
+/** After a thread failure, derive on the calling thread this long before trying a thread again. */
+const THREAD_RETRY_MS = 30_000;
+
 /**
- * Derives addresses in one worker thread, so that a pool top-up (about a hundred
- * base-point multiplications) runs beside the event loop instead of stopping it
- * for tens of milliseconds while allocations wait. The thread starts on first use
- * and again after it dies; a death fails the ranges it was deriving (the pool
- * keeper retries on the next allocation).
+ * Derives addresses in one worker thread, so that a pool top-up (a hundred or so
+ * derivations) runs beside the event loop instead of stopping it while
+ * allocations wait. The thread starts on first use. When it fails — it will not
+ * start, or dies — the ranges it held and those asked for in the next 30 s are
+ * derived on the calling thread instead (slower for the calls waiting, never
+ * wrong), and `onError` is told once per failure.
  */
 export class WorkerDeriver {
   private worker: Worker | undefined;
   private nextId = 1;
+  private inlineUntil = 0;
   private readonly pending = new Map<number, { resolve: (a: DerivedAddress[]) => void; reject: (e: Error) => void }>();
 
-  constructor(private readonly onError: (error: unknown) => void) {}
+  constructor(
+    private readonly onError: (error: unknown) => void,
+    /** The thread's entry module (tests point it elsewhere to make the thread fail). */
+    private readonly entry: URL = new URL("./derive-worker.ts", import.meta.url),
+  ) {}
 
-  readonly deriveRange: DeriveRange = (xpub, from, to) =>
-    new Promise((resolve, reject) => {
+  readonly deriveRange: DeriveRange = async (xpub, from, to) => {
+    if (Date.now() < this.inlineUntil) return deriveRangeInline(xpub, from, to);
+    try {
+      return await this.inThread(xpub, from, to);
+    } catch (error) {
+      if (error instanceof ThreadFailure) return deriveRangeInline(xpub, from, to);
+      throw error;
+    }
+  };
+
+  private inThread(xpub: string, from: number, to: number): Promise<DerivedAddress[]> {
+    return new Promise((resolve, reject) => {
       const worker = this.started();
       const id = this.nextId++;
       this.pending.set(id, { resolve, reject });
       worker.postMessage({ id, xpub, from, to } satisfies DeriveRequest);
     });
+  }
 
   /** Stops the thread; ranges still being derived fail. */
   async close(): Promise<void> {
@@ -51,7 +74,7 @@ export class WorkerDeriver {
     // worker's entry module is loaded before `--import` hooks apply, so a small
     // script registers them and then imports the real entry.
     const tsx = JSON.stringify(import.meta.resolve("tsx/esm/api"));
-    const entry = JSON.stringify(new URL("./derive-worker.ts", import.meta.url).href);
+    const entry = JSON.stringify(this.entry.href);
     const worker = new Worker(`import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); })`, { eval: true });
     worker.unref(); // the server keeps the process alive, not this thread
     worker.on("message", (response: DeriveResponse) => {
@@ -70,7 +93,9 @@ export class WorkerDeriver {
   private fail(worker: Worker, error: Error): void {
     if (this.worker !== worker) return;
     this.worker = undefined;
-    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.inlineUntil = Date.now() + THREAD_RETRY_MS;
+    const failure = new ThreadFailure(error.message);
+    for (const waiter of this.pending.values()) waiter.reject(failure);
     this.pending.clear();
     this.onError(error);
   }
