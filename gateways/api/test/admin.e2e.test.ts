@@ -408,6 +408,8 @@ describe("merchants", () => {
     expect(prefix.body.pagination.total).toBe(0);
     const beyond = await q(`display_name=${encodeURIComponent(name)}&offset=50`);
     expect(beyond.body).toEqual({ data: [], pagination: { total: 3, limit: 20, offset: 50 } });
+    const far = await q(`display_name=${encodeURIComponent(name)}&offset=4294967296`);
+    expect(far.body).toEqual({ data: [], pagination: { total: 3, limit: 20, offset: 4294967296 } });
     for (const bad of ["limit=0", "limit=101", "limit=1.5", "limit=", "offset=-1", "offset=x", "status=open", "uuid=123", "display_name=", "sort=name", "limit=1&limit=2"]) {
       expectError(await q(bad), 400, "VALIDATION_ERROR");
     }

@@ -383,6 +383,10 @@ describe("signed-in people", () => {
       secrets.push(next);
 
       expectError(await change({ current_password: newPassword(), new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");
+      // current_password is any string (the spec bounds only new passwords): one that cannot match is a wrong one.
+      expectError(await change({ current_password: "", new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");
+      expectError(await change({ current_password: "x".repeat(200), new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");
+      expectError(await change({ new_password: next }), 400, "VALIDATION_ERROR");
       expectError(await change({ current_password: bob.password, new_password: "too-short" }), 400, "VALIDATION_ERROR");
       expectError(await change({ current_password: bob.password, new_password: next, logout_others: false }), 400, "VALIDATION_ERROR");
       expect((await from(9).request("GET", "/api/v1/auth/session", { token: other })).status).toBe(200);

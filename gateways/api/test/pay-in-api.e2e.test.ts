@@ -607,6 +607,13 @@ describe("list pay-in intents", () => {
     const res = await api.list(shop.uuid, shop.token, "offset=1000");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ data: [], pagination: { total: 25, limit: 20, offset: 1000 } });
+    // Any whole number ≥ 0: past the services' 32-bit offsets too, and with leading zeros.
+    for (const [query, offset] of [["offset=4294967296", 4294967296], ["offset=9007199254740991", 9007199254740991], ["offset=000000000000002", 2]] as const) {
+      const far = await api.list(shop.uuid, shop.token, `${query}&limit=100`);
+      expect(far.status).toBe(200);
+      expect(far.body.pagination).toEqual({ total: 25, limit: 100, offset });
+      expect(far.body.data).toHaveLength(offset === 2 ? 23 : 0);
+    }
   });
 
   it("filters by status", async () => {
@@ -640,6 +647,8 @@ describe("list pay-in intents", () => {
     ["limit=", /limit/],
     ["offset=-1", /offset/],
     ["offset=x", /offset/],
+    ["offset=1e3", /offset/],
+    ["offset=9007199254740992", /offset/],
     ["status=expired", /status/],
     ["status=CREATED", /status/],
     ["asset=btc", /asset/],

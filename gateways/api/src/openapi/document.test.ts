@@ -41,4 +41,12 @@ describe("OpenAPI document", () => {
     const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!);
     for (const name of refs) expect(doc.components.schemas, name).toHaveProperty(name);
   });
+
+  it("gives login both of its 200 answers: a session, or an MFA challenge", () => {
+    const doc = openApiDocument() as any;
+    const schema = doc.paths["/api/v1/auth/login"].post.responses["200"].content["application/json"].schema;
+    const resolve = (s: any) => (s.$ref ? doc.components.schemas[s.$ref.split("/").pop()] : s);
+    const shapes = (resolve(schema).oneOf as any[]).map(resolve).map((s) => s.properties.status.enum);
+    expect(shapes).toEqual([["authenticated"], ["mfa_required"]]);
+  });
 });

@@ -94,6 +94,8 @@ const schemas: Record<string, Schema> = {
     token_type: str({ enum: ["Bearer"] }),
   }),
   MfaRequired: object({ status: str({ enum: ["mfa_required"] }), mfa_challenge_token: str() }),
+  /** Login's 200: a session, or (identity with TOTP) a challenge for POST /auth/mfa — no cookie, no token. */
+  LoginResult: { oneOf: [ref("Authenticated"), ref("MfaRequired")] },
   MfaRequest: object({ mfa_challenge_token: str(), code: str({ description: "TOTP or recovery code" }) }),
   Session: object({
     identity: ref("Identity"),
@@ -308,7 +310,7 @@ const OPERATIONS: Record<string, Op> = {
     summary: "Sign in (cookie or bearer transport)",
     security: "none",
     body: "LoginRequest",
-    responses: { 200: "Authenticated", 400: "Error", 401: "Error", 429: "Error" },
+    responses: { 200: "LoginResult", 400: "Error", 401: "Error", 429: "Error" },
   },
   "POST /api/v1/auth/mfa": {
     summary: "Complete an MFA challenge",

@@ -10,7 +10,7 @@ import { ApiError, badRequest } from "../http/api-error.js";
 import { readJsonObject } from "../http/body.js";
 import { charLength, lowerCaseUuidParams } from "../http/fields.js";
 import { isAsset } from "@payin/money";
-import { intParam, readQuery } from "../http/query.js";
+import { intParam, offsetParam, readQuery, rpcOffset } from "../http/query.js";
 
 const { PayInStatus } = payinsV1;
 
@@ -188,7 +188,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
     await authorise(deps, ctx, "merchant.payin.read");
     const query = readQuery(ctx, ["limit", "offset", "status", "asset"]);
     const limit = intParam(query, "limit", 20, 1, 100);
-    const offset = intParam(query, "offset", 0, 0, 4_294_967_295);
+    const offset = offsetParam(query);
     if (query.status !== undefined && !isPayInStatusName(query.status)) {
       throw badRequest("VALIDATION_ERROR", "status must be one of: created, awaiting_payment, paid");
     }
@@ -198,7 +198,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
     const res = await deps.payins.listPayInIntents({
       merchantUuid: ctx.params.merchant_uuid!,
       limit,
-      offset,
+      offset: rpcOffset(offset),
       status: query.status ? PAY_IN_STATUS_BY_NAME[query.status as PayInStatusName] : PayInStatus.UNSPECIFIED,
       asset: query.asset ?? "",
     });

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { MACHINE_TOKEN_PREFIX } from "./machine-token.js";
 
 /**
  * Session tokens and MFA challenge tokens (DESIGN §7): 32 random bytes, base64url
@@ -11,9 +12,15 @@ function digest(token: string): Buffer {
   return createHash("sha256").update(token, "utf8").digest();
 }
 
-/** A fresh token and the hash to store. */
+/**
+ * A fresh token and the hash to store. Never one that starts like a machine token
+ * (about one in 17 million would): the gateway takes any bearer with that prefix
+ * for a machine credential, so such a session could never be used.
+ */
 export function newOpaqueToken(): { token: string; hash: Buffer } {
-  const token = randomBytes(32).toString("base64url");
+  let token: string;
+  do token = randomBytes(32).toString("base64url");
+  while (token.startsWith(MACHINE_TOKEN_PREFIX));
   return { token, hash: digest(token) };
 }
 

@@ -2,7 +2,7 @@
 import type Router from "@koa/router";
 import type { AppDeps } from "../../app.js";
 import { requirePermission } from "../../auth/authenticator.js";
-import { intParam, readQuery } from "../../http/query.js";
+import { intParam, offsetParam, readQuery, rpcOffset } from "../../http/query.js";
 import { auditEventView } from "./views.js";
 
 export function auditRoutes(router: Router, deps: AppDeps): void {
@@ -11,8 +11,8 @@ export function auditRoutes(router: Router, deps: AppDeps): void {
     requirePermission(principal, "audit.read");
     const query = readQuery(ctx, ["limit", "offset"]);
     const limit = intParam(query, "limit", 20, 1, 100);
-    const offset = intParam(query, "offset", 0, 0, 4_294_967_295);
-    const res = await deps.merchants.listAuditEvents({ limit, offset });
+    const offset = offsetParam(query);
+    const res = await deps.merchants.listAuditEvents({ limit, offset: rpcOffset(offset) });
     ctx.body = { data: res.events.map(auditEventView), pagination: { total: Number(res.total), limit, offset } };
   });
 }

@@ -8,7 +8,7 @@ import type Router from "@koa/router";
 import type { AppDeps } from "../../app.js";
 import { requirePermission } from "../../auth/authenticator.js";
 import { ApiError } from "../../http/api-error.js";
-import { intParam, readQuery } from "../../http/query.js";
+import { intParam, offsetParam, readQuery, rpcOffset } from "../../http/query.js";
 import { change, param, readBody, readNoBody, requiredString, requiredStringArray } from "./common.js";
 import { identityView } from "./views.js";
 
@@ -37,8 +37,8 @@ export function identityRoutes(router: Router, deps: AppDeps): void {
     requirePermission(principal, "identity.read");
     const query = readQuery(ctx, ["limit", "offset"]);
     const limit = intParam(query, "limit", 20, 1, 100);
-    const offset = intParam(query, "offset", 0, 0, 4_294_967_295);
-    const res = await deps.identity.listIdentities({ caller: { sessionToken: principal.sessionToken ?? "" }, limit, offset });
+    const offset = offsetParam(query);
+    const res = await deps.identity.listIdentities({ caller: { sessionToken: principal.sessionToken ?? "" }, limit, offset: rpcOffset(offset) });
     ctx.body = { data: res.identities.map(identityView), pagination: { total: Number(res.total), limit, offset } };
   });
 

@@ -8,7 +8,7 @@ import { isMerchantStatusName, MERCHANT_STATUS_BY_NAME, merchantsV1, type Mercha
 import type { AppDeps } from "../../app.js";
 import { requirePermission } from "../../auth/authenticator.js";
 import { badRequest } from "../../http/api-error.js";
-import { intParam, readQuery } from "../../http/query.js";
+import { intParam, offsetParam, readQuery, rpcOffset } from "../../http/query.js";
 import { change, charLength, isUuid, optionalString, param, readBody, readNoBody, requiredString, UUID_RULE } from "./common.js";
 import { membershipView, merchantView } from "./views.js";
 
@@ -28,7 +28,7 @@ export function merchantRoutes(router: Router, deps: AppDeps): void {
     requirePermission(principal, "merchant.read");
     const query = readQuery(ctx, ["status", "uuid", "display_name", "limit", "offset"]);
     const limit = intParam(query, "limit", 20, 1, 100);
-    const offset = intParam(query, "offset", 0, 0, 4_294_967_295);
+    const offset = offsetParam(query);
     if (query.status !== undefined && !isMerchantStatusName(query.status)) {
       throw badRequest("VALIDATION_ERROR", "status must be one of: inactive, active, suspended, closed");
     }
@@ -38,7 +38,7 @@ export function merchantRoutes(router: Router, deps: AppDeps): void {
     }
     const res = await deps.merchants.listMerchants({
       limit,
-      offset,
+      offset: rpcOffset(offset),
       status: query.status ? MERCHANT_STATUS_BY_NAME[query.status as MerchantStatusName] : merchantsV1.MerchantStatus.UNSPECIFIED,
       uuid: query.uuid?.toLowerCase(),
       displayName: query.display_name,
