@@ -296,7 +296,7 @@ describe("identities", () => {
     expectError(await api.request("POST", `${A}/identities/${b.uuid}/disable`, { token: admin.token, json: { reason: "x" } }), 400);
   });
 
-  it("removes a role (200), then 409 ROLE_NOT_HELD; 400 for an unknown role", async () => {
+  it("removes a role (200), then 409 ROLE_NOT_HELD, also for a role no one can hold; 404 for an unknown identity", async () => {
     const p = await person(["platform_operator", "merchant_member"]);
     const res = await api.request("DELETE", `${A}/identities/${p.uuid}/roles/platform_operator`, { token: admin.token });
     expect(res.status, res.text).toBe(200);
@@ -888,6 +888,10 @@ describe("last platform_admin and secrets", () => {
   it("refuses to remove platform_admin from the last active platform_admin (409)", async () => {
     expect((await api.request("POST", `${A}/identities/${adminNoMfa.uuid}/disable`, { token: admin.token })).status).toBe(200);
     expectError(await api.request("DELETE", `${A}/identities/${admin.uuid}/roles/platform_admin`, { token: admin.token }), 409, "LAST_PLATFORM_ADMIN");
+    // Nor disable or lock it: the platform would have nobody to administer it.
+    expectError(await api.request("POST", `${A}/identities/${admin.uuid}/disable`, { token: admin.token }), 409, "LAST_PLATFORM_ADMIN");
+    expectError(await api.request("POST", `${A}/identities/${admin.uuid}/lock`, { token: admin.token }), 409, "LAST_PLATFORM_ADMIN");
+    expect((await api.request("GET", `${A}/identities`, { token: admin.token })).status).toBe(200);
   });
 
   it("writes no password or token to the platform's logs", async () => {

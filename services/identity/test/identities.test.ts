@@ -253,6 +253,14 @@ describe("RemoveRole", () => {
       Code.FailedPrecondition,
       "LAST_PLATFORM_ADMIN",
     );
+    // Nor can the last active platform_admin be disabled or locked, even by itself.
+    for (const status of ["disabled", "locked"]) {
+      await expectFailure(
+        h.client.setIdentityStatus({ ...caller(remainingToken), identityUuid: remaining.uuid, status }),
+        Code.FailedPrecondition,
+        "LAST_PLATFORM_ADMIN",
+      );
+    }
   });
 });
 

@@ -82,7 +82,7 @@ export async function getIdentity(deps: IdentityDeps, identityUuid: string): Pro
 /**
  * Disables or locks an identity (permission identity.manage) and revokes all its
  * sessions in the same transaction. Already in that state: IDENTITY_ALREADY_DISABLED
- * or IDENTITY_ALREADY_LOCKED.
+ * or IDENTITY_ALREADY_LOCKED; the last active platform_admin: LAST_PLATFORM_ADMIN.
  */
 export async function setIdentityStatus(
   deps: IdentityDeps,
@@ -103,6 +103,15 @@ export async function setIdentityStatus(
       throw status === "disabled"
         ? new DomainError(IdentityReason.IdentityAlreadyDisabled, "the identity is already disabled")
         : new DomainError(IdentityReason.IdentityAlreadyLocked, "the identity is already locked");
+    }
+    // Disabling or locking the last active platform_admin would leave the platform
+    // with nobody to administer it, as removing its role would.
+    if (
+      target.status === "active" &&
+      target.roles.includes("platform_admin") &&
+      (await tx.identities.countActiveHolders("platform_admin", target.identityUuid)) === 0
+    ) {
+      throw new DomainError(IdentityReason.LastPlatformAdmin, `the last active platform_admin cannot be ${status}`);
     }
     await tx.identities.setStatus(target.identityUuid, status, now);
     await tx.sessions.revokeAllOf(target.identityUuid, now);
