@@ -461,6 +461,29 @@ describe("signed-in people", () => {
       expectError(await from(12).login(dave.email, dave.password), 429, "RATE_LIMITED");
     });
 
+    it("refuses MFA completion after repeated wrong codes, even with the right one", async () => {
+      const erin = await createIdentity("erin", ["merchant_member"]);
+      const client = from(15);
+      const bearer = keep(await client.login(erin.email, erin.password, "bearer"));
+      const enrol = await client.request("POST", "/api/v1/auth/mfa/totp", { token: bearer });
+      expect(enrol.status, enrol.text).toBe(200);
+      const secret = totpSecretOf(enrol.body.otpauth_uri);
+      secrets.push(secret);
+      const confirmed = await client.request("POST", "/api/v1/auth/mfa/totp/confirm", { token: bearer, json: { code: totpCodeAt(secret, totpStepAt()) } });
+      expect(confirmed.status, confirmed.text).toBe(200);
+      recoveryCodes.push(...(confirmed.body.recovery_codes as string[]));
+
+      const login = await client.login(erin.email, erin.password, "bearer");
+      expect(login.body.status).toBe("mfa_required");
+      const challenge = login.body.mfa_challenge_token as string;
+      secrets.push(challenge);
+      const wrong = totpCodeAt(secret, totpStepAt() + 7);
+      for (let i = 0; i < 5; i++) expectError(await client.completeMfa(challenge, wrong), 401, "AUTH_INVALID_CREDENTIALS");
+      expectError(await client.completeMfa(challenge, totpCodeAt(secret, totpStepAt())), 429, "RATE_LIMITED");
+      // The email's sign-in is throttled as well.
+      expectError(await client.login(erin.email, erin.password, "bearer"), 429, "RATE_LIMITED");
+    });
+
     it("refuses sign-in from a client address after too many attempts", async () => {
       const client = from(13);
       let status = 0;
