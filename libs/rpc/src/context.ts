@@ -31,3 +31,13 @@ export function requestIdFrom(value: string | null | undefined): string {
 }
 
 export const REQUEST_ID_HEADER = "x-request-id";
+
+/**
+ * Log fields of the current request: `{requestId}` inside a request's context,
+ * nothing outside one. Given to the process logger as pino's `mixin`, so every
+ * line written while serving a request names it.
+ */
+export function requestLogFields(): { requestId?: string } {
+  const requestId = storage.getStore()?.requestId;
+  return requestId ? { requestId } : {};
+}

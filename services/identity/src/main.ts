@@ -1,7 +1,7 @@
 import { loadConfig } from "@payin/config";
 import { migrate, openOrm } from "@payin/db";
 import { createLogger } from "@payin/logging";
-import { domainErrorInterceptor, runService } from "@payin/rpc";
+import { domainErrorInterceptor, requestLogFields, runService } from "@payin/rpc";
 import { configSchema } from "./config.js";
 import { configurePasswordHashing } from "./domain/password.js";
 import { applyIdlePolicy, applyProcessNice, startThreadPool } from "./priority.js";
@@ -10,7 +10,7 @@ import { routes, SERVICE_NAMES } from "./routes.js";
 import { ormOptions } from "./store/orm.js";
 
 const config = loadConfig(configSchema);
-const logger = createLogger("identity");
+const logger = createLogger("identity", { mixin: requestLogFields });
 // Sign-ins must not starve the machine's other work (see config.ts): at most
 // ARGON2_CONCURRENCY argon2 operations at once, on pool threads under SCHED_IDLE,
 // and the whole process at a lower priority.
