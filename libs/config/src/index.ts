@@ -144,10 +144,21 @@ export const DEFAULT_PORTS = {
   ALLOCATION_PORT: 50054,
 } as const;
 
-/** Base URL of an internal service: `<NAME>_URL`, else 127.0.0.1 on its port variable. */
+/**
+ * The address to reach this machine's services at: `HOST` when it names one
+ * interface (the services listen there only), else loopback (unset, or a
+ * wildcard such as 0.0.0.0 or ::, which loopback reaches).
+ */
+export function localServiceHost(env: Env): string {
+  const host = raw(env, "HOST")?.trim();
+  if (!host || host === "0.0.0.0" || host === "::" || host === "[::]") return "127.0.0.1";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+/** Base URL of an internal service: `<NAME>_URL`, else this machine (localServiceHost) on its port variable. */
 export function serviceUrl(portVariable: keyof typeof DEFAULT_PORTS): Reader<string> {
   return (env, name) => {
     const port = int(DEFAULT_PORTS[portVariable], 1, 65535)(env, portVariable);
-    return url(`http://127.0.0.1:${port}`)(env, name);
+    return url(`http://${localServiceHost(env)}:${port}`)(env, name);
   };
 }
