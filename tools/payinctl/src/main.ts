@@ -1,13 +1,16 @@
 /**
  * payinctl: the operator CLI until the admin API exists. Talks to the running
  * services over gRPC with the configuration `npm start` uses (service URLs from
- * <NAME>_URL or the default ports, SERVICE_TOKEN or .data/service-token).
- * The command and its arguments are checked before anything is read or called.
+ * <NAME>_URL or <NAME>_PORT, SERVICE_TOKEN or .data/service-token; see config.ts).
+ * The command and its arguments are checked before anything is read or called;
+ * then the environment is read once, and a missing or malformed variable stops
+ * it with one line naming the variable (exit 78) before any call.
  * Prints JSON on stdout; errors go to stderr as JSON with a non-zero exit.
  */
 import { parseArgs } from "node:util";
-import { DEFAULT_PORTS } from "@payin/config";
+import { loadConfig } from "@payin/config";
 import { readServiceToken } from "@payin/launcher";
+import { cliConfigSchema } from "./config.js";
 import { bootstrapView } from "./views.js";
 import { allocationV1, identityV1, merchantStatusName, merchantsV1 } from "@payin/proto";
 import { Code, ConnectError, createServiceClient, isoFromTimestamp, reasonOf } from "@payin/rpc";
@@ -50,11 +53,6 @@ const TRANSITIONS: Record<string, merchantsV1.MerchantTransition> = {
   suspend: merchantsV1.MerchantTransition.SUSPEND,
   close: merchantsV1.MerchantTransition.CLOSE,
 };
-
-function serviceUrl(name: "IDENTITY" | "MERCHANTS" | "ALLOCATION"): string {
-  const port = process.env[`${name}_PORT`] ?? String(DEFAULT_PORTS[`${name}_PORT`]);
-  return process.env[`${name}_URL`] ?? `http://127.0.0.1:${port}`;
-}
 
 function merchantView(m: merchantsV1.Merchant | undefined) {
   return {
@@ -137,9 +135,12 @@ async function run(argv: string[]): Promise<unknown> {
     if (typeof value !== "string") throw new UsageError(`--${name} is required`); // checked above; narrows the type
     return value;
   };
-  const serviceToken = await readServiceToken({ create: false });
+  const config = loadConfig(cliConfigSchema);
+  // @payin/launcher's readServiceToken finds the data directory here.
+  process.env.PAYIN_DATA_DIR = config.PAYIN_DATA_DIR;
+  const serviceToken = config.SERVICE_TOKEN ?? (await readServiceToken({ create: false }));
   // gRPC (HTTP/2), as the services' own clients speak Connect; both reach the same port.
-  const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: serviceUrl("MERCHANTS"), serviceToken, protocol: "grpc" });
+  const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken, protocol: "grpc" });
   /** The merchant, which must exist and not be closed (as the admin API requires for wallets and credentials). */
   const openMerchant = async (uuid: string) => {
     const { merchant } = await merchants.getMerchant({ uuid });
@@ -159,7 +160,7 @@ async function run(argv: string[]): Promise<unknown> {
     }
   }
   if (group === "wallet") {
-    const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: serviceUrl("ALLOCATION"), serviceToken, protocol: "grpc" });
+    const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: config.ALLOCATION_URL, serviceToken, protocol: "grpc" });
     const merchantUuid = one(positionals, "merchant uuid");
     if (action === "set") {
       await openMerchant(merchantUuid); // a wallet only for a merchant that exists and is not closed
@@ -218,11 +219,11 @@ async function run(argv: string[]): Promise<unknown> {
     };
   }
   if (group === "admin" && action === "bootstrap") {
-    const identity = createServiceClient(identityV1.IdentityService, { baseUrl: serviceUrl("IDENTITY"), serviceToken, protocol: "grpc" });
+    const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken, protocol: "grpc" });
     return bootstrapView(await identity.bootstrapAdmin({ email: required("email") }));
   }
   if (group === "credential" && action === "create") {
-    const identity = createServiceClient(identityV1.IdentityService, { baseUrl: serviceUrl("IDENTITY"), serviceToken, protocol: "grpc" });
+    const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken, protocol: "grpc" });
     const merchantUuid = one(positionals, "merchant uuid");
     await openMerchant(merchantUuid);
     const res = await identity.createMachineCredential({ merchantUuid });

@@ -1,0 +1,134 @@
+/**
+ * payinctl as an operator runs it: its configuration check, and `admin bootstrap`
+ * (through `npm run -s payinctl --`) against a real platform.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { freePort } from "@payin/db";
+import { REPO_ROOT } from "@payin/launcher";
+import { startTestPlatform, type TestPlatform } from "@payin/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const MAIN = path.join(REPO_ROOT, "tools/payinctl/src/main.ts");
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end (killed after `timeoutMs`). */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("error", reject);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The test's environment without the settings payinctl reads. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) if (name === "SERVICE_TOKEN" || /_(PORT|URL)$/.test(name)) delete env[name];
+  return { ...env, ...extra };
+}
+
+let emptyDataDir: string;
+
+beforeAll(async () => {
+  emptyDataDir = await mkdtemp(path.join(os.tmpdir(), "payinctl-"));
+});
+
+afterAll(async () => {
+  await rm(emptyDataDir, { recursive: true, force: true });
+});
+
+describe("configuration", () => {
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    // Ports nothing listens on, so that a call made despite a bad setting fails at once.
+    env = cleanEnv({
+      PAYIN_DATA_DIR: emptyDataDir,
+      SERVICE_TOKEN: "t".repeat(32),
+      IDENTITY_PORT: String(await freePort()),
+      MERCHANTS_PORT: String(await freePort()),
+      ALLOCATION_PORT: String(await freePort()),
+    });
+  });
+
+  it.each([
+    ["IDENTITY_PORT", "abc", 'configuration error: IDENTITY_PORT must be a whole number, got "abc"'],
+    ["MERCHANTS_PORT", "70000", "configuration error: MERCHANTS_PORT must be between 1 and 65535, got 70000"],
+    ["IDENTITY_URL", "not a url", "configuration error: IDENTITY_URL must be a URL"],
+    ["ALLOCATION_URL", "ftp://127.0.0.1:1", "configuration error: ALLOCATION_URL must be a URL with protocol http: or https:"],
+    ["SERVICE_TOKEN", "short", "configuration error: SERVICE_TOKEN must be at least 32 characters"],
+  ])("a malformed %s (%s) stops it before any call, with one line naming it", async (name, value, line) => {
+    const result = await run(process.execPath, ["--import", "tsx", MAIN, "admin", "bootstrap", "--email", "ops@example.com"], {
+      ...env,
+      [name]: value,
+    });
+    expect(result).toEqual({ code: 78, stdout: "", stderr: `${line}\n` });
+  });
+
+  it("checks the command and its arguments first: a usage error is reported as one, whatever the environment", async () => {
+    const result = await run(process.execPath, ["--import", "tsx", MAIN, "merchant", "get"], { ...env, IDENTITY_PORT: "abc" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^expected exactly one merchant uuid\n/);
+  });
+});
+
+describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL)", () => {
+  let platform: TestPlatform;
+  let env: NodeJS.ProcessEnv;
+  const bootstrap = (email: string) => run("npm", ["run", "-s", "payinctl", "--", "admin", "bootstrap", "--email", email], env);
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+    env = cleanEnv({
+      PAYIN_DATA_DIR: emptyDataDir,
+      SERVICE_TOKEN: platform.serviceToken,
+      IDENTITY_URL: platform.serviceUrls.identity!,
+      MERCHANTS_URL: platform.serviceUrls.merchants!,
+      ALLOCATION_URL: platform.serviceUrls.allocation!,
+    });
+  });
+
+  afterAll(async () => {
+    await platform?.stopAll();
+  });
+
+  it("creates the first platform admin and prints exactly its identity, password and TOTP URI as JSON", async () => {
+    const result = await bootstrap("Ops@Example.com");
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^\{.*\}\n$/); // one line of JSON, nothing else
+    const printed = JSON.parse(result.stdout);
+    expect(Object.keys(printed)).toEqual(["identity", "password", "totp_uri"]);
+    expect(Object.keys(printed.identity)).toEqual(["uuid", "email", "status", "roles"]);
+    expect(printed.identity).toEqual({
+      uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      email: "ops@example.com",
+      status: "active",
+      roles: ["platform_admin"],
+    });
+    expect(printed.password).toEqual(expect.any(String));
+    expect(printed.password.length).toBeGreaterThanOrEqual(16);
+    expect(printed.totp_uri).toMatch(/^otpauth:\/\/totp\/.+\?.*secret=[A-Z2-7]+/);
+  });
+
+  it("refuses once an admin exists: an error on stderr, nothing on stdout, a non-zero exit", async () => {
+    const result = await bootstrap("second@example.com");
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: "" });
+    expect(JSON.parse(result.stderr)).toEqual({ error: { code: "ADMIN_EXISTS", message: expect.any(String) } });
+  });
+});

