@@ -2,13 +2,14 @@ import http from "node:http";
 import { loadConfig } from "@payin/config";
 import { createLogger } from "@payin/logging";
 import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
-import { createServiceClient } from "@payin/rpc";
+import { createServiceClient, requestLogFields } from "@payin/rpc";
 import { createApp } from "./app.js";
 import { Authenticator } from "./auth/authenticator.js";
 import { configSchema } from "./config.js";
+import { clientErrorHandler } from "./http/client-error.js";
 
 const config = loadConfig(configSchema);
-const logger = createLogger("api");
+const logger = createLogger("api", { mixin: requestLogFields });
 const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken: config.SERVICE_TOKEN });
 const payins = createServiceClient(payinsV1.PayinsService, { baseUrl: config.PAYINS_URL, serviceToken: config.SERVICE_TOKEN });
 const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_TOKEN });
@@ -16,6 +17,8 @@ const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl
 const app = createApp({ logger, auth: new Authenticator(identity, config.AUTH_CACHE_TTL_MS), payins, identity, merchants, allocation });
 
 const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000 }, app.callback());
+// Requests the HTTP parser refuses never reach Koa: answer them with the error body too.
+server.on("clientError", clientErrorHandler(logger));
 server.listen(config.API_PORT, config.HOST, () => {
   const { port } = server.address() as import("node:net").AddressInfo;
   logger.info({ port }, "api gateway listening");

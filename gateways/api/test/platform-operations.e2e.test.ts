@@ -1,10 +1,12 @@
 /**
  * The platform as operators and other systems meet it, end to end: a stock gRPC
  * client against the services, the payinctl CLI provisioning a merchant whose
- * token then works over HTTP, and the gateway's behaviour while the payins
- * service is down and after it comes back.
+ * token then works over HTTP, the gateway's answer to requests Node's HTTP parser
+ * refuses, and the gateway's behaviour while the payins service is down (stopped,
+ * or killed with requests in flight) and after it comes back.
  */
 import { execFile } from "node:child_process";
+import net from "node:net";
 import { promisify } from "node:util";
 import path from "node:path";
 import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
@@ -26,6 +28,7 @@ import {
   PlatformLog,
   randomXpub,
   UUID,
+  type ApiResponse,
   type TestMerchant,
 } from "./support.js";
 
@@ -291,6 +294,170 @@ describe("payins service down", () => {
     expect(created.body.allocation_reference).toBe("m/44'/60'/0'/0/1");
     expect(await api.total(shop)).toBe(2);
   }, 30_000);
+});
+
+/** Sends raw bytes to the gateway and reads until it closes the connection (or fails after 5 s). */
+function rawExchange(bytes: string): Promise<{ statusLine: string; headers: Record<string, string>; body: string }> {
+  const url = new URL(platform.apiUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => socket.destroy(new Error("the gateway did not close the connection")), 5_000);
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    socket.on("close", (hadError) => {
+      clearTimeout(timer);
+      if (hadError) return;
+      const text = Buffer.concat(chunks).toString("utf8");
+      const end = text.indexOf("\r\n\r\n");
+      const [statusLine = "", ...lines] = (end < 0 ? text : text.slice(0, end)).split("\r\n");
+      const headers: Record<string, string> = {};
+      for (const line of lines) headers[line.slice(0, line.indexOf(":")).trim().toLowerCase()] = line.slice(line.indexOf(":") + 1).trim();
+      resolve({ statusLine, headers, body: end < 0 ? "" : text.slice(end + 4) });
+    });
+    socket.write(bytes);
+  });
+}
+
+describe("requests the HTTP parser refuses", () => {
+  it("answers them with the error body and x-request-id, then closes the connection", async () => {
+    const cases: [string, string][] = [
+      [`POST ${intentsPath(crypto.randomUUID())} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}`, "HTTP/1.1 400 Bad Request"],
+      ["this is not http\r\n\r\n", "HTTP/1.1 400 Bad Request"],
+      [`GET /health HTTP/1.1\r\nHost: localhost\r\nX-Filler: ${"a".repeat(20_000)}\r\n\r\n`, "HTTP/1.1 431 Request Header Fields Too Large"],
+    ];
+    for (const [bytes, statusLine] of cases) {
+      const res = await rawExchange(bytes);
+      expect(res.statusLine, bytes.slice(0, 40)).toBe(statusLine);
+      expect(res.headers["content-type"]).toMatch(/^application\/json/);
+      expect(res.headers.connection).toBe("close");
+      expect(res.headers["x-request-id"]).toMatch(/^req_[0-9a-f]{32}$/);
+      const body = JSON.parse(res.body);
+      expect(Object.keys(body)).toEqual(["error"]);
+      expect(Object.keys(body.error).sort()).toEqual(["code", "message", "request_id"]);
+      expect(body.error.code).toBe("BAD_REQUEST");
+      expect(body.error.request_id).toBe(res.headers["x-request-id"]);
+    }
+    // The gateway itself is unaffected.
+    expect((await api.request("GET", "/health")).status).toBe(200);
+  });
+});
+
+describe("payins process killed with requests in flight", () => {
+  let shop: TestMerchant;
+  let earlier: string;
+
+  beforeAll(async () => {
+    shop = await operator.merchant({ name: "Crash Shop" });
+    const res = await api.create(shop.uuid, shop.token, createBody());
+    expect(res.status, res.text).toBe(201);
+    earlier = res.body.intent_uuid;
+  });
+
+  interface Outcome {
+    kind: "create" | "read";
+    started: number;
+    ended: number;
+    res?: ApiResponse;
+    /** Why no response came: a timeout (a hang), a reset connection, a response without x-request-id. */
+    failure?: string;
+  }
+
+  it("answers every request with its result or 503, never 500 or a hang, and serves again once payins is back", async () => {
+    const CONCURRENCY = 50;
+    // How a dying service breaks a call is a race (refused, reset, hung up, a write
+    // into a closed connection), so the service is killed more than once.
+    const ROUNDS = 3;
+    const outcomes: Outcome[] = [];
+    /** When each kill was sent, when payins had exited, and when it was being started again. */
+    const kills: { sent: number; exited: number; restarted: number }[] = [];
+    let done = false;
+    // 50 requests in flight at all times, creates and reads alternating, until told to stop.
+    const worker = async (w: number) => {
+      for (let i = 0; !done; i++) {
+        const kind = (w + i) % 2 === 0 ? "create" : "read";
+        const started = Date.now();
+        try {
+          const res =
+            kind === "create"
+              ? await api.create(shop.uuid, shop.token, createBody(), newKey(), { timeoutMs: 15_000 })
+              : await api.request("GET", `${intentsPath(shop.uuid)}/${earlier}`, { token: shop.token, timeoutMs: 15_000 });
+          outcomes.push({ kind, started, ended: Date.now(), res });
+        } catch (error) {
+          outcomes.push({ kind, started, ended: Date.now(), failure: String(error) });
+        }
+      }
+    };
+    const succeeded = (o: Outcome) => o.res?.status === (o.kind === "create" ? 201 : 200);
+    const until = async (condition: () => boolean, timeoutMs: number, what: string) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!condition()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    const payinsRunning = () => {
+      const child = platform.processes.get("payins")?.child;
+      return child !== undefined && child.exitCode === null && child.signalCode === null;
+    };
+    const workers = Array.from({ length: CONCURRENCY }, (_, w) => worker(w));
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const up = Date.now();
+        // Under way first: pooled connections open, creates and reads succeeding.
+        await until(() => outcomes.filter((o) => o.started >= up && succeeded(o)).length >= 2 * CONCURRENCY, 60_000, `successes (round ${round})`);
+        const proc = platform.processes.get("payins")!;
+        const sent = Date.now();
+        await platform.kill("payins");
+        const exited = Date.now();
+        expect(proc.child.signalCode).toBe("SIGKILL");
+        // Then until plenty of requests have met the dead service.
+        await until(() => outcomes.filter((o) => o.started > exited).length >= 2 * CONCURRENCY, 60_000, `requests after kill ${round}`);
+        kills.push({ sent, exited, restarted: Date.now() });
+        if (round < ROUNDS - 1) {
+          await platform.start("payins");
+          log.hook();
+        }
+      }
+    } finally {
+      done = true;
+      await Promise.all(workers);
+      if (!payinsRunning()) await platform.start("payins");
+      log.hook();
+    }
+
+    const failures = outcomes.filter((o) => o.failure);
+    expect(failures.map((o) => `${o.kind}: ${o.failure}`), "requests without an answer").toEqual([]);
+    for (const [round, kill] of kills.entries()) {
+      const inFlight = outcomes.filter((o) => o.started < kill.sent && o.ended > kill.sent);
+      expect(inFlight.length, `requests in flight when payins was killed (round ${round})`).toBeGreaterThan(0);
+      // Whatever came and went while payins was gone found it gone.
+      for (const { res } of outcomes.filter((o) => o.started > kill.exited && o.ended < kill.restarted)) expect(res!.status, res!.text).toBe(503);
+    }
+    const statuses: Record<string, number> = {};
+    for (const o of outcomes) {
+      const res = o.res!;
+      statuses[`${o.kind} ${res.status}`] = (statuses[`${o.kind} ${res.status}`] ?? 0) + 1;
+      if (succeeded(o)) continue;
+      const error = expectError(res, 503, "SERVICE_UNAVAILABLE");
+      expect(res.headers.get("retry-after")).toBe("1");
+      expect(error.message).not.toMatch(/ECONN|EPIPE|127\.0\.0\.1|localhost|:\d{2,5}\b|payins|socket|stack|\bat\s/i);
+    }
+    expect(Object.keys(statuses).sort(), JSON.stringify(statuses)).toEqual(["create 201", "create 503", "read 200", "read 503"]);
+
+    // Back: every create that was answered 201 is there, and new requests succeed.
+    const acknowledged = outcomes.filter((o) => o.kind === "create" && succeeded(o)).map((o) => o.res!.body.intent_uuid as string);
+    const reads = await Promise.all(acknowledged.map((uuid) => api.read(shop.uuid, shop.token, uuid)));
+    for (const read of reads) expect(read.status, read.text).toBe(200);
+    const again = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? api.create(shop.uuid, shop.token, createBody()) : api.read(shop.uuid, shop.token, earlier))),
+    );
+    for (const [i, res] of again.entries()) expect(res.status, res.text).toBe(i % 2 === 0 ? 201 : 200);
+    expect(await api.total(shop)).toBeGreaterThanOrEqual(1 + acknowledged.length + 10);
+  }, 180_000);
 });
 
 describe("secrets", () => {

@@ -103,6 +103,13 @@ export async function stopProcess(proc: RunningProcess, graceMs = 8_000): Promis
   clearTimeout(timer);
 }
 
+/** Kills a process at once (SIGKILL), as a crash would: no draining, no clean-up. Resolves once it has exited. */
+export async function killProcess(proc: RunningProcess): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  proc.child.kill("SIGKILL");
+  await proc.exited;
+}
+
 export interface Platform {
   /** Every running process by name. */
   readonly processes: Map<string, RunningProcess>;
@@ -110,6 +117,8 @@ export interface Platform {
   readonly env: Record<string, string>;
   /** Stops one process (SIGTERM, then SIGKILL). */
   stop(name: string): Promise<void>;
+  /** Kills one process at once (SIGKILL) and waits for it to exit. */
+  kill(name: string): Promise<void>;
   /** Starts a stopped process again with the same environment. */
   start(name: string): Promise<void>;
   /** Stops everything, gateways first. */
@@ -133,6 +142,10 @@ export async function launchPlatform(options: StartOptions & { env: Record<strin
     const proc = processes.get(name);
     if (proc) await stopProcess(proc);
   };
+  const kill = async (name: string) => {
+    const proc = processes.get(name);
+    if (proc) await killProcess(proc);
+  };
   const stopAll = async () => {
     for (const group of [GATEWAYS, [SERVICES[3]!], SERVICES.slice(0, 3)]) {
       await Promise.all(group.map((s) => stop(s.name)));
@@ -146,5 +159,5 @@ export async function launchPlatform(options: StartOptions & { env: Record<strin
     await stopAll();
     throw error;
   }
-  return { processes, env: options.env, stop, start, stopAll };
+  return { processes, env: options.env, stop, kill, start, stopAll };
 }

@@ -1,6 +1,6 @@
 import http from "node:http";
 import type { DescService } from "@bufbuild/protobuf";
-import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, currentContext } from "./context.js";
 
@@ -30,8 +30,41 @@ function outgoingHeaders(serviceToken: string): Interceptor {
   };
 }
 
+/**
+ * Node's codes for a connection to a service that broke under a call: the service
+ * died or went away with calls in flight (EPIPE: a request written to a connection
+ * it had just closed).
+ */
+const CONNECTION_LOST = new Set(["EPIPE", "ECONNABORTED", "ENETDOWN", "ENETUNREACH", "EHOSTUNREACH", "ERR_STREAM_PREMATURE_CLOSE"]);
+
+/**
+ * connect-node reports a connection lost under a call as Internal, which callers
+ * would pass on as a 500; like a refused connection (Unavailable) it means the
+ * service is unavailable, so such calls fail with Unavailable (503, retry).
+ * Errors the service itself answered are left as they are.
+ */
+function connectionLossIsUnavailable(transport: Transport): Transport {
+  const recode = (error: unknown): never => {
+    if (error instanceof ConnectError && error.code === Code.Internal) {
+      for (let cause = error.cause; cause instanceof Error; cause = cause.cause === cause ? undefined : cause.cause) {
+        const code = (cause as NodeJS.ErrnoException).code;
+        if (code && CONNECTION_LOST.has(code)) throw new ConnectError(error.rawMessage, Code.Unavailable, error.metadata, undefined, error);
+      }
+    }
+    throw error;
+  };
+  return {
+    unary: (...args) => transport.unary(...args).catch(recode),
+    stream: (...args) => transport.stream(...args).catch(recode),
+  };
+}
+
 /** Creates a transport to one internal service with auth, request ids and deadlines. */
 export function createServiceTransport(options: ServiceClientOptions): Transport {
+  return connectionLossIsUnavailable(rawServiceTransport(options));
+}
+
+function rawServiceTransport(options: ServiceClientOptions): Transport {
   const common = {
     baseUrl: options.baseUrl,
     interceptors: [outgoingHeaders(options.serviceToken)],
