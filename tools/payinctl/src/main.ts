@@ -13,7 +13,10 @@ import { readServiceToken } from "@payin/launcher";
 import { cliConfigSchema } from "./config.js";
 import { bootstrapView } from "./views.js";
 import { allocationV1, identityV1, merchantStatusName, merchantsV1 } from "@payin/proto";
-import { Code, ConnectError, createServiceClient, isoFromTimestamp, reasonOf } from "@payin/rpc";
+import { Code, ConnectError, createServiceClient, isoFromTimestamp, reasonOf, requestIdFrom, runWithContext } from "@payin/rpc";
+
+/** The request id of this invocation: on every call it makes, and on its audit events. */
+const INVOCATION_REQUEST_ID = requestIdFrom(undefined);
 
 const USAGE = `usage: payinctl <command>
 
@@ -141,6 +144,20 @@ async function run(argv: string[]): Promise<unknown> {
   const serviceToken = config.SERVICE_TOKEN ?? (await readServiceToken({ create: false }));
   // gRPC (HTTP/2), as the services' own clients speak Connect; both reach the same port.
   const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken, protocol: "grpc" });
+  // Every change is audited with this actor: the operator CLI, and the request id
+  // this invocation's calls carry. merchants records the changes it makes itself;
+  // those made in identity and allocation are recorded here once they succeeded.
+  const actor = { kind: "operator_cli", uuid: "", requestId: INVOCATION_REQUEST_ID };
+  const audit = async (action: string, target: { type: string; uuid?: string }) => {
+    try {
+      await merchants.recordAuditEvent({
+        event: { actor, action, targetType: target.type, targetUuid: target.uuid ?? "", outcome: "succeeded", errorCode: "" },
+      });
+    } catch (error) {
+      // The change stands; say that its record is missing rather than fail the command.
+      process.stderr.write(`${JSON.stringify({ warning: "the change was made but could not be recorded in the audit log", action, detail: (error as Error).message })}\n`);
+    }
+  };
   /** The merchant, which must exist and not be closed (as the admin API requires for wallets and credentials). */
   const openMerchant = async (uuid: string) => {
     const { merchant } = await merchants.getMerchant({ uuid });
@@ -149,13 +166,13 @@ async function run(argv: string[]): Promise<unknown> {
 
   if (group === "merchant") {
     if (action === "create") {
-      const res = await merchants.createMerchant({ displayName: required("display-name"), legalName: values["legal-name"] });
+      const res = await merchants.createMerchant({ displayName: required("display-name"), legalName: values["legal-name"], actor });
       return { merchant: merchantView(res.merchant) };
     }
     if (action === "get") return { merchant: merchantView((await merchants.getMerchant({ uuid: one(positionals, "merchant uuid") })).merchant) };
     const transition = action ? TRANSITIONS[action] : undefined;
     if (transition !== undefined) {
-      const res = await merchants.transitionMerchant({ uuid: one(positionals, "merchant uuid"), transition });
+      const res = await merchants.transitionMerchant({ uuid: one(positionals, "merchant uuid"), transition, actor });
       return { merchant: merchantView(res.merchant) };
     }
   }
@@ -164,11 +181,12 @@ async function run(argv: string[]): Promise<unknown> {
     const merchantUuid = one(positionals, "merchant uuid");
     if (action === "set") {
       await openMerchant(merchantUuid); // a wallet only for a merchant that exists and is not closed
-      return { wallet: walletView((await allocation.setWallet({ merchantUuid, xpub: required("xpub") })).wallet) };
+      const { wallet } = await allocation.setWallet({ merchantUuid, xpub: required("xpub") });
+      await audit("wallet.set", { type: "merchant", uuid: merchantUuid });
+      return { wallet: walletView(wallet) };
     }
     if (action === "get") return { wallet: walletView((await allocation.getWallet({ merchantUuid })).wallet) };
   }
-  const actor = { kind: "operator_cli", uuid: "", requestId: "" };
   if (group === "rule" && action === "set") {
     const res = await merchants.createRule({
       capability: required("capability"),
@@ -220,13 +238,16 @@ async function run(argv: string[]): Promise<unknown> {
   }
   if (group === "admin" && action === "bootstrap") {
     const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken, protocol: "grpc" });
-    return bootstrapView(await identity.bootstrapAdmin({ email: required("email") }));
+    const res = await identity.bootstrapAdmin({ email: required("email") });
+    await audit("identity.bootstrap", { type: "identity", uuid: res.identity?.uuid });
+    return bootstrapView(res);
   }
   if (group === "credential" && action === "create") {
     const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken, protocol: "grpc" });
     const merchantUuid = one(positionals, "merchant uuid");
     await openMerchant(merchantUuid);
     const res = await identity.createMachineCredential({ merchantUuid });
+    await audit("credential.create", { type: "merchant", uuid: merchantUuid });
     const c = res.credential;
     return {
       credential: {
@@ -248,7 +269,7 @@ function finish(stream: NodeJS.WriteStream, text: string, code: number): void {
 }
 
 try {
-  const result = await run(process.argv.slice(2));
+  const result = await runWithContext({ requestId: INVOCATION_REQUEST_ID }, () => run(process.argv.slice(2)));
   finish(process.stdout, `${JSON.stringify(result)}\n`, 0);
 } catch (error) {
   if (error instanceof HelpRequested) {

@@ -8,6 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { freePort } from "@payin/db";
 import { REPO_ROOT } from "@payin/launcher";
+import { merchantsV1 } from "@payin/proto";
+import { createServiceClient } from "@payin/rpc";
 import { startTestPlatform, type TestPlatform } from "@payin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -124,6 +126,31 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL)
     expect(printed.password).toEqual(expect.any(String));
     expect(printed.password.length).toBeGreaterThanOrEqual(16);
     expect(printed.totp_uri).toMatch(/^otpauth:\/\/totp\/.+\?.*secret=[A-Z2-7]+/);
+  });
+
+  it("records the operator's changes in the audit log: actor operator_cli, one request id per command", async () => {
+    const cli = (...args: string[]) => run(process.execPath, ["--import", "tsx", MAIN, ...args], env);
+    const created = await cli("merchant", "create", "--display-name", "Audited Ltd");
+    expect(created.code, created.stderr).toBe(0);
+    const merchantUuid = JSON.parse(created.stdout).merchant.uuid as string;
+    const activated = await cli("merchant", "activate", merchantUuid);
+    expect(activated.code, activated.stderr).toBe(0);
+    const credential = await cli("credential", "create", merchantUuid);
+    expect(credential.code, credential.stderr).toBe(0);
+    expect(credential.stderr).toBe("");
+
+    const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: platform.serviceUrls.merchants!, serviceToken: platform.serviceToken });
+    const { events } = await merchants.listAuditEvents({ limit: 100, offset: 0 });
+    const mine = events.filter((e) => e.targetUuid === merchantUuid);
+    expect(mine.map((e) => e.action).sort()).toEqual(["credential.create", "merchant.activate", "merchant.create"]);
+    for (const e of mine) {
+      expect(e.actor?.kind).toBe("operator_cli");
+      expect(e.actor?.requestId).toMatch(/^req_[0-9a-f]{32}$/);
+      expect(e.outcome).toBe("succeeded");
+    }
+    // Three commands, three request ids; the bootstrap before them was recorded too.
+    expect(new Set(mine.map((e) => e.actor?.requestId)).size).toBe(3);
+    expect(events.some((e) => e.action === "identity.bootstrap" && e.actor?.kind === "operator_cli")).toBe(true);
   });
 
   it("refuses once an admin exists: an error on stderr, nothing on stdout, a non-zero exit", async () => {
