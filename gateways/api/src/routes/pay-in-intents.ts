@@ -146,6 +146,14 @@ async function authorise(deps: PayInDeps, ctx: Context, permission: string): Pro
  */
 const MAX_READS_PER_CALL = 100;
 const MAX_CREATES_PER_CALL = 100;
+/**
+ * Create batches on their way through payins at once. A create passes three
+ * commits and two more hops; with two batches in flight, creates arriving
+ * meanwhile wait and go in the next, so under load batches are larger and the
+ * tail shorter than with every turn's handful sent at once (max latency 55–83 ms
+ * against 88–228 ms in the bench's create runs).
+ */
+const CREATE_BATCHES_IN_FLIGHT = 2;
 
 type CreateRequest = MessageInitShape<typeof payinsV1.CreatePayInIntentRequestSchema>;
 
@@ -157,7 +165,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
   );
   const createIntent = coalesce(
     async (requests: CreateRequest[]) => (await deps.payins.batchCreatePayInIntents({ requests })).results,
-    { maxBatch: MAX_CREATES_PER_CALL },
+    { maxBatch: MAX_CREATES_PER_CALL, inFlight: CREATE_BATCHES_IN_FLIGHT },
   );
   const router = new Router({ prefix: "/api/v1/merchants/:merchant_uuid/pay-in-intents" });
   lowerCaseUuidParams(router, ["merchant_uuid", "intent_uuid"]);
