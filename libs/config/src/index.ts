@@ -98,6 +98,11 @@ export function secret(minLength = 32): Reader<string> {
   };
 }
 
+/** Like `secret`, but unset is allowed (undefined): the caller then finds the secret elsewhere. */
+export function optionalSecret(minLength = 32): Reader<string | undefined> {
+  return (env, name) => (raw(env, name) === undefined ? undefined : secret(minLength)(env, name));
+}
+
 type Schema = Record<string, Reader<unknown>>;
 export type ConfigOf<S extends Schema> = { readonly [K in keyof S]: ReturnType<S[K]> };
 

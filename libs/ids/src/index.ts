@@ -32,3 +32,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
+
+/**
+ * Email shape the platform accepts: the WHATWG `type=email` one with a dotted
+ * domain, a local part of at most 64 characters and at most 254 in all.
+ */
+const EMAIL =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+export const EMAIL_MAX_LENGTH = 254;
+
+/** True when `value` is an email address the platform accepts (any letter case). */
+export function isEmailAddress(value: string): boolean {
+  return value.length <= EMAIL_MAX_LENGTH && EMAIL.test(value);
+}

@@ -1,16 +1,6 @@
 import path from "node:path";
-import { ConfigError, serviceUrl, str, type Reader } from "@payin/config";
+import { optionalSecret, serviceUrl, str } from "@payin/config";
 import { REPO_ROOT } from "@payin/launcher";
-
-/** An optional secret of at least `minLength` characters (the value never appears in errors). */
-function optionalSecret(minLength: number): Reader<string | undefined> {
-  return (env, name) => {
-    const text = env[name];
-    if (!text) return undefined;
-    if (text.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters`);
-    return text;
-  };
-}
 
 /**
  * What payinctl reads from its environment, the configuration `npm start` uses:

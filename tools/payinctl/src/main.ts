@@ -1,5 +1,5 @@
 /**
- * payinctl: the operator CLI until the admin API exists. Talks to the running
+ * payinctl: the operator CLI (beside the admin API of the gateway). Talks to the running
  * services over gRPC with the configuration `npm start` uses (service URLs from
  * <NAME>_URL or <NAME>_PORT, SERVICE_TOKEN or .data/service-token; see config.ts).
  * The command and its arguments are checked before anything is read or called;

@@ -1,30 +1,13 @@
 import path from "node:path";
-import { ConfigError, DEFAULT_PORTS, int, optionalUrl, port, str, type Reader } from "@payin/config";
+import { ConfigError, DEFAULT_PORTS, int, optionalSecret, optionalUrl, port, str, type Reader } from "@payin/config";
+import { isEmailAddress } from "@payin/ids";
 import { REPO_ROOT } from "@payin/launcher";
 
-/**
- * The shape identity accepts for an email (services/identity/src/domain/email.ts):
- * WHATWG `type=email` with a dotted domain, at most 254 characters, a local part
- * of at most 64.
- */
-const EMAIL =
-  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-
-/** An email address, or `fallback` when unset. */
+/** An email address identity accepts (@payin/ids' isEmailAddress), or `fallback` when unset. */
 export function email(fallback: string): Reader<string> {
   return (env, name) => {
     const text = env[name] || fallback;
-    if (text.length > 254 || !EMAIL.test(text)) throw new ConfigError(name, `must be an email address, got "${text}"`);
-    return text;
-  };
-}
-
-/** An optional secret of at least `minLength` characters (the value never appears in errors). */
-export function optionalSecret(minLength: number): Reader<string | undefined> {
-  return (env, name) => {
-    const text = env[name];
-    if (!text) return undefined;
-    if (text.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters`);
+    if (!isEmailAddress(text)) throw new ConfigError(name, `must be an email address, got "${text}"`);
     return text;
   };
 }

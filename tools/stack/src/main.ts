@@ -3,8 +3,9 @@
  * its data under .data/ (unless DATABASE_URL names one), the four services and
  * the API gateway (see stack.ts) — stopped in order on Ctrl-C.
  *
- * The configuration is checked first: a missing or malformed variable stops it
- * with one line naming the variable (exit 78) before anything starts.
+ * stack.ts reads the configuration before anything starts: a missing or
+ * malformed variable stops it with one line naming the variable (exit 78), the
+ * exit code this process passes on.
  *
  * A terminal's Ctrl-C signals every process of its foreground process group at
  * once: the gateway, the services and PostgreSQL would all stop together,
@@ -17,10 +18,6 @@
 import { spawn } from "node:child_process";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "@payin/config";
-import { stackConfigSchema } from "./config.js";
-
-loadConfig(stackConfigSchema);
 
 const stack = spawn(process.execPath, [...process.execArgv, fileURLToPath(new URL("./stack.ts", import.meta.url))], {
   detached: process.platform !== "win32",

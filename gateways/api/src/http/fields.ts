@@ -1,14 +1,6 @@
 import type Router from "@koa/router";
+import { isEmailAddress } from "@payin/ids";
 import { badRequest } from "./api-error.js";
-
-/**
- * Email shape the identity service accepts (WHATWG `type=email` with a dotted
- * domain, local part at most 64, whole at most 254 characters), checked here so a
- * malformed one is the gateway's 400 VALIDATION_ERROR.
- */
-const EMAIL =
-  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-const EMAIL_MAX_LENGTH = 254;
 
 /** A JSON request body. */
 export type Body = Record<string, unknown>;
@@ -103,7 +95,8 @@ export function enumField<T extends string>(body: Body, field: string, values: r
 export function emailField(body: Body, field: string): string {
   const value = body[field];
   if (value === undefined || value === null) throw badRequest("VALIDATION_ERROR", `${field} is required`);
-  if (typeof value !== "string" || value.length > EMAIL_MAX_LENGTH || !EMAIL.test(value)) {
+  // The shape identity accepts, checked here so a malformed one is the gateway's 400 VALIDATION_ERROR.
+  if (typeof value !== "string" || !isEmailAddress(value)) {
     throw badRequest("VALIDATION_ERROR", `${field} must be an email address`);
   }
   return value;
