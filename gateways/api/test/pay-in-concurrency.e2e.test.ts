@@ -4,6 +4,7 @@
  * whose addresses must be distinct and whose derivation indexes have no gaps.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { merchantsV1 } from "@payin/proto";
 import { startTestPlatform, type TestPlatform } from "@payin/testing";
 import {
   ALLOCATION_REFERENCE,
@@ -68,6 +69,67 @@ describe("one idempotency key raced by 50 requests", () => {
     expect(replay.body.intent_uuid).toBe([...uuids][0]);
     expect(replay.body.allocation_reference).toBe("m/44'/60'/0'/0/0");
     expect(await api.total(shop)).toBe(1);
+
+    // The losers' addresses, asked for while their keys were claimed, were given
+    // back: the next intent takes the next index.
+    const next = await api.create(shop.uuid, shop.token, createBody({ reference: "after the race" }));
+    expect(next.status, next.text).toBe(201);
+    expect(next.body.allocation_reference).toBe("m/44'/60'/0'/0/1");
+    expect(next.body.address).toBe(deriveAddress(shop.xpub!, 1));
+  });
+});
+
+describe("creates that store no intent", () => {
+  const indexOf = (res: ApiResponse) => Number(ALLOCATION_REFERENCE.exec(res.body.allocation_reference)![1]);
+
+  it("take no address: after replays, reused keys, refusals and a suspension, the next intents take the next indexes", async () => {
+    await operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "NO", effect: "deny" });
+    const shop = await operator.merchant({ name: "Gapless Shop" });
+    const key = newKey();
+    const body = createBody({ reference: "first" });
+    const first = await api.create(shop.uuid, shop.token, body, key);
+    expect(first.status, first.text).toBe(201);
+    expect(indexOf(first)).toBe(0);
+
+    // Replays and a reused key, one by one and 20 at once.
+    expect((await api.create(shop.uuid, shop.token, body, key)).body.intent_uuid).toBe(first.body.intent_uuid);
+    expectError(await api.create(shop.uuid, shop.token, createBody({ reference: "other" }), key), 400, "IDEMPOTENCY_KEY_REUSED");
+    const replays = await Promise.all(Array.from({ length: 20 }, () => api.create(shop.uuid, shop.token, body, key)));
+    expect(replays.map((r) => r.status)).toEqual(Array(20).fill(201));
+    // Refused by a rule, 20 at once.
+    const denied = await Promise.all(Array.from({ length: 20 }, () => api.create(shop.uuid, shop.token, createBody({ jurisdiction: "NO" }))));
+    for (const res of denied) expectError(res, 403, "PAYIN_NOT_ALLOWED");
+    // Refused while suspended, 20 at once; a replay still answers.
+    await operator.transition(shop.uuid, merchantsV1.MerchantTransition.SUSPEND);
+    const refused = await Promise.all(Array.from({ length: 20 }, () => api.create(shop.uuid, shop.token, createBody())));
+    for (const res of refused) expectError(res, 409, "MERCHANT_NOT_ACTIVE");
+    expect((await api.create(shop.uuid, shop.token, body, key)).status).toBe(201);
+    await operator.transition(shop.uuid, merchantsV1.MerchantTransition.ACTIVATE);
+    // The wallet shows one address in use.
+    expect((await operator.allocation.getWallet({ merchantUuid: shop.uuid })).wallet?.nextIndex).toBe(1);
+
+    const second = await api.create(shop.uuid, shop.token, createBody({ reference: "second" }));
+    expect(second.status, second.text).toBe(201);
+    expect(indexOf(second)).toBe(1);
+    expect(second.body.address).toBe(deriveAddress(shop.xpub!, 1));
+
+    // Refusals racing successes: whatever the order, the stored intents hold
+    // the addresses their indexes derive, and once as many creates as there
+    // were refusals have followed, the indexes in use are 0..n-1 with no gap.
+    const mixed = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => api.create(shop.uuid, shop.token, createBody(i % 2 === 0 ? { reference: `ok-${i}` } : { jurisdiction: "NO" }))),
+    );
+    const stored = mixed.filter((r) => r.status === 201);
+    expect(stored).toHaveLength(30);
+    for (const res of mixed.filter((r) => r.status !== 201)) expectError(res, 403, "PAYIN_NOT_ALLOWED");
+    // As many creates as there were refusals: they take the addresses given back first.
+    const more = await Promise.all(Array.from({ length: 30 }, (_, i) => api.create(shop.uuid, shop.token, createBody({ reference: `more-${i}` }))));
+    expect(more.map((r) => r.status)).toEqual(Array(30).fill(201));
+    const all = [first, second, ...stored, ...more];
+    for (const res of all) expect(res.body.address).toBe(deriveAddress(shop.xpub!, indexOf(res)));
+    expect(all.map(indexOf).sort((x, y) => x - y)).toEqual(Array.from({ length: all.length }, (_, i) => i));
+    expect(await api.total(shop)).toBe(all.length);
+    expect((await operator.allocation.getWallet({ merchantUuid: shop.uuid })).wallet?.nextIndex).toBe(all.length);
   });
 });
 

@@ -351,6 +351,124 @@ describe("AllocationService.BatchAllocateAddresses", () => {
   });
 });
 
+describe("AllocationService.BatchReleaseAddresses", () => {
+  const allocate = (merchantUuid: string, intentUuid = uuidv7(), rail = "bep20") => client.allocateAddress({ merchantUuid, intentUuid, rail });
+  const release = async (requests: { merchantUuid: string; intentUuid: string }[]) =>
+    (await client.batchReleaseAddresses({ requests })).results.map((r) => r.released);
+
+  it("gives addresses back for the merchant's next allocations, lowest index first, then the counter goes on", async () => {
+    const merchantUuid = uuidv7();
+    const xpub = randomXpub();
+    await client.setWallet({ merchantUuid, xpub });
+    const intents = Array.from({ length: 5 }, () => uuidv7());
+    for (const intentUuid of intents) await allocate(merchantUuid, intentUuid);
+    // Released out of order; a release of an unknown intent changes nothing.
+    expect(await release([
+      { merchantUuid, intentUuid: intents[3]! },
+      { merchantUuid, intentUuid: uuidv7() },
+      { merchantUuid, intentUuid: intents[1]! },
+    ])).toEqual([true, false, true]);
+    // Released once only; the intent itself may be allocated again, afresh.
+    expect(await release([{ merchantUuid, intentUuid: intents[1]! }])).toEqual([false]);
+    // The wallet shows the addresses in use: the counter less the two waiting.
+    expect(await nextIndex(merchantUuid)).toBe(3);
+
+    const reused = await allocate(merchantUuid, intents[1]!, "erc20");
+    expect(reused).toMatchObject({ index: 1, address: deriveAddress(xpub, 1).address, derivationPath: "m/44'/60'/0'/0/1" });
+    const batch = await client.batchAllocateAddresses({ requests: [{ merchantUuid, intentUuid: uuidv7(), rail: "bep20" }, { merchantUuid, intentUuid: uuidv7(), rail: "bep20" }] });
+    const indexes = batch.results.map((r) => (r.outcome.case === "allocated" ? r.outcome.value.index : -1));
+    expect(indexes).toEqual([3, 5]);
+    expect(await nextIndex(merchantUuid)).toBe(6);
+    // A refused create in turn: allocated, given back, the wallet as it was.
+    const refused = uuidv7();
+    expect((await allocate(merchantUuid, refused)).index).toBe(6);
+    expect(await release([{ merchantUuid, intentUuid: refused }])).toEqual([true]);
+    expect(await nextIndex(merchantUuid)).toBe(6);
+    expect((await allocate(merchantUuid)).index).toBe(6);
+    // Idempotency holds for the new owner of a released address.
+    expect((await allocate(merchantUuid, intents[1]!, "erc20")).index).toBe(1);
+  });
+
+  it("leaves another merchant's allocation alone", async () => {
+    const [mine, theirs] = [uuidv7(), uuidv7()];
+    await client.setWallet({ merchantUuid: mine, xpub: randomXpub() });
+    await client.setWallet({ merchantUuid: theirs, xpub: randomXpub() });
+    const intentUuid = uuidv7();
+    const allocated = await allocate(theirs, intentUuid);
+    expect(await release([{ merchantUuid: mine, intentUuid }])).toEqual([false]);
+    expect(await allocate(theirs, intentUuid)).toMatchObject({ index: allocated.index, address: allocated.address });
+    expect((await allocate(theirs)).index).toBe(allocated.index + 1);
+  });
+
+  it("never hands out an address of a key the wallet no longer has", async () => {
+    const merchantUuid = uuidv7();
+    const oldXpub = randomXpub();
+    await client.setWallet({ merchantUuid, xpub: oldXpub });
+    const intentUuid = uuidv7();
+    const old = await allocate(merchantUuid, intentUuid);
+    const newXpub = randomXpub();
+    // Released after the key was replaced, and before: neither comes back.
+    await client.setWallet({ merchantUuid, xpub: newXpub });
+    expect(await release([{ merchantUuid, intentUuid }])).toEqual([true]);
+    const before = uuidv7();
+    await allocate(merchantUuid, before);
+    const next = await allocate(merchantUuid);
+    expect(next).toMatchObject({ index: 2, address: deriveAddress(newXpub, 2).address });
+    expect(next.address).not.toBe(old.address);
+    // Released under the key it came from, which is then replaced: the counter goes on.
+    expect(await release([{ merchantUuid, intentUuid: before }])).toEqual([true]);
+    const thirdXpub = randomXpub();
+    await client.setWallet({ merchantUuid, xpub: thirdXpub });
+    expect(await allocate(merchantUuid)).toMatchObject({ index: 3, address: deriveAddress(thirdXpub, 3).address });
+  });
+
+  it("keeps indexes gap-free and addresses distinct when releases race allocations", async () => {
+    const merchantUuid = uuidv7();
+    const xpub = randomXpub();
+    await client.setWallet({ merchantUuid, xpub });
+    const kept = new Map<string, { index: number; address: string }>();
+    let released = 0;
+    // 10 rounds of 40 concurrent allocations; every other one is released as
+    // soon as it is answered, while the others are still running.
+    for (let round = 0; round < 10; round++) {
+      await Promise.all(
+        Array.from({ length: 40 }, async (_, i) => {
+          const intentUuid = uuidv7();
+          const r = await allocate(merchantUuid, intentUuid);
+          if (i % 2 === 1) {
+            expect(await release([{ merchantUuid, intentUuid }])).toEqual([true]);
+            released++;
+          } else {
+            kept.set(intentUuid, { index: r.index, address: r.address });
+          }
+        }),
+      );
+    }
+    expect(released).toBe(200);
+    // As many allocations again as were released fill every hole.
+    for (let i = 0; i < released; i += 50) {
+      const { results } = await client.batchAllocateAddresses({
+        requests: Array.from({ length: 50 }, () => ({ merchantUuid, intentUuid: uuidv7(), rail: "erc20" })),
+      });
+      results.forEach((r, n) => {
+        if (r.outcome.case !== "allocated") throw new Error(`allocation ${n} failed`);
+        kept.set(`fill-${i + n}`, { index: r.outcome.value.index, address: r.outcome.value.address });
+      });
+    }
+    const all = [...kept.values()];
+    expect(all.map((k) => k.index).sort((x, y) => x - y)).toEqual(Array.from({ length: 400 }, (_, i) => i));
+    for (const k of all) expect(k.address).toBe(deriveAddress(xpub, k.index).address);
+  });
+
+  it("refuses no releases, more than 1,000 and malformed uuids with INVALID_ARGUMENT", async () => {
+    await expectFailure(client.batchReleaseAddresses({ requests: [] }), Code.InvalidArgument, "INVALID_ARGUMENT");
+    const request = { merchantUuid: uuidv7(), intentUuid: uuidv7() };
+    await expectFailure(client.batchReleaseAddresses({ requests: Array(1_001).fill(request) }), Code.InvalidArgument, "INVALID_ARGUMENT");
+    await expectFailure(client.batchReleaseAddresses({ requests: [{ merchantUuid: "nope", intentUuid: uuidv7() }] }), Code.InvalidArgument, "INVALID_ARGUMENT");
+    await expectFailure(client.batchReleaseAddresses({ requests: [{ merchantUuid: uuidv7(), intentUuid: "NOT-A-UUID" }] }), Code.InvalidArgument, "INVALID_ARGUMENT");
+  });
+});
+
 describe("AllocationService readiness", () => {
   const ALL_MERCHANT_SIDE = ["merchant_inactive", "operating_profile_missing", "payin_not_allowed"];
   const ready: MerchantReadinessInputs = { status: "active", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true };

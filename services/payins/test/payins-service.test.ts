@@ -22,6 +22,8 @@ const merchants: MerchantDirectory = {
 };
 const allocator: AddressAllocator = {
   allocate: () => Promise.reject(new Error("reads must not ask the allocation service")),
+  release: () => Promise.reject(new Error("reads must not ask the allocation service")),
+  mayHaveAllocated: () => true,
 };
 
 let orm: MikroORM;

@@ -24,6 +24,7 @@ function storeAnswering(outcome: AllocateOutcome): WalletStore {
     upsert: async () => null,
     find: async () => null,
     allocate: async () => outcome,
+    release: async () => new Set(),
     poolHigh: async () => -1,
     fillPool: async () => undefined,
   };
