@@ -400,7 +400,7 @@ describe("AllocationService.BatchReleaseAddresses", () => {
     expect((await allocate(theirs)).index).toBe(allocated.index + 1);
   });
 
-  it("never hands out an address of a key the wallet no longer has", async () => {
+  it("hands out released addresses only while the wallet has the key they came from", async () => {
     const merchantUuid = uuidv7();
     const oldXpub = randomXpub();
     await client.setWallet({ merchantUuid, xpub: oldXpub });
@@ -420,6 +420,9 @@ describe("AllocationService.BatchReleaseAddresses", () => {
     const thirdXpub = randomXpub();
     await client.setWallet({ merchantUuid, xpub: thirdXpub });
     expect(await allocate(merchantUuid)).toMatchObject({ index: 3, address: deriveAddress(thirdXpub, 3).address });
+    // Given the first key back, the wallet hands out that key's released address again.
+    await client.setWallet({ merchantUuid, xpub: oldXpub });
+    expect(await allocate(merchantUuid)).toMatchObject({ index: 0, address: old.address });
   });
 
   it("keeps indexes gap-free and addresses distinct when releases race allocations", async () => {

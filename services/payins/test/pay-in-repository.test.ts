@@ -49,7 +49,7 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
   /** Claims a key and completes it with `i`, as a create does. */
   const store = async (i: PayInIntent, key = `k-${i.intentUuid}`) => {
     const claim = await repo.claimKey({ merchantUuid: i.merchantUuid, key, requestHash: hash("h"), newIntentUuid: i.intentUuid, now: new Date() });
-    expect(claim).toEqual({ kind: "claimed", intentUuid: i.intentUuid });
+    expect(claim).toEqual({ kind: "claimed", intentUuid: i.intentUuid, claimedAt: expect.any(Date) });
     await repo.completeKey(i, key);
   };
 
@@ -73,8 +73,12 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
     expect(first.kind).toBe("claimed");
     const second = await repo.claimKey({ merchantUuid: merchant, key: "busy", requestHash: hash("h2"), newIntentUuid: uuidv7(), now: new Date() });
     expect(second).toEqual({ kind: "in-flight", requestHash: hash("h2") });
+    if (first.kind !== "claimed") throw new Error("not claimed");
+    // Only the claim as it was taken is released: not one taken over since.
+    expect(await repo.releaseKey(merchant, "busy", { ...first, claimedAt: new Date(first.claimedAt.getTime() - 1) })).toBe(false);
     // Released, the key can be claimed again.
-    await repo.releaseKey(merchant, "busy", (first as { intentUuid: string }).intentUuid);
+    expect(await repo.releaseKey(merchant, "busy", first)).toBe(true);
+    expect(await repo.releaseKey(merchant, "busy", first)).toBe(false);
     const third = await repo.claimKey({ merchantUuid: merchant, key: "busy", requestHash: hash("h3"), newIntentUuid: uuidv7(), now: new Date() });
     expect(third.kind).toBe("claimed");
   });
@@ -129,7 +133,7 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
       const merchant = uuidv7();
       const intents = Array.from({ length: 5 }, (_, n) => intent(merchant, { asset: n % 2 ? "usdc" : "usdt", rail: n % 2 ? "erc20" : "bep20" }));
       const claims = await Promise.all(intents.map((i, n) => batching.claimKey(claimInput(i, `batch-${n}`))));
-      expect(claims).toEqual(intents.map((i) => ({ kind: "claimed", intentUuid: i.intentUuid })));
+      expect(claims).toEqual(intents.map((i) => ({ kind: "claimed", intentUuid: i.intentUuid, claimedAt: expect.any(Date) })));
       await Promise.all(intents.map((i, n) => batching.completeKey(i, `batch-${n}`)));
       expect(names).toEqual(["payins.claim-keys", "payins.complete-keys"]);
 
@@ -152,9 +156,9 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
       // A turn with a taken key: the fresh ones are claimed by the batch, the taken one answered alone.
       const claims = await Promise.all([batching.claimKey(claimInput(a, "fresh-a")), batching.claimKey(claimInput(b, "taken")), batching.claimKey(claimInput(c, "fresh-c"))]);
       expect(claims).toEqual([
-        { kind: "claimed", intentUuid: a.intentUuid },
+        { kind: "claimed", intentUuid: a.intentUuid, claimedAt: expect.any(Date) },
         { kind: "completed", requestHash: hash("h"), intent: done },
-        { kind: "claimed", intentUuid: c.intentUuid },
+        { kind: "claimed", intentUuid: c.intentUuid, claimedAt: expect.any(Date) },
       ]);
       expect(names).toEqual(["payins.claim-keys", "payins.claim-key", "payins.read-key"]);
 
@@ -162,7 +166,7 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
       names.length = 0;
       const [d, e] = [intent(merchant), intent(merchant)];
       const twice = await Promise.all([batching.claimKey(claimInput(d, "twice")), batching.claimKey(claimInput(e, "twice"))]);
-      expect(twice).toEqual([{ kind: "claimed", intentUuid: d.intentUuid }, { kind: "in-flight", requestHash: hash("h") }]);
+      expect(twice).toEqual([{ kind: "claimed", intentUuid: d.intentUuid, claimedAt: expect.any(Date) }, { kind: "in-flight", requestHash: hash("h") }]);
       expect(names.filter((n) => n === "payins.claim-keys")).toEqual([]);
     });
 

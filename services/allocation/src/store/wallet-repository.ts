@@ -165,6 +165,10 @@ export class WalletRepository implements WalletStore {
     // read, so two merchants registering one key at the same instant could both
     // pass it; the unique address constraint still stops a double hand-out.
     // Replacing the key also drops the addresses pre-derived from the old one.
+    // Released addresses of the old key are left alone (allocations pass them
+    // over, and take them again if the wallet gets that key back): deleting them
+    // here, under the wallet's row lock, could deadlock with an allocation that
+    // took one of them and waits for that lock.
     const rows = await this.em.execute(
       `with w as (
          insert into wallets (merchant_uuid, xpub, next_index, created_at, updated_at)
@@ -172,8 +176,7 @@ export class WalletRepository implements WalletStore {
          where not exists (select 1 from wallets where xpub = ? and merchant_uuid <> ?)
          on conflict (merchant_uuid) do update set xpub = excluded.xpub, updated_at = excluded.updated_at
          returning *),
-       stale as (delete from address_pool ap using w where ap.merchant_uuid = w.merchant_uuid and ap.xpub <> w.xpub),
-       stale_released as (delete from released_addresses ra using w where ra.merchant_uuid = w.merchant_uuid and ra.xpub <> w.xpub)
+       stale as (delete from address_pool ap using w where ap.merchant_uuid = w.merchant_uuid and ap.xpub <> w.xpub)
        select w.*, (select count(*) from released_addresses ra where ra.merchant_uuid = w.merchant_uuid and ra.xpub = w.xpub) as released
          from w`,
       [merchantUuid, xpub, now, now, xpub, merchantUuid],

@@ -8,7 +8,7 @@ import {
   type PayinContext,
   type PayInStore,
 } from "./create-pay-in-intent.js";
-import type { CreateRequest, PayInIntent } from "./pay-in-intent.js";
+import { validateCreate, type CreateRequest, type PayInIntent } from "./pay-in-intent.js";
 
 const MERCHANT = "01a1fe6a-0000-7000-8000-000000000001";
 const MINTED = "01a1fe6a-0000-7000-8000-00000000000a";
@@ -39,6 +39,8 @@ function world(options: {
   allocation?: () => Promise<{ address: string; reference: string }>;
   completeFails?: boolean;
   claimFails?: boolean;
+  /** The claim was taken over (its lease ran out) before this request released it. */
+  takenOver?: boolean;
 }) {
   const events: string[] = [];
   const allocator: AddressAllocator = {
@@ -54,7 +56,7 @@ function world(options: {
   const store: PayInStore = {
     claimKey: async ({ newIntentUuid }) => {
       if (options.claimFails) throw new Error("database unavailable");
-      return options.claim ? options.claim(newIntentUuid) : { kind: "claimed", intentUuid: newIntentUuid };
+      return options.claim ? options.claim(newIntentUuid) : { kind: "claimed", intentUuid: newIntentUuid, claimedAt: NOW };
     },
     completeKey: async (intent) => {
       events.push(`complete ${intent.intentUuid}`);
@@ -62,6 +64,7 @@ function world(options: {
     },
     releaseKey: async () => {
       events.push("release key");
+      return !options.takenOver;
     },
   };
   const deps: CreateDeps = {
@@ -106,30 +109,43 @@ describe("createPayInIntent and the address asked for ahead", () => {
   });
 
   it("gives the address back before replaying, and before refusing a reused or busy key", async () => {
-    const replay = world({ claim: () => ({ kind: "completed", requestHash: "", intent: STORED }) });
-    // The stored hash differs from this request's: the key was reused.
-    expect(await reasonOf(createPayInIntent(replay.deps, request))).toBe("IDEMPOTENCY_KEY_REUSED");
+    const hash = validateCreate(request).requestHash;
+    const replay = world({ claim: () => ({ kind: "completed", requestHash: hash, intent: STORED }) });
+    expect(await createPayInIntent(replay.deps, request)).toEqual({ intent: STORED, replayed: true });
     expect(replay.events).toEqual([`allocate ${MINTED}`, `release ${MINTED}`]);
 
-    const busy = world({ claim: () => ({ kind: "in-flight", requestHash: "other" }) });
-    expect(await reasonOf(createPayInIntent(busy.deps, request))).toBe("IDEMPOTENCY_KEY_REUSED");
+    const reused = world({ claim: () => ({ kind: "completed", requestHash: "another payload", intent: STORED }) });
+    expect(await reasonOf(createPayInIntent(reused.deps, request))).toBe("IDEMPOTENCY_KEY_REUSED");
+    expect(reused.events).toEqual([`allocate ${MINTED}`, `release ${MINTED}`]);
+
+    const busy = world({ claim: () => ({ kind: "in-flight", requestHash: hash }) });
+    expect(await reasonOf(createPayInIntent(busy.deps, request))).toBe("IDEMPOTENCY_KEY_IN_USE");
     expect(busy.events).toEqual([`allocate ${MINTED}`, `release ${MINTED}`]);
   });
 
-  it("gives the address back when the merchant refuses the create, and frees the key", async () => {
+  it("keeps the address when its claim was taken over before this request gave it up", async () => {
+    // Another request now holds the key with this intent uuid and may store it
+    // with this very address: giving it back could put it on two intents.
+    const { deps, events } = world({ context: { ...ACTIVE, status: "suspended" }, takenOver: true });
+    expect(await reasonOf(createPayInIntent(deps, request))).toBe("MERCHANT_NOT_ACTIVE");
+    expect(events).toEqual([`allocate ${MINTED}`, "release key"]);
+  });
+
+  it("frees the key, then gives the address back, when the merchant refuses the create", async () => {
     const inactive = world({ context: { ...ACTIVE, status: "suspended" } });
     expect(await reasonOf(createPayInIntent(inactive.deps, request))).toBe("MERCHANT_NOT_ACTIVE");
-    expect(inactive.events).toEqual([`allocate ${MINTED}`, `release ${MINTED}`, "release key"]);
+    // The key first: only a claim still its own lets the address go.
+    expect(inactive.events).toEqual([`allocate ${MINTED}`, "release key", `release ${MINTED}`]);
 
     const missing = world({ context: null });
     expect(await reasonOf(createPayInIntent(missing.deps, request))).toBe("MERCHANT_NOT_ACTIVE");
     expect(missing.events).toContain(`release ${MINTED}`);
   });
 
-  it("gives the address back when the claim itself fails", async () => {
+  it("keeps the address when the claim failed: it may have committed with this intent uuid", async () => {
     const { deps, events } = world({ claimFails: true });
     expect(await reasonOf(createPayInIntent(deps, request))).toBe("database unavailable");
-    expect(events).toEqual([`allocate ${MINTED}`, `release ${MINTED}`]);
+    expect(events).toEqual([`allocate ${MINTED}`]);
   });
 
   it("asks for no address for a request past its deadline", async () => {
@@ -146,7 +162,7 @@ describe("createPayInIntent and the address asked for ahead", () => {
 
     const lost = world({ allocation: () => Promise.reject(new Error("deadline exceeded")) });
     expect(await reasonOf(createPayInIntent(lost.deps, request))).toBe("deadline exceeded");
-    expect(lost.events).toEqual([`allocate ${MINTED}`, `release ${MINTED}`, "release key"]);
+    expect(lost.events).toEqual([`allocate ${MINTED}`, "release key", `release ${MINTED}`]);
   });
 
   it("never gives the address back once the intent may have been stored", async () => {
@@ -157,7 +173,7 @@ describe("createPayInIntent and the address asked for ahead", () => {
 
   it("takes a dead holder's claim over with its intent uuid, giving back the one allocated ahead", async () => {
     const held = "01a1fe6a-0000-7000-8000-0000000000aa";
-    const { deps, events } = world({ claim: () => ({ kind: "claimed", intentUuid: held }) });
+    const { deps, events } = world({ claim: () => ({ kind: "claimed", intentUuid: held, claimedAt: NOW }) });
     const { intent } = await createPayInIntent(deps, request);
     expect(intent.intentUuid).toBe(held);
     expect(events).toEqual([`allocate ${MINTED}`, `release ${MINTED}`, `allocate ${held}`, `complete ${held}`]);

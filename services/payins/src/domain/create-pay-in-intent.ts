@@ -49,8 +49,11 @@ export interface AddressAllocator {
 
 /** The state of an idempotency key after an attempt to claim it. */
 export type KeyClaim =
-  /** This request owns the key and must create the intent with `intentUuid`. */
-  | { kind: "claimed"; intentUuid: string }
+  /**
+   * This request owns the key and must create the intent with `intentUuid`;
+   * `claimedAt` tells this claim from a later takeover of the same key.
+   */
+  | { kind: "claimed"; intentUuid: string; claimedAt: Date }
   /** An earlier request with the key finished and created `intent`. */
   | { kind: "completed"; requestHash: string; intent: PayInIntent }
   /** Another request holds the key and has not finished. */
@@ -66,8 +69,12 @@ export interface PayInStore {
   claimKey(input: { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date }): Promise<KeyClaim>;
   /** Stores the intent and marks its key completed, in one statement. */
   completeKey(intent: PayInIntent, key: string): Promise<void>;
-  /** Gives up a pending claim after a failure, so the client may retry with the key. */
-  releaseKey(merchantUuid: string, key: string, intentUuid: string): Promise<void>;
+  /**
+   * Gives up a pending claim after a failure, so the client may retry with the
+   * key; false when there was nothing to give up: the claim was taken over
+   * (its lease ran out) or is gone.
+   */
+  releaseKey(merchantUuid: string, key: string, claim: Extract<KeyClaim, { kind: "claimed" }>): Promise<boolean>;
 }
 
 export interface CreateDeps {
@@ -100,11 +107,16 @@ export interface CreateResult {
  * The address is asked for at the same time as the key is claimed and the
  * merchant looked up (a request already past its deadline asks for none), so a
  * create waits for the slowest of the three and then one statement, not for
- * all of them in turn. When the create then does not go ahead (the key was
- * taken, the merchant refused, a check failed), that address is given back
- * before the answer, and the merchant's next intent gets it: refused creates
- * leave no gap in the wallet's indexes. Once the intent may have been stored,
- * its address is never given back.
+ * all of them in turn. When the create then does not go ahead, that address is
+ * given back before the answer, and the merchant's next intent gets it: refused
+ * creates leave no gap in the wallet's indexes. It is given back only when no
+ * other request can ever store an intent with its uuid: when the claim did not
+ * take the key with it (a replay, a key in use or reused, a takeover of an
+ * older claim), or when this request deleted its own claim, as it took it, and
+ * so ended it before anyone took it over. Otherwise (the claim failed and may
+ * have committed, the completing statement was sent, the claim could not be
+ * deleted) the address stays allocated: an unused index, never one address on
+ * two intents.
  */
 export async function createPayInIntent(deps: CreateDeps, request: CreateRequest): Promise<CreateResult> {
   const req = validateCreate(request);
@@ -119,6 +131,8 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
     if (!settled.ok && !deps.allocator.mayHaveAllocated(settled.error)) return;
     await deps.allocator.release(req.merchantUuid, intentUuid).catch((e: unknown) => deps.onReleaseError?.(e));
   };
+  // Waits for the allocation asked for ahead; keeps it (an unused index).
+  const keep = async () => void (await ahead);
   let claim: KeyClaim;
   let context: PayinContext | null;
   try {
@@ -133,7 +147,7 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
       deps.merchants.payinContext(req.merchantUuid, req.jurisdiction),
     ]);
   } catch (error) {
-    await giveBack();
+    await keep();
     throw error;
   }
   if (claim.kind !== "claimed" || claim.intentUuid !== intentUuid) await giveBack();
@@ -155,8 +169,8 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
     authorise(context);
     address = own && ahead ? unwrap(await ahead) : await deps.allocator.allocate(req.merchantUuid, claim.intentUuid, req.rail);
   } catch (error) {
-    if (own) await giveBack();
-    await releaseClaim(deps, req, claim.intentUuid);
+    const released = await releaseClaim(deps, req, claim);
+    if (own) await (released ? giveBack() : keep());
     throw error;
   }
   const intent = newIntent(req, claim.intentUuid, address, now);
@@ -165,14 +179,20 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
   } catch (error) {
     // The statement may have committed before its answer was lost: the address
     // is not given back.
-    await releaseClaim(deps, req, claim.intentUuid);
+    await releaseClaim(deps, req, claim);
     throw error;
   }
   return { intent, replayed: false };
 }
 
-async function releaseClaim(deps: CreateDeps, req: ValidCreateRequest, intentUuid: string): Promise<void> {
-  await deps.store.releaseKey(req.merchantUuid, req.idempotencyKey, intentUuid).catch((e: unknown) => deps.onReleaseError?.(e));
+/** Deletes this request's own claim; false when it could not (taken over, gone, or the store failed). */
+async function releaseClaim(deps: CreateDeps, req: ValidCreateRequest, claim: Extract<KeyClaim, { kind: "claimed" }>): Promise<boolean> {
+  try {
+    return await deps.store.releaseKey(req.merchantUuid, req.idempotencyKey, claim);
+  } catch (error) {
+    deps.onReleaseError?.(error);
+    return false;
+  }
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };

@@ -79,14 +79,17 @@ export function addressAllocator(client: Client<typeof allocationV1.AllocationSe
     async (requests: { merchantUuid: string; intentUuid: string }[]) => (await client.batchReleaseAddresses({ requests })).results,
     { maxBatch: MAX_BATCH },
   );
-  // Errors allocation answered for an item: a refusal, so nothing was allocated.
+  // Refusals allocation answered for an item (no wallet, a bad argument, …):
+  // nothing was allocated. An item that failed on an internal error may have
+  // been allocated all the same, like a call whose answer was lost.
   const refusals = new WeakSet<object>();
+  const uncertain = new Set([Code.Unknown, Code.Internal, Code.Unavailable, Code.DeadlineExceeded, Code.Aborted, Code.Canceled, Code.DataLoss]);
   return {
     async allocate(merchantUuid, intentUuid, rail) {
       const { outcome } = await allocateTogether({ merchantUuid, intentUuid, rail });
       if (outcome.case === "error") {
         const error = connectErrorOfItem(outcome.value);
-        refusals.add(error);
+        if (!uncertain.has(error.code)) refusals.add(error);
         throw error;
       }
       if (outcome.case !== "allocated") throw new Error("allocation answered an allocation with no outcome");

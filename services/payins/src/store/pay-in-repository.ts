@@ -47,7 +47,7 @@ const CLAIM_KEY: PreparedStatement = {
        on conflict (merchant_uuid, idempotency_key) do update set claimed_at = excluded.claimed_at
          where idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
            and idempotency_keys.request_hash = excluded.request_hash
-       returning intent_uuid`,
+       returning intent_uuid, claimed_at`,
 };
 
 const READ_KEY: PreparedStatement = {
@@ -80,7 +80,7 @@ const CLAIM_KEYS: PreparedStatement = {
        on conflict (merchant_uuid, idempotency_key) do update set claimed_at = excluded.claimed_at
          where idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
            and idempotency_keys.request_hash = excluded.request_hash
-       returning merchant_uuid, idempotency_key, intent_uuid`,
+       returning merchant_uuid, idempotency_key, intent_uuid, claimed_at`,
 };
 
 /** COMPLETE_KEY for several intents at once; any failure stores none of them. */
@@ -102,9 +102,12 @@ const COMPLETE_KEYS: PreparedStatement = {
         where k.merchant_uuid = v.merchant_uuid and k.idempotency_key = v.idempotency_key and k.intent_uuid = v.intent_uuid`,
 };
 
+/** Deletes a pending claim, only while it is still the one taken at `claimed_at` (not taken over since). */
 const RELEASE_KEY: PreparedStatement = {
   name: "payins.release-key",
-  text: `delete from idempotency_keys where merchant_uuid = $1 and idempotency_key = $2 and intent_uuid = $3 and state = 'pending'`,
+  text: `delete from idempotency_keys
+          where merchant_uuid = $1 and idempotency_key = $2 and intent_uuid = $3 and state = 'pending' and claimed_at = $4
+          returning 1 as released`,
 };
 
 const GET_INTENT: PreparedStatement = {
@@ -140,6 +143,11 @@ function listStatement(byStatus: boolean, byAsset: boolean): PreparedStatement {
 const LIST = [listStatement(false, false), listStatement(false, true), listStatement(true, false), listStatement(true, true)] as const;
 
 type ClaimInput = { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date };
+type Claimed = Extract<KeyClaim, { kind: "claimed" }>;
+
+function claimedOf(row: Row): Claimed {
+  return { kind: "claimed", intentUuid: row.intent_uuid as string, claimedAt: new Date(row.claimed_at as string | Date) };
+}
 
 /** Most claims or completions in one statement. */
 const MAX_BATCH = 1000;
@@ -160,8 +168,8 @@ export class PayInRepository implements PayInStore, PayInReader {
 
   constructor(private readonly sql: SqlClient) {}
 
-  /** The intent uuid each input claimed, or null when it must be claimed alone. */
-  private async claimMany(inputs: ClaimInput[]): Promise<(string | null)[]> {
+  /** What each input claimed, or null when it must be claimed alone. */
+  private async claimMany(inputs: ClaimInput[]): Promise<(Claimed | null)[]> {
     const ids = inputs.map((i) => `${i.merchantUuid}|${i.key}`);
     if (inputs.length < 2 || new Set(ids).size !== ids.length) return inputs.map(() => null);
     const now = inputs[0]!.now;
@@ -171,7 +179,7 @@ export class PayInRepository implements PayInStore, PayInReader {
         inputs.map((i) => i.merchantUuid), inputs.map((i) => i.key), inputs.map((i) => i.requestHash), inputs.map((i) => i.newIntentUuid),
         now, staleBefore,
       ]);
-      const claimed = new Map(rows.map((row) => [`${row.merchant_uuid}|${row.idempotency_key}`, row.intent_uuid as string]));
+      const claimed = new Map(rows.map((row) => [`${row.merchant_uuid}|${row.idempotency_key}`, claimedOf(row)]));
       return ids.map((id) => claimed.get(id) ?? null);
     } catch {
       return inputs.map(() => null);
@@ -200,10 +208,10 @@ export class PayInRepository implements PayInStore, PayInReader {
     // win. A pending row whose lease ran out (its holder died) is taken over,
     // keeping its intent uuid, but only by a request with the same payload.
     const together = await this.claimTogether(input);
-    if (together) return { kind: "claimed", intentUuid: together };
+    if (together) return together;
     const staleBefore = new Date(input.now.getTime() - CLAIM_LEASE_MS);
     const claimed = await this.sql.query(CLAIM_KEY, [input.merchantUuid, input.key, input.requestHash, input.newIntentUuid, input.now, staleBefore]);
-    if (claimed[0]) return { kind: "claimed", intentUuid: claimed[0].intent_uuid as string };
+    if (claimed[0]) return claimedOf(claimed[0]);
     const rows = await this.sql.query(READ_KEY, [input.merchantUuid, input.key]);
     const row = rows[0];
     // Released between our insert and this read: the client may simply retry.
@@ -224,8 +232,9 @@ export class PayInRepository implements PayInStore, PayInReader {
     ]);
   }
 
-  async releaseKey(merchantUuid: string, key: string, intentUuid: string): Promise<void> {
-    await this.sql.query(RELEASE_KEY, [merchantUuid, key, intentUuid]);
+  async releaseKey(merchantUuid: string, key: string, claim: Claimed): Promise<boolean> {
+    const rows = await this.sql.query(RELEASE_KEY, [merchantUuid, key, claim.intentUuid, claim.claimedAt]);
+    return rows.length > 0;
   }
 
   async get(merchantUuid: string, intentUuid: string): Promise<PayInIntent | null> {

@@ -5,8 +5,9 @@ import { Migration } from "@payin/db";
  * never stored, so never shown to anyone. The next allocations of the merchant
  * take them first, lowest index first, which keeps the used indexes gap-free.
  * Each remembers the xpub it was derived from, and so does every allocation from
- * now on: after the wallet's key is replaced, an address of the old key is never
- * handed out again (older allocations, with no xpub recorded, are never released).
+ * now on: after the wallet's key is replaced, an address of the old key is not
+ * handed out unless the wallet gets that key back (older allocations, with no xpub
+ * recorded, are never released).
  */
 export class ReleasedAddresses extends Migration {
   override async up(): Promise<void> {
