@@ -70,8 +70,7 @@ describe("one idempotency key raced by 50 requests", () => {
     expect(replay.body.allocation_reference).toBe("m/44'/60'/0'/0/0");
     expect(await api.total(shop)).toBe(1);
 
-    // The losers' addresses, asked for while their keys were claimed, were given
-    // back: the next intent takes the next index.
+    // The requests that lost the race took no address: the next intent takes the next index.
     const next = await api.create(shop.uuid, shop.token, createBody({ reference: "after the race" }));
     expect(next.status, next.text).toBe(201);
     expect(next.body.allocation_reference).toBe("m/44'/60'/0'/0/1");
@@ -105,7 +104,7 @@ describe("creates that store no intent", () => {
     for (const res of refused) expectError(res, 409, "MERCHANT_NOT_ACTIVE");
     expect((await api.create(shop.uuid, shop.token, body, key)).status).toBe(201);
     await operator.transition(shop.uuid, merchantsV1.MerchantTransition.ACTIVATE);
-    // The wallet shows one address in use.
+    // None of that moved the wallet's counter.
     expect((await operator.allocation.getWallet({ merchantUuid: shop.uuid })).wallet?.nextIndex).toBe(1);
 
     const second = await api.create(shop.uuid, shop.token, createBody({ reference: "second" }));
@@ -114,15 +113,13 @@ describe("creates that store no intent", () => {
     expect(second.body.address).toBe(deriveAddress(shop.xpub!, 1));
 
     // Refusals racing successes: whatever the order, the stored intents hold
-    // the addresses their indexes derive, and once as many creates as there
-    // were refusals have followed, the indexes in use are 0..n-1 with no gap.
+    // the addresses their indexes derive, and the indexes in use are 0..n-1.
     const mixed = await Promise.all(
       Array.from({ length: 60 }, (_, i) => api.create(shop.uuid, shop.token, createBody(i % 2 === 0 ? { reference: `ok-${i}` } : { jurisdiction: "NO" }))),
     );
     const stored = mixed.filter((r) => r.status === 201);
     expect(stored).toHaveLength(30);
     for (const res of mixed.filter((r) => r.status !== 201)) expectError(res, 403, "PAYIN_NOT_ALLOWED");
-    // As many creates as there were refusals: they take the addresses given back first.
     const more = await Promise.all(Array.from({ length: 30 }, (_, i) => api.create(shop.uuid, shop.token, createBody({ reference: `more-${i}` }))));
     expect(more.map((r) => r.status)).toEqual(Array(30).fill(201));
     const all = [first, second, ...stored, ...more];

@@ -6,9 +6,9 @@
  * longer fit the schema.
  *
  * Order and connections, as the services run them (each statement autocommits):
- *   payins      CLAIM_KEY      ┐
- *   merchants   PAYIN_CONTEXT  ├ at the same time
- *   allocation  ALLOCATE       ┘ (takes the wallet's row lock until it commits)
+ *   payins      CLAIM_KEY      ┐ at the same time
+ *   merchants   PAYIN_CONTEXT  ┘
+ *   allocation  ALLOCATE       (takes the wallet's row lock until it commits)
  *   payins      COMPLETE_KEY   (the intent and its key, together)
  */
 
@@ -36,41 +36,16 @@ export const PAYIN_CONTEXT = {
         where m.uuid = $3`,
 };
 
-/**
- * services/allocation/src/store/wallet-repository.ts, ALLOCATE_MANY (a create's
- * own allocation: one intent): a released address, or the next index and its
- * pre-derived address.
- */
+/** services/allocation/src/store/wallet-repository.ts, allocate: next index and its pre-derived address. */
 export const ALLOCATE = {
   name: "b1.allocate",
-  text: `with rel as (
-           delete from released_addresses ra
-            using (select address_index from released_addresses
-                    where merchant_uuid = $1 and xpub = (select xpub from wallets where merchant_uuid = $1)
-                    order by address_index limit cardinality($2::uuid[])) pick
-            where ra.merchant_uuid = $1 and ra.address_index = pick.address_index
-           returning ra.address_index, ra.address, ra.derivation_path, ra.xpub),
-         fresh as (select cardinality($2::uuid[]) - (select count(*) from rel)::int as n),
-         w as (
-           update wallets set next_index = next_index + (select n from fresh) where merchant_uuid = $1
-           returning merchant_uuid, xpub, next_index - (select n from fresh) as first_idx),
-         slots as (
-           select (row_number() over (order by address_index) - 1)::int as n, address_index as idx, address, derivation_path, xpub
-             from rel
-           union all
-           select (select count(*) from rel)::int + g, w.first_idx + g,
-                  (select p.address from address_pool p
-                    where p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.first_idx + g),
-                  (select p.derivation_path from address_pool p
-                    where p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.first_idx + g),
-                  w.xpub
-             from w cross join generate_series(0, (select n from fresh) - 1) g),
-         r as (
-           select t.intent_uuid, t.rail, (t.ord - 1)::int as n
-             from unnest($2::uuid[], $3::text[]) with ordinality as t(intent_uuid, rail, ord))
-         insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at, xpub)
-         select r.intent_uuid, w.merchant_uuid, s.idx, s.address, r.rail, s.derivation_path, $4, s.xpub
-           from r join slots s on s.n = r.n join w on w.xpub = s.xpub
+  text: `with w as (
+           update wallets set next_index = next_index + 1 where merchant_uuid = $1
+           returning merchant_uuid, xpub, next_index - 1 as idx)
+         insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at)
+         select $2, w.merchant_uuid, w.idx, p.address, $3, p.derivation_path, $4
+           from w left join address_pool p
+             on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.idx
          returning intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at`,
 };
 

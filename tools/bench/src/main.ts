@@ -5,9 +5,8 @@
  * second process (create, read, list at 50 connections), next to two baselines
  * measured in the same run:
  *
- *   B1  the SQL of a create (claim ∥ merchant lookup ∥ allocation, then store;
- *       each statement its own transaction) driven straight at PostgreSQL with
- *       `pg` from a second process;
+ *   B1  the SQL of a create (payins transaction with the allocation transaction
+ *       inside it) driven straight at PostgreSQL with `pg` from a second process;
  *   B2  a bare Koa handler making one Connect call (the project's client) to a
  *       trivial Connect service, each in its own process.
  *
@@ -459,7 +458,7 @@ async function main(): Promise<void> {
     allServices,
   });
   await baseline("b1_payins_only", "B1a   SQL: payins' statements only (claim key, store intent)", "sql-runner.ts", sql(false));
-  b1 = await baseline("b1", "B1    SQL: a create's statements (claim ∥ merchant ∥ allocate, store)", "sql-runner.ts", sql(true));
+  b1 = await baseline("b1", "B1    SQL: a create's statements (claim ∥ merchant, allocate, store)", "sql-runner.ts", sql(true));
   }
 
   // The API.

@@ -49,21 +49,20 @@ async function createOnce(c: Connections): Promise<void> {
   const asset = n % 2 === 0 ? "usdt" : "usdc";
   const rail = n % 2 === 0 ? "bep20" : "erc20";
   const requestHash = createHash("sha256").update(`${merchant}|${key}|${n}`).digest("hex");
-  const minted = randomUUID();
-  const [claim, context, allocated] = await Promise.all([
-    c.payins.query({ ...CLAIM_KEY, values: [merchant, key, requestHash, minted, now, new Date(now.getTime() - CLAIM_LEASE_MS)] }),
+  const [claim, context] = await Promise.all([
+    c.payins.query({ ...CLAIM_KEY, values: [merchant, key, requestHash, randomUUID(), now, new Date(now.getTime() - CLAIM_LEASE_MS)] }),
     c.merchants?.query({ ...PAYIN_CONTEXT, values: ["crypto.payin", config.jurisdiction, merchant] }),
-    c.allocation?.query({ ...ALLOCATE, values: [merchant, [minted], [rail], now] }),
   ]);
   const intentUuid = claim.rows[0]?.intent_uuid as string | undefined;
-  if (intentUuid !== minted) throw new Error("key not claimed");
+  if (!intentUuid) throw new Error("key not claimed");
   const ctx = context?.rows[0];
   if (c.merchants && (ctx?.status !== "active" || ctx?.rule_effect !== "allow" || ctx?.payin_policy_effect !== "allow" || !ctx?.operating_mode)) {
     throw new Error(`pay-in not allowed by the merchant's context ${JSON.stringify(ctx)}`);
   }
   let address: string | null = null;
   let derivationPath: string | null = null;
-  if (allocated) {
+  if (c.allocation) {
+    const allocated = await c.allocation.query({ ...ALLOCATE, values: [merchant, intentUuid, rail, now] });
     if (!allocated.rows[0]) throw new Error("no address allocated");
     address = allocated.rows[0].address as string;
     derivationPath = allocated.rows[0].derivation_path as string;

@@ -3,7 +3,7 @@ import { MAX_ADDRESS_INDEX, READINESS_REASONS, decidePair, type MerchantReadines
 import type { Wallet } from "./wallet.js";
 
 const merchant: MerchantReadinessInputs = { status: "active", payinPolicyEffect: "allow", operatingMode: "hybrid", providerConnected: true };
-const wallet = (nextIndex: number, released = 0): Wallet => ({ merchantUuid: "m", xpub: "xpub", nextIndex, released, createdAt: new Date(0), updatedAt: new Date(0) });
+const wallet = (nextIndex: number): Wallet => ({ merchantUuid: "m", xpub: "xpub", nextIndex, createdAt: new Date(0), updatedAt: new Date(0) });
 const usdt = { asset: "usdt", rail: "bep20" };
 
 describe("decidePair", () => {
@@ -38,8 +38,6 @@ describe("decidePair", () => {
   it("says allocator_not_ready once the wallet has handed out its last index", () => {
     expect(decidePair(usdt, merchant, wallet(MAX_ADDRESS_INDEX)).reasons).toEqual([]);
     expect(decidePair(usdt, merchant, wallet(MAX_ADDRESS_INDEX + 1)).reasons).toEqual(["allocator_not_ready"]);
-    // An address given back below the last index can still be handed out.
-    expect(decidePair(usdt, merchant, wallet(MAX_ADDRESS_INDEX + 1, 1)).reasons).toEqual([]);
   });
 
   it("treats a deny policy like a missing one", () => {

@@ -56,7 +56,7 @@ export function decidePair(pair: AssetRail, merchant: MerchantReadinessInputs, w
     payin_not_allowed: merchant.payinPolicyEffect !== "allow",
     asset_not_configured: !configured(pair),
     wallet_not_ready: wallet === null,
-    allocator_not_ready: wallet !== null && wallet.nextIndex > MAX_ADDRESS_INDEX && wallet.released === 0,
+    allocator_not_ready: wallet !== null && wallet.nextIndex > MAX_ADDRESS_INDEX,
     provider_not_ready: !merchant.providerConnected,
   };
   const reasons = READINESS_REASONS.filter((reason) => failing[reason]);

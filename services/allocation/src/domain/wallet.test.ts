@@ -24,7 +24,6 @@ function storeAnswering(outcome: AllocateOutcome): WalletStore {
     upsert: async () => null,
     find: async () => null,
     allocate: async () => outcome,
-    release: async () => new Set(),
     poolHigh: async () => -1,
     fillPool: async () => undefined,
   };

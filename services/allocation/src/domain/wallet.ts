@@ -12,8 +12,6 @@ export interface Wallet {
   xpub: string;
   /** Index the counter hands out next. */
   nextIndex: number;
-  /** Addresses of the current key given back (below nextIndex), handed out before the counter's. */
-  released: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -50,19 +48,12 @@ export interface WalletStore {
   upsert(merchantUuid: string, xpub: string, now: Date): Promise<Wallet | null>;
   find(merchantUuid: string): Promise<Wallet | null>;
   /**
-   * In one statement (its own transaction): takes the merchant's lowest released
-   * address, or else the next index from the counter under its row lock with
-   * the pre-derived address at that index from the pool, and records the
-   * allocation. When the intent already has an address, nothing changes and
-   * that allocation is returned.
+   * In one statement (its own transaction): takes the next index from the
+   * merchant's counter under its row lock, consumes the pre-derived address at
+   * that index from the pool and records the allocation. When the intent already
+   * has an address, nothing changes and that allocation is returned.
    */
   allocate(input: { merchantUuid: string; intentUuid: string; rail: Rail; now: Date }): Promise<AllocateOutcome>;
-  /**
-   * In one statement: deletes the allocations of these intents (each only under
-   * the merchant named) and keeps their addresses as released, to be handed out
-   * again first. Answers the intents whose address was released.
-   */
-  release(requests: readonly { merchantUuid: string; intentUuid: string }[], now: Date): Promise<Set<string>>;
   /** Highest pre-derived index for the merchant's current xpub, or -1. */
   poolHigh(merchantUuid: string, xpub: string): Promise<number>;
   /**
@@ -180,31 +171,4 @@ export async function allocateAddress(
         "the wallet's next address is already allocated to another merchant; register a different xpub",
       );
   }
-}
-
-/**
- * Gives back the addresses of intents that will never be stored (payins
- * allocates ahead of its checks and releases when a create is refused or
- * replayed). Answers, per request and in order, whether its address was
- * released; an intent with no address, or with another merchant's, is left
- * alone. The caller's promise: no released intent was ever stored, so its
- * address was never shown to anyone and may be handed out again.
- */
-export async function releaseAddresses(
-  store: WalletStore,
-  requests: readonly { merchantUuid: string; intentUuid: string }[],
-  now: Date,
-): Promise<boolean[]> {
-  const released = await store.release(requests, now);
-  return requests.map((r) => released.has(r.intentUuid));
-}
-
-/**
- * The index a wallet shows as next: the counter less the addresses given back
- * and waiting, i.e. the number of addresses in use. With none waiting it is the
- * index handed out next; a create that was refused and gave its address back
- * leaves it where it was.
- */
-export function shownNextIndex(wallet: Wallet): number {
-  return wallet.nextIndex - wallet.released;
 }

@@ -7,16 +7,7 @@ import { allocationV1 } from "@payin/proto";
 import { settleBatch, toTimestamp } from "@payin/rpc";
 import { reasonCodes } from "./reason-codes.js";
 import { AllocationReason } from "../domain/reasons.js";
-import {
-  allocateAddress,
-  deriveRangeInline,
-  getWallet,
-  releaseAddresses,
-  setWallet,
-  shownNextIndex,
-  type DeriveRange,
-  type Wallet,
-} from "../domain/wallet.js";
+import { allocateAddress, deriveRangeInline, getWallet, setWallet, type DeriveRange, type Wallet } from "../domain/wallet.js";
 import { PoolKeeper } from "../domain/pool-keeper.js";
 import { getReadiness, type MerchantReadinessSource } from "../domain/readiness.js";
 import type { Logger } from "@payin/logging";
@@ -28,7 +19,7 @@ function toPb(w: Wallet): allocationV1.Wallet {
   return create(WalletSchema, {
     merchantUuid: w.merchantUuid,
     xpub: w.xpub,
-    nextIndex: shownNextIndex(w),
+    nextIndex: w.nextIndex,
     createdAt: toTimestamp(w.createdAt),
     updatedAt: toTimestamp(w.updatedAt),
   });
@@ -84,17 +75,6 @@ export function allocationHandlers(
         domain: "allocation", codes: reasonCodes, logger, method: "BatchAllocateAddresses",
       });
       return { results };
-    },
-    async batchReleaseAddresses(req) {
-      if (req.requests.length === 0 || req.requests.length > MAX_BATCH_ALLOCATIONS) {
-        throw new DomainError(AllocationReason.InvalidArgument, `a batch release takes 1 to ${MAX_BATCH_ALLOCATIONS} requests`);
-      }
-      const requests = req.requests.map((r) => ({
-        merchantUuid: uuid("merchant_uuid", r.merchantUuid),
-        intentUuid: uuid("intent_uuid", r.intentUuid),
-      }));
-      const released = await releaseAddresses(repo(), requests, new Date());
-      return { results: released.map((r) => ({ released: r })) };
     },
     async getReadiness(req) {
       const pairs = await getReadiness(

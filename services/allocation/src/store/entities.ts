@@ -16,8 +16,6 @@ export interface AllocationRow {
   rail: string;
   derivationPath: string;
   createdAt: Date;
-  /** The wallet key the address was derived from; null on allocations made before it was recorded. */
-  xpub: string | null;
 }
 
 export const WalletEntity = new EntitySchema<WalletRow>({
@@ -44,7 +42,6 @@ export const AllocationEntity = new EntitySchema<AllocationRow>({
     rail: { type: "string", length: 16 },
     derivationPath: { type: "text" },
     createdAt: { type: "Date", columnType: "timestamptz(3)" },
-    xpub: { type: "text", nullable: true },
   },
 });
 

@@ -13,7 +13,6 @@ function walletFromRow(row: Record<string, unknown>): Wallet {
     merchantUuid: row.merchant_uuid as string,
     xpub: row.xpub as string,
     nextIndex: Number(row.next_index),
-    released: Number(row.released ?? 0),
     createdAt: new Date(row.created_at as string | Date),
     updatedAt: new Date(row.updated_at as string | Date),
   };
@@ -32,76 +31,48 @@ function allocationFromRow(row: Record<string, unknown>): Allocation {
 }
 
 /**
- * Allocates addresses to several intents of one merchant (`$2`, in order) in
- * one statement, so the wallet's row lock (taken by the UPDATE) is held only
- * while it runs and commits. Released addresses of the wallet's current key
- * come first, lowest index first; the rest take the next indexes of the counter,
- * which moves by their number, each with the pre-derived address at its index.
- * When the pool has no row at such an index, the NOT NULL on address aborts the
- * statement, bump and reuse included; so does an intent that already has an
- * address. No wallet: nothing happens and nothing is returned.
- *
- * The pool is read in the INSERT, not in the UPDATE's WHERE (a WHERE re-checked
- * after waiting for the lock would not see it), by correlated subqueries, so
- * that each index is one probe of the pool's key: as a join, the generic plan
- * (which guesses a thousand rows of generate_series) hashed the whole pool, a
- * spill to disk while the wallet's row lock was held. Released rows are deleted before the wallet row is locked, in
- * every statement, so two statements cannot deadlock on them; a row another
- * statement took first is simply not counted, and the counter covers the
- * difference. A released row of a key replaced meanwhile is dropped and its
- * intent left unallocated, for the caller to try again. Prepared, with named
- * columns: a prepared `returning *` breaks ("cached plan must not change result
- * type") when a migration adds a column under a running process.
+ * Takes the next index and its pre-derived address in one statement, so the
+ * wallet's row lock (taken by the UPDATE) is held only while it runs and
+ * commits: allocations of one merchant queue on it for well under a millisecond
+ * each. The address comes from the pool row at the new index; when there is
+ * none, the NOT NULL on address aborts the statement, bump included. A
+ * conflicting intent aborts it the same way, so indexes keep no gap. (The pool is
+ * read in the INSERT, not in the UPDATE's WHERE: a WHERE re-checked after waiting
+ * for the lock would not see it.) On every pay-in create, so prepared; its
+ * columns are named, as a prepared `returning *` breaks ("cached plan must not
+ * change result type") when a migration adds a column under a running process.
  */
-const ALLOCATE_MANY: PreparedStatement = {
-  name: "allocation.allocate-many",
-  text: `with rel as (
-           delete from released_addresses ra
-            using (select address_index from released_addresses
-                    where merchant_uuid = $1 and xpub = (select xpub from wallets where merchant_uuid = $1)
-                    order by address_index limit cardinality($2::uuid[])) pick
-            where ra.merchant_uuid = $1 and ra.address_index = pick.address_index
-           returning ra.address_index, ra.address, ra.derivation_path, ra.xpub),
-         fresh as (select cardinality($2::uuid[]) - (select count(*) from rel)::int as n),
-         w as (
-           update wallets set next_index = next_index + (select n from fresh) where merchant_uuid = $1
-           returning merchant_uuid, xpub, next_index - (select n from fresh) as first_idx),
-         slots as (
-           select (row_number() over (order by address_index) - 1)::int as n, address_index as idx, address, derivation_path, xpub
-             from rel
-           union all
-           select (select count(*) from rel)::int + g, w.first_idx + g,
-                  (select p.address from address_pool p
-                    where p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.first_idx + g),
-                  (select p.derivation_path from address_pool p
-                    where p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.first_idx + g),
-                  w.xpub
-             from w cross join generate_series(0, (select n from fresh) - 1) g),
-         r as (
-           select t.intent_uuid, t.rail, (t.ord - 1)::int as n
-             from unnest($2::uuid[], $3::text[]) with ordinality as t(intent_uuid, rail, ord))
-         insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at, xpub)
-         select r.intent_uuid, w.merchant_uuid, s.idx, s.address, r.rail, s.derivation_path, $4, s.xpub
-           from r join slots s on s.n = r.n join w on w.xpub = s.xpub
+const ALLOCATE: PreparedStatement = {
+  name: "allocation.allocate",
+  text: `with w as (
+           update wallets set next_index = next_index + 1 where merchant_uuid = $1
+           returning merchant_uuid, xpub, next_index - 1 as idx)
+         insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at)
+         select $2, w.merchant_uuid, w.idx, p.address, $3, p.derivation_path, $4
+           from w left join address_pool p
+             on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.idx
          returning intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at`,
 };
 
 /**
- * Gives back the addresses of intents that were never stored: deletes their
- * allocations (only those of the merchant named, with their key recorded) and
- * keeps each address as released, for the merchant's next allocations.
+ * ALLOCATE for several intents of one merchant: the counter moves by their
+ * number in one UPDATE and each takes the pool address at its own index, in the
+ * order given. Any failure (a missing pool row, an intent that already has an
+ * address) aborts the whole statement, bump included; no wallet inserts nothing.
  */
-const RELEASE_MANY: PreparedStatement = {
-  name: "allocation.release-many",
-  text: `with d as (
-           delete from allocations a
-            using unnest($1::uuid[], $2::uuid[]) as t(merchant_uuid, intent_uuid)
-            where a.intent_uuid = t.intent_uuid and a.merchant_uuid = t.merchant_uuid and a.xpub is not null
-           returning a.intent_uuid, a.merchant_uuid, a.address_index, a.address, a.derivation_path, a.xpub),
-         kept as (
-           insert into released_addresses (merchant_uuid, address_index, xpub, address, derivation_path, released_at)
-           select merchant_uuid, address_index, xpub, address, derivation_path, $3 from d)
-         select intent_uuid from d`,
+const ALLOCATE_MANY: PreparedStatement = {
+  name: "allocation.allocate-many",
+  text: `with w as (
+           update wallets set next_index = next_index + cardinality($2::uuid[]) where merchant_uuid = $1
+           returning merchant_uuid, xpub, next_index - cardinality($2::uuid[]) as first_idx),
+         r as (
+           select t.intent_uuid, t.rail, (t.ord - 1)::int as n
+             from unnest($2::uuid[], $3::text[]) with ordinality as t(intent_uuid, rail, ord))
+         insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at)
+         select r.intent_uuid, w.merchant_uuid, w.first_idx + r.n, p.address, r.rail, p.derivation_path, $4
+           from w cross join r left join address_pool p
+             on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.first_idx + r.n
+         returning intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at`,
 };
 
 export interface AllocationRequest {
@@ -165,10 +136,6 @@ export class WalletRepository implements WalletStore {
     // read, so two merchants registering one key at the same instant could both
     // pass it; the unique address constraint still stops a double hand-out.
     // Replacing the key also drops the addresses pre-derived from the old one.
-    // Released addresses of the old key are left alone (allocations pass them
-    // over, and take them again if the wallet gets that key back): deleting them
-    // here, under the wallet's row lock, could deadlock with an allocation that
-    // took one of them and waits for that lock.
     const rows = await this.em.execute(
       `with w as (
          insert into wallets (merchant_uuid, xpub, next_index, created_at, updated_at)
@@ -177,19 +144,14 @@ export class WalletRepository implements WalletStore {
          on conflict (merchant_uuid) do update set xpub = excluded.xpub, updated_at = excluded.updated_at
          returning *),
        stale as (delete from address_pool ap using w where ap.merchant_uuid = w.merchant_uuid and ap.xpub <> w.xpub)
-       select w.*, (select count(*) from released_addresses ra where ra.merchant_uuid = w.merchant_uuid and ra.xpub = w.xpub) as released
-         from w`,
+       select * from w`,
       [merchantUuid, xpub, now, now, xpub, merchantUuid],
     );
     return rows[0] ? walletFromRow(rows[0]) : null;
   }
 
   async find(merchantUuid: string): Promise<Wallet | null> {
-    const rows = await this.em.execute(
-      `select w.*, (select count(*) from released_addresses ra where ra.merchant_uuid = w.merchant_uuid and ra.xpub = w.xpub) as released
-         from wallets w where w.merchant_uuid = ?`,
-      [merchantUuid],
-    );
+    const rows = await this.em.execute(`select * from wallets where merchant_uuid = ?`, [merchantUuid]);
     return rows[0] ? walletFromRow(rows[0]) : null;
   }
 
@@ -197,7 +159,7 @@ export class WalletRepository implements WalletStore {
     const together = await this.allocateTogether?.(input);
     if (together) return { kind: "allocated", allocation: together };
     try {
-      const rows = await this.sql.query(ALLOCATE_MANY, [input.merchantUuid, [input.intentUuid], [input.rail], input.now]);
+      const rows = await this.sql.query(ALLOCATE, [input.merchantUuid, input.intentUuid, input.rail, input.now]);
       if (rows[0]) return { kind: "allocated", allocation: allocationFromRow(rows[0]) };
     } catch (error) {
       if (isUniqueViolation(error, INTENT_KEY)) {
@@ -211,15 +173,8 @@ export class WalletRepository implements WalletStore {
       if (wallet) return { kind: "pool-empty", xpub: wallet.xpub, nextIndex: wallet.nextIndex };
       throw error;
     }
-    // Nothing allocated: the merchant has no wallet, or (rarely) the released
-    // address the statement took belonged to a key replaced meanwhile: try again.
-    const wallet = await this.find(input.merchantUuid);
-    return wallet ? { kind: "pool-empty", xpub: wallet.xpub, nextIndex: wallet.nextIndex } : { kind: "no-wallet" };
-  }
-
-  async release(requests: readonly { merchantUuid: string; intentUuid: string }[], now: Date): Promise<Set<string>> {
-    const rows = await this.sql.query(RELEASE_MANY, [requests.map((r) => r.merchantUuid), requests.map((r) => r.intentUuid), now]);
-    return new Set(rows.map((row) => row.intent_uuid as string));
+    // Nothing allocated: the merchant has no wallet.
+    return { kind: "no-wallet" };
   }
 
   async poolHigh(merchantUuid: string, xpub: string): Promise<number> {

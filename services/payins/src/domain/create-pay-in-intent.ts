@@ -34,17 +34,6 @@ export const PAYIN_CAPABILITY = "crypto.payin";
 /** Hands out deposit addresses; idempotent on the intent uuid. */
 export interface AddressAllocator {
   allocate(merchantUuid: string, intentUuid: string, rail: Rail): Promise<{ address: string; reference: string }>;
-  /**
-   * Gives back the address of an intent that was never stored, for the
-   * merchant's next intent. Never for an intent that may have been stored: its
-   * address would be handed out twice.
-   */
-  release(merchantUuid: string, intentUuid: string): Promise<void>;
-  /**
-   * Whether an allocation that failed with `error` may have happened all the
-   * same (its answer was lost); false when the allocator answered a refusal.
-   */
-  mayHaveAllocated(error: unknown): boolean;
 }
 
 /** The state of an idempotency key after an attempt to claim it. */
@@ -71,8 +60,9 @@ export interface PayInStore {
   completeKey(intent: PayInIntent, key: string): Promise<void>;
   /**
    * Gives up a pending claim after a failure, so the client may retry with the
-   * key; false when there was nothing to give up: the claim was taken over
-   * (its lease ran out) or is gone.
+   * key; only the claim as this request took it (`claimedAt`): once its lease
+   * ran out and another request took the key over, that request's claim stays.
+   * False when there was nothing to give up.
    */
   releaseKey(merchantUuid: string, key: string, claim: Extract<KeyClaim, { kind: "claimed" }>): Promise<boolean>;
 }
@@ -83,10 +73,7 @@ export interface CreateDeps {
   allocator: AddressAllocator;
   newUuid: () => string;
   now: () => Date;
-  /**
-   * Called when releasing a claim fails (the lease frees it later), or giving
-   * back an address allocated ahead (its index then stays unused).
-   */
+  /** Called when releasing a claim fails (the lease will free it later). */
   onReleaseError?: (error: unknown) => void;
 }
 
@@ -103,54 +90,21 @@ export interface CreateResult {
  * - while a request with the key is in flight, others get IDEMPOTENCY_KEY_IN_USE.
  * A new intent needs an active merchant and gets its address before it is
  * stored; a failed request stores no intent and releases its key.
- *
- * The address is asked for at the same time as the key is claimed and the
- * merchant looked up (a request already past its deadline asks for none), so a
- * create waits for the slowest of the three and then one statement, not for
- * all of them in turn. When the create then does not go ahead, that address is
- * given back before the answer, and the merchant's next intent gets it: refused
- * creates leave no gap in the wallet's indexes. It is given back only when no
- * other request can ever store an intent with its uuid: when the claim did not
- * take the key with it (a replay, a key in use or reused, a takeover of an
- * older claim), or when this request deleted its own claim, as it took it, and
- * so ended it before anyone took it over. Otherwise (the claim failed and may
- * have committed, the completing statement was sent, the claim could not be
- * deleted) the address stays allocated: an unused index, never one address on
- * two intents.
  */
 export async function createPayInIntent(deps: CreateDeps, request: CreateRequest): Promise<CreateResult> {
   const req = validateCreate(request);
   const now = deps.now();
-  const intentUuid = deps.newUuid();
-  const ahead = isPastDeadline(req, now) ? undefined : settle(deps.allocator.allocate(req.merchantUuid, intentUuid, req.rail));
-  // Gives the address allocated ahead back; also after an allocation whose
-  // answer was lost, which may have happened all the same.
-  const giveBack = async () => {
-    if (!ahead) return;
-    const settled = await ahead;
-    if (!settled.ok && !deps.allocator.mayHaveAllocated(settled.error)) return;
-    await deps.allocator.release(req.merchantUuid, intentUuid).catch((e: unknown) => deps.onReleaseError?.(e));
-  };
-  // Waits for the allocation asked for ahead; keeps it (an unused index).
-  const keep = async () => void (await ahead);
-  let claim: KeyClaim;
-  let context: PayinContext | null;
-  try {
-    [claim, context] = await Promise.all([
-      deps.store.claimKey({
-        merchantUuid: req.merchantUuid,
-        key: req.idempotencyKey,
-        requestHash: req.requestHash,
-        newIntentUuid: intentUuid,
-        now,
-      }),
-      deps.merchants.payinContext(req.merchantUuid, req.jurisdiction),
-    ]);
-  } catch (error) {
-    await keep();
-    throw error;
-  }
-  if (claim.kind !== "claimed" || claim.intentUuid !== intentUuid) await giveBack();
+  // The merchant lookup does not depend on the claim: run both at once.
+  const [claim, context] = await Promise.all([
+    deps.store.claimKey({
+      merchantUuid: req.merchantUuid,
+      key: req.idempotencyKey,
+      requestHash: req.requestHash,
+      newIntentUuid: deps.newUuid(),
+      now,
+    }),
+    deps.merchants.payinContext(req.merchantUuid, req.jurisdiction),
+  ]);
   if (claim.kind === "completed") {
     checkSamePayload(claim.requestHash, req);
     return { intent: claim.intent, replayed: true };
@@ -159,62 +113,15 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
     checkSamePayload(claim.requestHash, req);
     throw keyInUse();
   }
-  // A claim taken over from a holder that died keeps that holder's intent uuid,
-  // and asks for its address now: the allocator answers the same one again if
-  // the holder had got one.
-  const own = claim.intentUuid === intentUuid;
-  let address: { address: string; reference: string };
   try {
     checkNotExpired(req, now);
     authorise(context);
-    address = own && ahead ? unwrap(await ahead) : await deps.allocator.allocate(req.merchantUuid, claim.intentUuid, req.rail);
-  } catch (error) {
-    const released = await releaseClaim(deps, req, claim);
-    if (own) await (released ? giveBack() : keep());
-    throw error;
-  }
-  const intent = newIntent(req, claim.intentUuid, address, now);
-  try {
+    const intent = await newIntent(deps, req, claim.intentUuid, now);
     await deps.store.completeKey(intent, req.idempotencyKey);
+    return { intent, replayed: false };
   } catch (error) {
-    // The statement may have committed before its answer was lost: the address
-    // is not given back.
-    await releaseClaim(deps, req, claim);
+    await deps.store.releaseKey(req.merchantUuid, req.idempotencyKey, claim).catch((e: unknown) => deps.onReleaseError?.(e));
     throw error;
-  }
-  return { intent, replayed: false };
-}
-
-/** Deletes this request's own claim; false when it could not (taken over, gone, or the store failed). */
-async function releaseClaim(deps: CreateDeps, req: ValidCreateRequest, claim: Extract<KeyClaim, { kind: "claimed" }>): Promise<boolean> {
-  try {
-    return await deps.store.releaseKey(req.merchantUuid, req.idempotencyKey, claim);
-  } catch (error) {
-    deps.onReleaseError?.(error);
-    return false;
-  }
-}
-
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
-  return promise.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-}
-
-function unwrap<T>(settled: Settled<T>): T {
-  if (!settled.ok) throw settled.error;
-  return settled.value;
-}
-
-function isPastDeadline(req: ValidCreateRequest, now: Date): boolean {
-  try {
-    checkNotExpired(req, now);
-    return false;
-  } catch {
-    return true;
   }
 }
 
@@ -247,12 +154,8 @@ export function authorise(context: PayinContext | null): void {
   }
 }
 
-function newIntent(
-  req: ValidCreateRequest,
-  intentUuid: string,
-  { address, reference }: { address: string; reference: string },
-  now: Date,
-): PayInIntent {
+async function newIntent(deps: CreateDeps, req: ValidCreateRequest, intentUuid: string, now: Date): Promise<PayInIntent> {
+  const { address, reference } = await deps.allocator.allocate(req.merchantUuid, intentUuid, req.rail);
   return {
     intentUuid,
     merchantUuid: req.merchantUuid,

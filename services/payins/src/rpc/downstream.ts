@@ -65,39 +65,21 @@ export function merchantDirectory(client: Client<typeof merchantsV1.MerchantsSer
 
 /**
  * AddressAllocator over the allocation service. The allocations asked for in
- * one turn of the event loop go in one BatchAllocateAddresses call, and the
- * releases in one BatchReleaseAddresses call; each allocation fails or succeeds
- * exactly as its own AllocateAddress call would (WALLET_NOT_READY passes
- * through).
+ * one turn of the event loop go in one BatchAllocateAddresses call; each fails
+ * or succeeds exactly as its own AllocateAddress call would (WALLET_NOT_READY
+ * passes through).
  */
 export function addressAllocator(client: Client<typeof allocationV1.AllocationService>): AddressAllocator {
   const allocateTogether = coalesce(
     async (requests: { merchantUuid: string; intentUuid: string; rail: string }[]) => (await client.batchAllocateAddresses({ requests })).results,
     { maxBatch: MAX_BATCH },
   );
-  const releaseTogether = coalesce(
-    async (requests: { merchantUuid: string; intentUuid: string }[]) => (await client.batchReleaseAddresses({ requests })).results,
-    { maxBatch: MAX_BATCH },
-  );
-  // Refusals allocation answered for an item (no wallet, a bad argument, …):
-  // nothing was allocated. An item that failed on an internal error may have
-  // been allocated all the same, like a call whose answer was lost.
-  const refusals = new WeakSet<object>();
-  const uncertain = new Set([Code.Unknown, Code.Internal, Code.Unavailable, Code.DeadlineExceeded, Code.Aborted, Code.Canceled, Code.DataLoss]);
   return {
     async allocate(merchantUuid, intentUuid, rail) {
       const { outcome } = await allocateTogether({ merchantUuid, intentUuid, rail });
-      if (outcome.case === "error") {
-        const error = connectErrorOfItem(outcome.value);
-        if (!uncertain.has(error.code)) refusals.add(error);
-        throw error;
-      }
+      if (outcome.case === "error") throw connectErrorOfItem(outcome.value);
       if (outcome.case !== "allocated") throw new Error("allocation answered an allocation with no outcome");
       return { address: outcome.value.address, reference: outcome.value.derivationPath };
     },
-    async release(merchantUuid, intentUuid) {
-      await releaseTogether({ merchantUuid, intentUuid });
-    },
-    mayHaveAllocated: (error) => !(typeof error === "object" && error !== null && refusals.has(error)),
   };
 }

@@ -1,10 +1,8 @@
 import { AddressPool } from "./migration-2026-11-21-address-pool.js";
 import { InitialAllocation } from "./migration-2026-11-21-initial.js";
-import { ReleasedAddresses } from "./migration-2026-11-21-released-addresses.js";
 
 /** Every migration of the allocation schema, oldest first. Never edit a shipped one. */
 export const migrations = [
   { name: "2026-11-21-initial", class: InitialAllocation },
   { name: "2026-11-21-address-pool", class: AddressPool },
-  { name: "2026-11-21-released-addresses", class: ReleasedAddresses },
 ];

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/allocation/v1/allocation_service.proto.
  */
 export const file_payin_allocation_v1_allocation_service: GenFile = /*@__PURE__*/
-  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCSJeCh1CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBI9CghyZXF1ZXN0cxgBIAMoCzIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdCJdCh5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USOwoHcmVzdWx0cxgBIAMoCzIqLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzdWx0IpcBChVBbGxvY2F0ZUFkZHJlc3NSZXN1bHQSQQoJYWxsb2NhdGVkGAEgASgLMiwucGF5aW4uYWxsb2NhdGlvbi52MS5BbGxvY2F0ZUFkZHJlc3NSZXNwb25zZUgAEjAKBWVycm9yGAIgASgLMh8ucGF5aW4uY29tbW9uLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSJDChVSZWxlYXNlQWRkcmVzc1JlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRITCgtpbnRlbnRfdXVpZBgCIAEoCSJcChxCYXRjaFJlbGVhc2VBZGRyZXNzZXNSZXF1ZXN0EjwKCHJlcXVlc3RzGAEgAygLMioucGF5aW4uYWxsb2NhdGlvbi52MS5SZWxlYXNlQWRkcmVzc1JlcXVlc3QiWwodQmF0Y2hSZWxlYXNlQWRkcmVzc2VzUmVzcG9uc2USOgoHcmVzdWx0cxgBIAMoCzIpLnBheWluLmFsbG9jYXRpb24udjEuUmVsZWFzZUFkZHJlc3NSZXN1bHQiKAoUUmVsZWFzZUFkZHJlc3NSZXN1bHQSEAoIcmVsZWFzZWQYASABKAgiKAoJQXNzZXRSYWlsEg0KBWFzc2V0GAEgASgJEgwKBHJhaWwYAiABKAkiWwoTR2V0UmVhZGluZXNzUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEi0KBXBhaXJzGAIgAygLMh4ucGF5aW4uYWxsb2NhdGlvbi52MS5Bc3NldFJhaWwiTAoNUGFpclJlYWRpbmVzcxINCgVhc3NldBgBIAEoCRIMCgRyYWlsGAIgASgJEg0KBXJlYWR5GAMgASgIEg8KB3JlYXNvbnMYBCADKAkiSQoUR2V0UmVhZGluZXNzUmVzcG9uc2USMQoFcGFpcnMYASADKAsyIi5wYXlpbi5hbGxvY2F0aW9uLnYxLlBhaXJSZWFkaW5lc3MyogUKEUFsbG9jYXRpb25TZXJ2aWNlEloKCVNldFdhbGxldBIlLnBheWluLmFsbG9jYXRpb24udjEuU2V0V2FsbGV0UmVxdWVzdBomLnBheWluLmFsbG9jYXRpb24udjEuU2V0V2FsbGV0UmVzcG9uc2USWgoJR2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRXYWxsZXRSZXNwb25zZRJsCg9BbGxvY2F0ZUFkZHJlc3MSKy5wYXlpbi5hbGxvY2F0aW9uLnYxLkFsbG9jYXRlQWRkcmVzc1JlcXVlc3QaLC5wYXlpbi5hbGxvY2F0aW9uLnYxLkFsbG9jYXRlQWRkcmVzc1Jlc3BvbnNlEoEBChZCYXRjaEFsbG9jYXRlQWRkcmVzc2VzEjIucGF5aW4uYWxsb2NhdGlvbi52MS5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBozLnBheWluLmFsbG9jYXRpb24udjEuQmF0Y2hBbGxvY2F0ZUFkZHJlc3Nlc1Jlc3BvbnNlEn4KFUJhdGNoUmVsZWFzZUFkZHJlc3NlcxIxLnBheWluLmFsbG9jYXRpb24udjEuQmF0Y2hSZWxlYXNlQWRkcmVzc2VzUmVxdWVzdBoyLnBheWluLmFsbG9jYXRpb24udjEuQmF0Y2hSZWxlYXNlQWRkcmVzc2VzUmVzcG9uc2USYwoMR2V0UmVhZGluZXNzEigucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXF1ZXN0GikucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
+  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCSJeCh1CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBI9CghyZXF1ZXN0cxgBIAMoCzIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdCJdCh5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USOwoHcmVzdWx0cxgBIAMoCzIqLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzdWx0IpcBChVBbGxvY2F0ZUFkZHJlc3NSZXN1bHQSQQoJYWxsb2NhdGVkGAEgASgLMiwucGF5aW4uYWxsb2NhdGlvbi52MS5BbGxvY2F0ZUFkZHJlc3NSZXNwb25zZUgAEjAKBWVycm9yGAIgASgLMh8ucGF5aW4uY29tbW9uLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIoCglBc3NldFJhaWwSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCSJbChNHZXRSZWFkaW5lc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSLQoFcGFpcnMYAiADKAsyHi5wYXlpbi5hbGxvY2F0aW9uLnYxLkFzc2V0UmFpbCJMCg1QYWlyUmVhZGluZXNzEg0KBWFzc2V0GAEgASgJEgwKBHJhaWwYAiABKAkSDQoFcmVhZHkYAyABKAgSDwoHcmVhc29ucxgEIAMoCSJJChRHZXRSZWFkaW5lc3NSZXNwb25zZRIxCgVwYWlycxgBIAMoCzIiLnBheWluLmFsbG9jYXRpb24udjEuUGFpclJlYWRpbmVzczKiBAoRQWxsb2NhdGlvblNlcnZpY2USWgoJU2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXNwb25zZRJaCglHZXRXYWxsZXQSJS5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlcXVlc3QaJi5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlc3BvbnNlEmwKD0FsbG9jYXRlQWRkcmVzcxIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdBosLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzcG9uc2USgQEKFkJhdGNoQWxsb2NhdGVBZGRyZXNzZXMSMi5wYXlpbi5hbGxvY2F0aW9uLnYxLkJhdGNoQWxsb2NhdGVBZGRyZXNzZXNSZXF1ZXN0GjMucGF5aW4uYWxsb2NhdGlvbi52MS5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USYwoMR2V0UmVhZGluZXNzEigucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXF1ZXN0GikucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
 
 /**
  * @generated from message payin.allocation.v1.Wallet
@@ -33,9 +33,7 @@ export type Wallet = Message<"payin.allocation.v1.Wallet"> & {
   xpub: string;
 
   /**
-   * Addresses in use: the counter less the released addresses waiting below it
-   * (which are handed out first). With none waiting, the next index handed out;
-   * a refused create that gave its address back leaves it unchanged.
+   * Next index the counter will hand out.
    *
    * @generated from field: uint32 next_index = 3;
    */
@@ -272,89 +270,6 @@ export const AllocateAddressResultSchema: GenMessage<AllocateAddressResult> = /*
   messageDesc(file_payin_allocation_v1_allocation_service, 9);
 
 /**
- * @generated from message payin.allocation.v1.ReleaseAddressRequest
- */
-export type ReleaseAddressRequest = Message<"payin.allocation.v1.ReleaseAddressRequest"> & {
-  /**
-   * @generated from field: string merchant_uuid = 1;
-   */
-  merchantUuid: string;
-
-  /**
-   * The intent whose address is given back.
-   *
-   * @generated from field: string intent_uuid = 2;
-   */
-  intentUuid: string;
-};
-
-/**
- * Describes the message payin.allocation.v1.ReleaseAddressRequest.
- * Use `create(ReleaseAddressRequestSchema)` to create a new message.
- */
-export const ReleaseAddressRequestSchema: GenMessage<ReleaseAddressRequest> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 10);
-
-/**
- * @generated from message payin.allocation.v1.BatchReleaseAddressesRequest
- */
-export type BatchReleaseAddressesRequest = Message<"payin.allocation.v1.BatchReleaseAddressesRequest"> & {
-  /**
-   * 1 to 1,000 releases, of any merchants.
-   *
-   * @generated from field: repeated payin.allocation.v1.ReleaseAddressRequest requests = 1;
-   */
-  requests: ReleaseAddressRequest[];
-};
-
-/**
- * Describes the message payin.allocation.v1.BatchReleaseAddressesRequest.
- * Use `create(BatchReleaseAddressesRequestSchema)` to create a new message.
- */
-export const BatchReleaseAddressesRequestSchema: GenMessage<BatchReleaseAddressesRequest> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 11);
-
-/**
- * @generated from message payin.allocation.v1.BatchReleaseAddressesResponse
- */
-export type BatchReleaseAddressesResponse = Message<"payin.allocation.v1.BatchReleaseAddressesResponse"> & {
-  /**
-   * One per request, in the order of the request's releases.
-   *
-   * @generated from field: repeated payin.allocation.v1.ReleaseAddressResult results = 1;
-   */
-  results: ReleaseAddressResult[];
-};
-
-/**
- * Describes the message payin.allocation.v1.BatchReleaseAddressesResponse.
- * Use `create(BatchReleaseAddressesResponseSchema)` to create a new message.
- */
-export const BatchReleaseAddressesResponseSchema: GenMessage<BatchReleaseAddressesResponse> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 12);
-
-/**
- * ReleaseAddressResult answers one release of a batch.
- *
- * @generated from message payin.allocation.v1.ReleaseAddressResult
- */
-export type ReleaseAddressResult = Message<"payin.allocation.v1.ReleaseAddressResult"> & {
-  /**
-   * True when the intent's address was given back by this call.
-   *
-   * @generated from field: bool released = 1;
-   */
-  released: boolean;
-};
-
-/**
- * Describes the message payin.allocation.v1.ReleaseAddressResult.
- * Use `create(ReleaseAddressResultSchema)` to create a new message.
- */
-export const ReleaseAddressResultSchema: GenMessage<ReleaseAddressResult> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 13);
-
-/**
  * An asset on a rail, e.g. usdt on bep20.
  *
  * @generated from message payin.allocation.v1.AssetRail
@@ -376,7 +291,7 @@ export type AssetRail = Message<"payin.allocation.v1.AssetRail"> & {
  * Use `create(AssetRailSchema)` to create a new message.
  */
 export const AssetRailSchema: GenMessage<AssetRail> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 14);
+  messageDesc(file_payin_allocation_v1_allocation_service, 10);
 
 /**
  * @generated from message payin.allocation.v1.GetReadinessRequest
@@ -400,7 +315,7 @@ export type GetReadinessRequest = Message<"payin.allocation.v1.GetReadinessReque
  * Use `create(GetReadinessRequestSchema)` to create a new message.
  */
 export const GetReadinessRequestSchema: GenMessage<GetReadinessRequest> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 15);
+  messageDesc(file_payin_allocation_v1_allocation_service, 11);
 
 /**
  * The readiness of one (asset, rail) pair.
@@ -438,7 +353,7 @@ export type PairReadiness = Message<"payin.allocation.v1.PairReadiness"> & {
  * Use `create(PairReadinessSchema)` to create a new message.
  */
 export const PairReadinessSchema: GenMessage<PairReadiness> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 16);
+  messageDesc(file_payin_allocation_v1_allocation_service, 12);
 
 /**
  * @generated from message payin.allocation.v1.GetReadinessResponse
@@ -457,13 +372,13 @@ export type GetReadinessResponse = Message<"payin.allocation.v1.GetReadinessResp
  * Use `create(GetReadinessResponseSchema)` to create a new message.
  */
 export const GetReadinessResponseSchema: GenMessage<GetReadinessResponse> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 17);
+  messageDesc(file_payin_allocation_v1_allocation_service, 13);
 
 /**
  * AllocationService owns receiving wallets (one account xpub per merchant) and
  * hands out deposit addresses: the EIP-55 address of `xpub/0/index`, with the index
  * taken from the merchant's counter under a row lock, so indexes have no gaps and
- * no address is ever given to two intents.
+ * no address is ever given out twice.
  *
  * @generated from service payin.allocation.v1.AllocationService
  */
@@ -514,25 +429,6 @@ export const AllocationService: GenService<{
     methodKind: "unary";
     input: typeof BatchAllocateAddressesRequestSchema;
     output: typeof BatchAllocateAddressesResponseSchema;
-  },
-  /**
-   * Gives back the addresses of intents that will never be stored. payins
-   * allocates while it claims the idempotency key and checks the merchant, and
-   * releases the address when the create is then refused or replayed. Such an
-   * address was never shown to anyone: the merchant's next allocations take
-   * released addresses first, lowest index first, so the indexes in use stay
-   * gap-free. Only for intents that were never stored: an address given back is
-   * handed out again. An intent with no address, another merchant's, or one
-   * allocated before addresses recorded their key is left as it is and answered
-   * released = false. INVALID_ARGUMENT for no requests, more than 1,000, or a
-   * malformed uuid.
-   *
-   * @generated from rpc payin.allocation.v1.AllocationService.BatchReleaseAddresses
-   */
-  batchReleaseAddresses: {
-    methodKind: "unary";
-    input: typeof BatchReleaseAddressesRequestSchema;
-    output: typeof BatchReleaseAddressesResponseSchema;
   },
   /**
    * Decides whether a merchant can take pay-ins on each (asset, rail) pair,
