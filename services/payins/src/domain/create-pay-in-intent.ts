@@ -48,6 +48,9 @@ export type KeyClaim =
   /** Another request holds the key and has not finished. */
   | { kind: "in-flight"; requestHash: string };
 
+/** A key this request holds. */
+export type ClaimedKey = Extract<KeyClaim, { kind: "claimed" }>;
+
 export interface PayInStore {
   /**
    * Claims (merchant, key) for a request with `requestHash`, minting
@@ -64,7 +67,7 @@ export interface PayInStore {
    * ran out and another request took the key over, that request's claim stays.
    * False when there was nothing to give up.
    */
-  releaseKey(merchantUuid: string, key: string, claim: Extract<KeyClaim, { kind: "claimed" }>): Promise<boolean>;
+  releaseKey(merchantUuid: string, key: string, claim: ClaimedKey): Promise<boolean>;
 }
 
 export interface CreateDeps {

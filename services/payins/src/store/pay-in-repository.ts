@@ -1,6 +1,6 @@
 import type { PreparedStatement, SqlClient } from "@payin/db";
 import { coalesce } from "@payin/rpc";
-import type { KeyClaim, PayInStore } from "../domain/create-pay-in-intent.js";
+import type { ClaimedKey, KeyClaim, PayInStore } from "../domain/create-pay-in-intent.js";
 import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
 import type { ListFilter, PayInReader } from "../domain/read-pay-in-intents.js";
 import type { Asset, Rail } from "@payin/money";
@@ -143,9 +143,8 @@ function listStatement(byStatus: boolean, byAsset: boolean): PreparedStatement {
 const LIST = [listStatement(false, false), listStatement(false, true), listStatement(true, false), listStatement(true, true)] as const;
 
 type ClaimInput = { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date };
-type Claimed = Extract<KeyClaim, { kind: "claimed" }>;
 
-function claimedOf(row: Row): Claimed {
+function claimedOf(row: Row): ClaimedKey {
   return { kind: "claimed", intentUuid: row.intent_uuid as string, claimedAt: new Date(row.claimed_at as string | Date) };
 }
 
@@ -169,7 +168,7 @@ export class PayInRepository implements PayInStore, PayInReader {
   constructor(private readonly sql: SqlClient) {}
 
   /** What each input claimed, or null when it must be claimed alone. */
-  private async claimMany(inputs: ClaimInput[]): Promise<(Claimed | null)[]> {
+  private async claimMany(inputs: ClaimInput[]): Promise<(ClaimedKey | null)[]> {
     const ids = inputs.map((i) => `${i.merchantUuid}|${i.key}`);
     if (inputs.length < 2 || new Set(ids).size !== ids.length) return inputs.map(() => null);
     const now = inputs[0]!.now;
@@ -232,7 +231,7 @@ export class PayInRepository implements PayInStore, PayInReader {
     ]);
   }
 
-  async releaseKey(merchantUuid: string, key: string, claim: Claimed): Promise<boolean> {
+  async releaseKey(merchantUuid: string, key: string, claim: ClaimedKey): Promise<boolean> {
     const rows = await this.sql.query(RELEASE_KEY, [merchantUuid, key, claim.intentUuid, claim.claimedAt]);
     return rows.length > 0;
   }
