@@ -323,6 +323,9 @@ describe("merchants", () => {
     expect(read.body).toEqual({ merchant: m });
     const bare = await createMerchant("No Legal Name");
     expect(bare.legal_name).toBeNull();
+    for (const json of [{ display_name: "a\u0000b" }, { display_name: "A", legal_name: "\udc00" }]) {
+      expectError(await api.request("POST", `${A}/merchants`, { token: admin.token, json }), 400, "VALIDATION_ERROR");
+    }
     const withNull = await api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "N", legal_name: null } });
     expect(withNull.status).toBe(201);
     expect(withNull.body.merchant.legal_name).toBeNull();
@@ -410,7 +413,7 @@ describe("merchants", () => {
     expect(beyond.body).toEqual({ data: [], pagination: { total: 3, limit: 20, offset: 50 } });
     const far = await q(`display_name=${encodeURIComponent(name)}&offset=4294967296`);
     expect(far.body).toEqual({ data: [], pagination: { total: 3, limit: 20, offset: 4294967296 } });
-    for (const bad of ["limit=0", "limit=101", "limit=1.5", "limit=", "offset=-1", "offset=x", "status=open", "uuid=123", "display_name=", "sort=name", "limit=1&limit=2"]) {
+    for (const bad of ["limit=0", "limit=101", "limit=1.5", "limit=", "offset=-1", "offset=x", "status=open", "uuid=123", "display_name=", "sort=name", "limit=1&limit=2", "display_name=a%00b"]) {
       expectError(await q(bad), 400, "VALIDATION_ERROR");
     }
   });

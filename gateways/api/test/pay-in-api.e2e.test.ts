@@ -4,6 +4,7 @@
  * Covers health, create, validation, authentication and authorization, merchant
  * preconditions, read and list, and that no machine token reaches the logs.
  */
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { merchantsV1 } from "@payin/proto";
 import { startTestPlatform, type TestPlatform } from "@payin/testing";
@@ -29,6 +30,7 @@ import {
   TEST_MNEMONIC_ADDRESSES,
   unknownMachineToken,
   UUID,
+  type ApiResponse,
   type TestMerchant,
 } from "./support.js";
 
@@ -52,6 +54,25 @@ afterAll(async () => {
   await platform?.stopAll();
   await log?.close();
 }, 60_000);
+
+/** A request with headers given as sent, a name twice included (fetch would join them). */
+function rawRequest(method: string, path: string, headers: Record<string, string | string[]>, body?: Buffer): Promise<ApiResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${platform.apiUrl}${path}`, { method }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === "string") responseHeaders.set(name, value);
+        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, body: text ? JSON.parse(text) : undefined });
+      });
+    });
+    req.on("error", reject);
+    for (const [name, value] of Object.entries(headers)) req.setHeader(name, value);
+    req.end(body);
+  });
+}
 
 describe("GET /health", () => {
   it("answers {status: ok, request_id} without authentication", async () => {
@@ -324,8 +345,69 @@ describe("create pay-in intent: 400", () => {
     expect(expectError(res, 400).message).toMatch(/debug/);
   });
 
+  it.each([
+    ["U+0000 in reference", '"a\\u0000b"', /U\+0000/],
+    ["a lone surrogate in reference", '"a\\ud800"', /lone surrogate/],
+  ])("refuses %s with 400 (text PostgreSQL could not store, or would store changed)", async (_name, json, message) => {
+    const raw = JSON.stringify(createBody()).replace(/}$/, `,"reference":${json}}`);
+    const res = await api.request("POST", intentsPath(a.uuid), {
+      token: a.token,
+      raw,
+      headers: { "content-type": "application/json", "idempotency-key": newKey() },
+    });
+    expect(expectError(res, 400, "VALIDATION_ERROR").message).toMatch(message);
+  });
+
+  it("refuses a body that is not UTF-8 with 400 MALFORMED_JSON", async () => {
+    const body = Buffer.concat([Buffer.from(JSON.stringify(createBody()).replace(/}$/, ',"reference":"caf')), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const res = await rawRequest("POST", intentsPath(a.uuid), {
+      authorization: `Bearer ${a.token}`, "content-type": "application/json", "idempotency-key": newKey(),
+    }, body);
+    expect(expectError(res, 400, "MALFORMED_JSON").message).toMatch(/UTF-8/);
+  });
+
+  it.each([
+    ["charset=iso-8859-1", { "content-type": "application/json; charset=iso-8859-1" }],
+    ["charset=utf-16", { "content-type": "application/json; charset=utf-16" }],
+    ["Content-Encoding gzip", { "content-type": "application/json", "content-encoding": "gzip" }],
+    ["Content-Encoding br", { "content-type": "application/json", "content-encoding": "br" }],
+  ])("refuses %s with 415", async (_name, headers) => {
+    const res = await api.request("POST", intentsPath(a.uuid), {
+      token: a.token,
+      raw: JSON.stringify(createBody()),
+      headers: { ...headers, "idempotency-key": newKey() },
+    });
+    expectError(res, 415, "UNSUPPORTED_MEDIA_TYPE");
+  });
+
+  it("accepts charset=utf-8 in any case, quoted or not", async () => {
+    for (const type of ["application/json; charset=utf-8", 'application/json; charset="UTF-8"', "application/json;charset=UTF8"]) {
+      const res = await api.request("POST", intentsPath(a.uuid), {
+        token: a.token,
+        raw: JSON.stringify(createBody()),
+        headers: { "content-type": type, "idempotency-key": newKey() },
+      });
+      expect(res.status, `${type}: ${res.text}`).toBe(201);
+      totalBefore += 1;
+    }
+  });
+
+  it("refuses an Idempotency-Key header sent twice (Node would join the two into one key)", async () => {
+    const res = await rawRequest("POST", intentsPath(a.uuid), {
+      authorization: `Bearer ${a.token}`, "content-type": "application/json", "idempotency-key": [newKey(), newKey()],
+    }, Buffer.from(JSON.stringify(createBody())));
+    expect(expectError(res, 400, "IDEMPOTENCY_KEY_INVALID").message).toMatch(/once/);
+  });
+
   it("created nothing for any refused request", async () => {
     expect(await api.total(a)).toBe(totalBefore);
+  });
+
+  it("took no address for any refused request: the next create gets the next index", async () => {
+    const res = await api.create(a.uuid, a.token, createBody());
+    expect(res.status).toBe(201);
+    expect(Number(ALLOCATION_REFERENCE.exec(res.body.allocation_reference)![1])).toBe(totalBefore);
+    totalBefore += 1;
   });
 });
 
@@ -390,6 +472,19 @@ describe("authentication (401)", () => {
     expectError(await api.create(a.uuid, token, createBody()), 401, "AUTH_INVALID_CREDENTIALS");
     expectError(await api.list(a.uuid, token), 401, "AUTH_INVALID_CREDENTIALS");
     expectError(await api.read(a.uuid, token, crypto.randomUUID()), 401, "AUTH_INVALID_CREDENTIALS");
+  });
+
+  it("names the Bearer scheme in WWW-Authenticate on every 401", async () => {
+    for (const headers of [{}, { authorization: "Bearer garbage" }] as Record<string, string>[]) {
+      const res = await api.request("GET", intentsPath(a.uuid), { headers });
+      expectError(res, 401);
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /);
+    }
+  });
+
+  it("refuses two Authorization headers with 400 AUTH_AMBIGUOUS, even when the first is valid", async () => {
+    const res = await rawRequest("GET", intentsPath(a.uuid), { authorization: [`Bearer ${a.token}`, `Bearer ${b.token}`] });
+    expectError(res, 400, "AUTH_AMBIGUOUS");
   });
 
   it("answers 401 before looking at the body", async () => {

@@ -38,7 +38,11 @@ function identityFor(state: { valid: boolean; delayMs: number; calls: number; do
 /** The little of a Koa context the authenticator reads. */
 function request(token = TOKEN): Context {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  return { method: "GET", get: (name: string) => headers[name.toLowerCase()] ?? "" } as unknown as Context;
+  return {
+    method: "GET",
+    get: (name: string) => headers[name.toLowerCase()] ?? "",
+    req: { headersDistinct: { authorization: [headers.authorization] } },
+  } as unknown as Context;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

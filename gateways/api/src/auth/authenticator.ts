@@ -232,6 +232,10 @@ function presentedToken(ctx: Context): Presented {
   if (cookie.kind === "ambiguous") {
     throw new ApiError(400, "AUTH_AMBIGUOUS", "the session cookie was sent more than once; send it once");
   }
+  // Node keeps only the first of repeated Authorization headers.
+  if ((ctx.req.headersDistinct.authorization?.length ?? 0) > 1) {
+    throw new ApiError(400, "AUTH_AMBIGUOUS", "the Authorization header was sent more than once; send it once");
+  }
   if (header && cookie.kind === "present") {
     throw new ApiError(400, "AUTH_AMBIGUOUS", "send either the session cookie or an Authorization header, not both");
   }

@@ -1,19 +1,61 @@
 import type { Context } from "koa";
 import { ApiError, badRequest } from "./api-error.js";
+import { textProblem } from "./fields.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
 const tooLarge = () => new ApiError(413, "PAYLOAD_TOO_LARGE", `request body must be at most ${MAX_BODY_BYTES} bytes`);
 
+const unsupported = (message: string) => new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", message);
+
+/** Refuses a charset other than UTF-8 (JSON's only encoding, RFC 8259) and any content coding. */
+function checkMediaType(ctx: Context): void {
+  const [type, ...parameters] = (ctx.get("content-type") || "").split(";");
+  if (type!.trim().toLowerCase() !== "application/json") throw unsupported("Content-Type must be application/json");
+  for (const parameter of parameters) {
+    const [name, value = ""] = parameter.split("=");
+    if (name!.trim().toLowerCase() !== "charset") continue;
+    const charset = value.trim().replace(/^"(.*)"$/, "$1").toLowerCase();
+    if (charset !== "utf-8" && charset !== "utf8") throw unsupported("a JSON body must be UTF-8: send charset=utf-8 or no charset");
+  }
+  const coding = ctx.get("content-encoding").trim().toLowerCase();
+  if (coding && coding !== "identity") throw unsupported("Content-Encoding is not supported: send the body uncompressed");
+}
+
 /**
- * Reads a JSON object body: 415 unless Content-Type is application/json, 413 over
- * 64 KiB (by header or by counting), 400 when it does not parse or is not an object.
+ * 400 unless every string of the body, keys included, can be stored as text
+ * (textProblem). Walks with its own stack: JSON.parse takes nesting deeper than
+ * a recursive walk could follow.
+ */
+function checkText(value: unknown): void {
+  const stack: { value: unknown; path: string }[] = [{ value, path: "" }];
+  while (stack.length > 0) {
+    const { value: item, path } = stack.pop()!;
+    if (typeof item === "string") {
+      const problem = textProblem(item);
+      if (problem) throw badRequest("VALIDATION_ERROR", `${path || "the body"} ${problem}`);
+    } else if (Array.isArray(item)) {
+      item.forEach((element, i) => stack.push({ value: element, path: `${path}[${i}]` }));
+    } else if (item !== null && typeof item === "object") {
+      for (const [key, element] of Object.entries(item)) {
+        const problem = textProblem(key);
+        if (problem) throw badRequest("VALIDATION_ERROR", `a field name ${problem}`);
+        stack.push({ value: element, path: path ? `${path}.${key}` : key });
+      }
+    }
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Reads a JSON object body: 415 unless Content-Type is application/json (UTF-8,
+ * no content coding), 413 over 64 KiB (by header or by counting), 400 when it is
+ * not UTF-8, does not parse, is not an object, or holds a string that cannot be
+ * stored as text.
  */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
-  const type = (ctx.get("content-type") || "").split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/json") {
-    throw new ApiError(415, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json");
-  }
+  checkMediaType(ctx);
   const declared = Number(ctx.get("content-length") || "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -28,7 +70,12 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
     if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   }
   if (size > MAX_BODY_BYTES) throw tooLarge();
-  const text = Buffer.concat(chunks).toString("utf8");
+  let text: string;
+  try {
+    text = utf8.decode(Buffer.concat(chunks));
+  } catch {
+    throw badRequest("MALFORMED_JSON", "request body is not valid UTF-8");
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -38,5 +85,6 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw badRequest("VALIDATION_ERROR", "request body must be a JSON object");
   }
+  checkText(value);
   return value as Record<string, unknown>;
 }

@@ -79,11 +79,14 @@ export function errorMiddleware(logger: Logger) {
         }
       } catch (error) {
         const mapped = mapError(error);
-        if (mapped.status >= 500) {
+        // 501 is a client's unknown method, not a fault of ours.
+        if (mapped.status >= 500 && mapped.status !== 501) {
           logger.error({ err: error, requestId, method: ctx.method, path: ctx.path }, "request failed");
         }
         ctx.status = mapped.status;
         for (const [name, value] of Object.entries(mapped.headers ?? {})) ctx.set(name, value);
+        // RFC 9110 §11.6.1: a 401 names the scheme that would be accepted.
+        if (mapped.status === 401) ctx.set("www-authenticate", 'Bearer realm="payin"');
         ctx.body = { error: { code: mapped.code, message: mapped.message, request_id: requestId } };
       }
     });

@@ -19,6 +19,19 @@ export function charLength(value: string): number {
   return n;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * What makes `value` unfit to be stored as text, or null: PostgreSQL text cannot
+ * hold U+0000, and a lone surrogate (JSON's "\ud800") is no character at all —
+ * encoded, it would silently become U+FFFD.
+ */
+export function textProblem(value: string): string | null {
+  if (value.includes("\u0000")) return "must not contain the character U+0000";
+  if (LONE_SURROGATE.test(value)) return "must be valid Unicode (it holds a lone surrogate)";
+  return null;
+}
+
 /** 400 VALIDATION_ERROR unless every field of `body` is in `allowed` (extra fields are rejected). */
 export function onlyFields(body: Body, allowed: readonly string[]): void {
   for (const field of Object.keys(body)) {

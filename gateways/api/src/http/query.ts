@@ -1,9 +1,10 @@
 import type { Context } from "koa";
 import { badRequest } from "./api-error.js";
+import { textProblem } from "./fields.js";
 
 /**
  * Returns the query parameters as single strings, refusing any name outside
- * `allowed` and any name given twice.
+ * `allowed`, any name given twice, and any value that cannot be stored as text.
  */
 export function readQuery(ctx: Context, allowed: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -12,6 +13,8 @@ export function readQuery(ctx: Context, allowed: readonly string[]): Record<stri
       throw badRequest("VALIDATION_ERROR", allowed.length ? `unknown query parameter "${name}"; allowed: ${allowed.join(", ")}` : `unknown query parameter "${name}"`);
     }
     if (Array.isArray(value)) throw badRequest("VALIDATION_ERROR", `query parameter "${name}" must be given once`);
+    const problem = textProblem(value ?? "");
+    if (problem) throw badRequest("VALIDATION_ERROR", `query parameter "${name}" ${problem}`);
     out[name] = value ?? "";
   }
   return out;

@@ -448,7 +448,9 @@ function operation(key: string, op: Op): Schema {
     ? [{ name: "Idempotency-Key", in: "header", required: true, schema: str({ minLength: 1, maxLength: 64 }) }]
     : [];
   const responses: Record<string, Schema> = {};
-  for (const [status, schema] of Object.entries(op.responses)) {
+  // Any authenticated operation answers 400 to ambiguous credentials or an unknown query parameter.
+  const answers = op.security === "none" ? op.responses : { 400: "Error", ...op.responses };
+  for (const [status, schema] of Object.entries(answers)) {
     responses[status] = schema
       ? { description: status, content: { "application/json": { schema: ref(schema) } } }
       : { description: status };

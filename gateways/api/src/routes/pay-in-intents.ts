@@ -102,6 +102,10 @@ function parseCreateBody(body: Record<string, unknown>) {
 }
 
 function idempotencyKey(ctx: Context): string {
+  // Node joins repeated headers with ", ": two keys would pass for one.
+  if ((ctx.req.headersDistinct["idempotency-key"]?.length ?? 0) > 1) {
+    throw badRequest("IDEMPOTENCY_KEY_INVALID", "send the Idempotency-Key header once");
+  }
   const key = ctx.get("idempotency-key");
   if (!key) throw badRequest("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header is required (1 to 64 characters)");
   if (charLength(key) > 64) throw badRequest("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be at most 64 characters");

@@ -46,6 +46,7 @@ describe("validateCreate", () => {
     ["unassigned jurisdiction", { jurisdiction: "XX" }],
     ["missing expires_at", { expiresAt: undefined }],
     ["reference of 256 characters", { reference: "r".repeat(256) }],
+    ["reference holding U+0000", { reference: "a\u0000b" }],
   ])("refuses a bad %s with VALIDATION_ERROR", (_name, patch) => {
     expect(reasonOf(() => validateCreate({ ...base, ...patch }))).toBe("VALIDATION_ERROR");
   });
@@ -56,6 +57,10 @@ describe("validateCreate", () => {
 
   it.each([["", 0], ["k".repeat(65), 65]])("refuses an idempotency key of length %#", (key) => {
     expect(reasonOf(() => validateCreate({ ...base, idempotencyKey: key as string }))).toBe("IDEMPOTENCY_KEY_INVALID");
+  });
+
+  it("refuses an idempotency key holding U+0000", () => {
+    expect(reasonOf(() => validateCreate({ ...base, idempotencyKey: "k\u0000" }))).toBe("IDEMPOTENCY_KEY_INVALID");
   });
 
   it("refuses another payload under the same key", () => {

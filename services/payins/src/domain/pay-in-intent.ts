@@ -73,6 +73,10 @@ export function validateCreate(req: CreateRequest): ValidCreateRequest {
   if (keyLength < 1 || keyLength > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new DomainError(PayinsReason.IdempotencyKeyInvalid, `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   }
+  // PostgreSQL text cannot hold U+0000: refused here, before an address is taken.
+  if (req.idempotencyKey.includes("\u0000")) {
+    throw new DomainError(PayinsReason.IdempotencyKeyInvalid, "Idempotency-Key must not contain the character U+0000");
+  }
   if (!isAsset(req.asset)) invalid("asset must be one of: usdt, usdc");
   let amount: string;
   try {
@@ -88,6 +92,7 @@ export function validateCreate(req: CreateRequest): ValidCreateRequest {
   if (reference !== null && charLength(reference) > MAX_REFERENCE_LENGTH) {
     invalid(`reference must be at most ${MAX_REFERENCE_LENGTH} characters`);
   }
+  if (reference?.includes("\u0000")) invalid("reference must not contain the character U+0000");
   const payload = JSON.stringify([req.asset, amount, req.jurisdiction, req.expiresAt.getTime(), reference]);
   return {
     merchantUuid: req.merchantUuid,
