@@ -11,8 +11,8 @@ import { loadConfig, localServiceHost } from "@payin/config";
 import { startEmbeddedPostgres, takeOverShutdownSignals, type EmbeddedPostgresHandle } from "@payin/db";
 import { launchPlatform, readServiceToken, readTotpEncryptionKey, type Platform } from "@payin/launcher";
 import { bootstrapView } from "@payin/payinctl/views";
-import { identityV1 } from "@payin/proto";
-import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
+import { identityV1, merchantsV1 } from "@payin/proto";
+import { ConnectError, createServiceClient, reasonOf, requestIdFrom } from "@payin/rpc";
 import { stackConfigSchema } from "./config.js";
 
 const config = loadConfig(stackConfigSchema);
@@ -127,12 +127,32 @@ async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
     // Shown before it is written: should the write fail, the one chance to see
     // the password has not been lost with it.
     out("");
-    out("first platform admin created (shown once; also kept in .data/bootstrap-admin.json):");
+    out(`first platform admin created (shown once; also kept in ${file}):`);
     out(JSON.stringify(view));
     await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600 });
+    await recordBootstrap(env, res.identity?.uuid ?? "");
   } catch (error) {
     if (error instanceof ConnectError && reasonOf(error) === "ADMIN_EXISTS") return; // data from an earlier run
     throw error;
+  }
+}
+
+/**
+ * Audits the bootstrap as payinctl does (actor kind `system`: npm start itself).
+ * Best effort, like every record written after its change: the admin exists either way.
+ */
+async function recordBootstrap(env: Record<string, string>, identityUuid: string): Promise<void> {
+  const merchants = createServiceClient(merchantsV1.MerchantsService, {
+    baseUrl: `http://${localServiceHost(process.env)}:${env.MERCHANTS_PORT}`,
+    serviceToken: env.SERVICE_TOKEN!,
+  });
+  const actor = { kind: "system", uuid: "", requestId: requestIdFrom(undefined) };
+  try {
+    await merchants.recordAuditEvent({
+      event: { actor, action: "identity.bootstrap", targetType: "identity", targetUuid: identityUuid, outcome: "succeeded", errorCode: "" },
+    });
+  } catch (error) {
+    out(`warning: the first platform admin was created but could not be recorded in the audit log (${(error as Error).message})`);
   }
 }
 

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const MAIN = path.join(REPO_ROOT, "tools/stack/src/main.ts");
 const ADMIN_EMAIL = "first.admin@example.org";
-const ADMIN_BANNER = "first platform admin created (shown once; also kept in .data/bootstrap-admin.json):";
+const adminBanner = (dataDir: string) => `first platform admin created (shown once; also kept in ${path.join(dataDir, "bootstrap-admin.json")}):`;
 
 interface StackRun {
   readonly child: ChildProcess;
@@ -191,7 +191,7 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
     runs.push(first);
     await ready(first);
     const lines = first.stdout.split("\n");
-    const banner = lines.indexOf(ADMIN_BANNER);
+    const banner = lines.indexOf(adminBanner(dataDir));
     expect(banner, first.stdout).toBeGreaterThan(-1);
     printed = JSON.parse(lines[banner + 1]!);
     expect(Object.keys(printed)).toEqual(["identity", "password", "totp_uri"]);
@@ -207,6 +207,24 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
     const file = path.join(dataDir, "bootstrap-admin.json");
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(file, "utf8"))).toEqual(printed);
+
+    // Audited like payinctl's bootstrap, with npm start itself as the actor.
+    const client = new pg.Client({
+      host: "127.0.0.1",
+      port: pgPort,
+      user: "postgres",
+      password: (await readFile(path.join(dataDir, "postgres.password"), "utf8")).trim(),
+      database: "payin",
+    });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        "select actor_kind, target_type, target_uuid::text, outcome from merchants.audit_events where action = 'identity.bootstrap'",
+      );
+      expect(rows).toEqual([{ actor_kind: "system", target_type: "identity", target_uuid: identity.uuid, outcome: "succeeded" }]);
+    } finally {
+      await client.end();
+    }
   });
 
   it("Ctrl-C stops the gateway and the services, then PostgreSQL, each cleanly, exits 0 and leaves no process behind", { timeout: 60_000 }, async () => {
