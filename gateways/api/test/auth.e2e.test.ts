@@ -77,6 +77,17 @@ async function createIdentity(name: string, roles: string[]): Promise<{ uuid: st
   return { uuid: res.identity!.uuid, email, password };
 }
 
+/** The audit events whose actor is `identityUuid`, oldest first (read as the admin). */
+async function auditEventsBy(identityUuid: string): Promise<any[]> {
+  const out: any[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const res = await api.request("GET", `/api/v1/admin/audit-events?limit=100&offset=${offset}`, { token: adminToken });
+    expect(res.status, res.text).toBe(200);
+    out.push(...res.body.data.filter((e: any) => e.actor?.uuid === identityUuid));
+    if (offset + 100 >= res.body.pagination.total) return out.reverse();
+  }
+}
+
 /** The value and attributes of the one session cookie a response sets. */
 function sessionCookieOf(res: HumanResponse): { value: string; attributes: string[] } {
   const cookies = res.setCookies.filter((c) => c.startsWith(`${COOKIE_NAME}=`));
@@ -398,6 +409,16 @@ describe("signed-in people", () => {
       expectError(await from(9).login(bob.email, bob.password), 401, "AUTH_INVALID_CREDENTIALS");
       keep(await from(9).login(bob.email, next));
       bob.password = next;
+
+      // Audited: the refused attempts (401) and the change, never a password.
+      const events = (await auditEventsBy(bob.uuid)).filter((e) => e.action === "identity.password.change");
+      expect(events.map((e) => [e.outcome, e.error_code, e.target_type, e.target_uuid])).toEqual([
+        ["failed", "AUTH_INVALID_CREDENTIALS", "identity", bob.uuid],
+        ["failed", "AUTH_INVALID_CREDENTIALS", "identity", bob.uuid],
+        ["failed", "AUTH_INVALID_CREDENTIALS", "identity", bob.uuid],
+        ["succeeded", null, "identity", bob.uuid],
+      ]);
+      expect(JSON.stringify(events)).not.toContain(next);
     });
   });
 
@@ -448,6 +469,17 @@ describe("signed-in people", () => {
       keep(bearer);
       expect(bearer.body.transport).toBe("bearer");
       expect(bearer.setCookies).toEqual([]);
+
+      // Audited: enrolment started, the wrong code, the confirmation, the repeat (a CSRF refusal stops before any change is tried).
+      const events = (await auditEventsBy(carol.uuid)).filter((e) => e.action.startsWith("identity.totp."));
+      expect(events.map((e) => [e.action, e.outcome, e.error_code])).toEqual([
+        ["identity.totp.start", "succeeded", null],
+        ["identity.totp.confirm", "failed", "TOTP_CODE_INVALID"],
+        ["identity.totp.confirm", "succeeded", null],
+        ["identity.totp.confirm", "failed", "TOTP_ALREADY_ENROLLED"],
+      ]);
+      const recorded = JSON.stringify(events);
+      for (const code of codes) expect(recorded).not.toContain(code);
     });
   });
 

@@ -8,6 +8,7 @@ import { ApiError } from "../http/api-error.js";
 import { readJsonObject } from "../http/body.js";
 import { emailField, enumField, lowerCaseUuidParams, onlyFields, requiredString } from "../http/fields.js";
 import { identityView } from "./admin/views.js";
+import { change } from "./admin/common.js";
 import { readQuery } from "../http/query.js";
 
 /** Spec "Limits": password and new_password have 12 to 128 characters. */
@@ -138,7 +139,10 @@ export function authRoutes(deps: AppDeps): Router {
     };
     try {
       const principal = await auth.authenticateHuman(ctx);
-      await identity.logout({ caller: { sessionToken: principal.sessionToken } });
+      const target = { type: "session", uuid: principal.sessionUuid };
+      await change(deps, ctx, principal, { action: "session.logout", target, successRecordedBy: "gateway" }, async () => {
+        await identity.logout({ caller: { sessionToken: principal.sessionToken } });
+      });
     } catch (error) {
       // The session no longer works (also when it ended between the two calls).
       if ((error instanceof ApiError && error.status === 401) || (error instanceof ConnectError && error.code === Code.Unauthenticated)) clearCookie();
@@ -157,7 +161,10 @@ export function authRoutes(deps: AppDeps): Router {
     // Any string: the spec bounds only new passwords, and one that cannot match is simply wrong (401).
     const currentPassword = requiredString(body, "current_password");
     const newPassword = requiredString(body, "new_password", { min: PASSWORD_MIN, max: PASSWORD_MAX });
-    await identity.changePassword({ caller: { sessionToken: principal.sessionToken }, currentPassword, newPassword });
+    const target = { type: "identity", uuid: principal.identityUuid };
+    await change(deps, ctx, principal, { action: "identity.password.change", target, successRecordedBy: "gateway" }, async () => {
+      await identity.changePassword({ caller: { sessionToken: principal.sessionToken }, currentPassword, newPassword });
+    });
     ctx.status = 204;
   });
 
@@ -172,7 +179,10 @@ export function authRoutes(deps: AppDeps): Router {
   router.delete("/sessions/:uuid", async (ctx) => {
     readQuery(ctx, []);
     const principal = await auth.authenticateHuman(ctx);
-    await identity.revokeSession({ caller: { sessionToken: principal.sessionToken }, sessionUuid: ctx.params.uuid! });
+    const target = { type: "session", uuid: ctx.params.uuid };
+    await change(deps, ctx, principal, { action: "session.revoke", target, successRecordedBy: "gateway" }, async () => {
+      await identity.revokeSession({ caller: { sessionToken: principal.sessionToken }, sessionUuid: ctx.params.uuid! });
+    });
     if (ctx.params.uuid === principal.sessionUuid && principal.transport === "cookie") ctx.append("Set-Cookie", clearedSessionCookie());
     ctx.status = 204;
   });
@@ -181,8 +191,12 @@ export function authRoutes(deps: AppDeps): Router {
   router.post("/mfa/totp", async (ctx) => {
     readQuery(ctx, []);
     const principal = await auth.authenticateHuman(ctx);
-    const res = await identity.enrollTotp({ caller: { sessionToken: principal.sessionToken } });
-    ctx.body = { otpauth_uri: res.otpauthUri };
+    let otpauthUri = "";
+    const target = { type: "identity", uuid: principal.identityUuid };
+    await change(deps, ctx, principal, { action: "identity.totp.start", target, successRecordedBy: "gateway" }, async () => {
+      otpauthUri = (await identity.enrollTotp({ caller: { sessionToken: principal.sessionToken } })).otpauthUri;
+    });
+    ctx.body = { otpauth_uri: otpauthUri };
   });
 
   // Confirms enrolment with a first code: ten recovery codes, shown once.
@@ -192,8 +206,12 @@ export function authRoutes(deps: AppDeps): Router {
     const body = await readJsonObject(ctx);
     onlyFields(body, ["code"]);
     const code = requiredString(body, "code", { min: 1, max: CODE_MAX });
-    const res = await identity.confirmTotp({ caller: { sessionToken: principal.sessionToken }, code });
-    ctx.body = { recovery_codes: [...res.recoveryCodes] };
+    let recoveryCodes: string[] = [];
+    const target = { type: "identity", uuid: principal.identityUuid };
+    await change(deps, ctx, principal, { action: "identity.totp.confirm", target, successRecordedBy: "gateway" }, async () => {
+      recoveryCodes = [...(await identity.confirmTotp({ caller: { sessionToken: principal.sessionToken }, code })).recoveryCodes];
+    });
+    ctx.body = { recovery_codes: recoveryCodes };
   });
 
   return router;
