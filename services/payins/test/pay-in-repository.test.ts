@@ -76,11 +76,38 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
     if (first.kind !== "claimed") throw new Error("not claimed");
     // Only the claim as it was taken is released: not one taken over since.
     expect(await repo.releaseKey(merchant, "busy", { ...first, claimedAt: new Date(first.claimedAt.getTime() - 1) })).toBe(false);
-    // Released, the key can be claimed again.
+    // Released, the key can be claimed again: with the same payload under the
+    // same intent uuid (so the same address), with another under a new one.
     expect(await repo.releaseKey(merchant, "busy", first)).toBe(true);
     expect(await repo.releaseKey(merchant, "busy", first)).toBe(false);
-    const third = await repo.claimKey({ merchantUuid: merchant, key: "busy", requestHash: hash("h3"), newIntentUuid: uuidv7(), now: new Date() });
-    expect(third.kind).toBe("claimed");
+    const retry = await repo.claimKey({ merchantUuid: merchant, key: "busy", requestHash: hash("h2"), newIntentUuid: uuidv7(), now: new Date() });
+    expect(retry).toEqual({ kind: "claimed", intentUuid: first.intentUuid, claimedAt: expect.any(Date) });
+    expect(await repo.claimKey({ merchantUuid: merchant, key: "busy", requestHash: hash("h2"), newIntentUuid: uuidv7(), now: new Date() }))
+      .toEqual({ kind: "in-flight", requestHash: hash("h2") });
+    if (retry.kind !== "claimed") throw new Error("not claimed");
+    expect(await repo.releaseKey(merchant, "busy", retry)).toBe(true);
+    const otherUuid = uuidv7();
+    const other = await repo.claimKey({ merchantUuid: merchant, key: "busy", requestHash: hash("h3"), newIntentUuid: otherUuid, now: new Date() });
+    expect(other).toEqual({ kind: "claimed", intentUuid: otherUuid, claimedAt: expect.any(Date) });
+    // Completed under the new payload, the key replays it and refuses the old one's hash as another payload.
+    if (other.kind !== "claimed") throw new Error("not claimed");
+    const stored = intent(merchant, { intentUuid: otherUuid });
+    await repo.completeKey(stored, "busy");
+    expect(await repo.claimKey({ merchantUuid: merchant, key: "busy", requestHash: hash("h3"), newIntentUuid: uuidv7(), now: new Date() }))
+      .toEqual({ kind: "completed", requestHash: hash("h3"), intent: stored });
+  });
+
+  it("lets one of many concurrent retries of a released key take it over, the rest in flight", async () => {
+    const merchant = uuidv7();
+    const first = await repo.claimKey({ merchantUuid: merchant, key: "retried", requestHash: hash("p"), newIntentUuid: uuidv7(), now: new Date() });
+    if (first.kind !== "claimed") throw new Error("not claimed");
+    expect(await repo.releaseKey(merchant, "retried", first)).toBe(true);
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, () => repo.claimKey({ merchantUuid: merchant, key: "retried", requestHash: hash("p"), newIntentUuid: uuidv7(), now: new Date() })),
+    );
+    const won = claims.filter((c) => c.kind === "claimed");
+    expect(won).toEqual([{ kind: "claimed", intentUuid: first.intentUuid, claimedAt: expect.any(Date) }]);
+    expect(claims.filter((c) => c.kind === "in-flight")).toHaveLength(19);
   });
 
   it("lists with every combination of filters, newest first, with totals from the counters", async () => {

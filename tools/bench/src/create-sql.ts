@@ -17,9 +17,13 @@ export const CLAIM_KEY = {
   name: "b1.claim-key",
   text: `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
        values ($1, $2, $3, $4, 'pending', $5, $5)
-       on conflict (merchant_uuid, idempotency_key) do update set claimed_at = excluded.claimed_at
-         where idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
-           and idempotency_keys.request_hash = excluded.request_hash
+       on conflict (merchant_uuid, idempotency_key) do update
+         set claimed_at = excluded.claimed_at, state = 'pending', request_hash = excluded.request_hash,
+             intent_uuid = case when idempotency_keys.request_hash = excluded.request_hash
+                                then idempotency_keys.intent_uuid else excluded.intent_uuid end
+         where idempotency_keys.state = 'released'
+            or (idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
+                and idempotency_keys.request_hash = excluded.request_hash)
        returning intent_uuid`,
 };
 

@@ -54,18 +54,21 @@ export type ClaimedKey = Extract<KeyClaim, { kind: "claimed" }>;
 export interface PayInStore {
   /**
    * Claims (merchant, key) for a request with `requestHash`, minting
-   * `newIntentUuid` for it. A claim left pending longer than the lease (its holder
-   * died) is taken over with its original intent uuid, so the allocator hands the
-   * same address out again rather than a new one.
+   * `newIntentUuid` for it. A key whose create failed (released), or a claim left
+   * pending longer than the lease (its holder died), is taken over; with the same
+   * payload it keeps its original intent uuid, so the allocator hands the same
+   * address out again rather than a new one.
    */
   claimKey(input: { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date }): Promise<KeyClaim>;
   /** Stores the intent and marks its key completed, in one statement. */
   completeKey(intent: PayInIntent, key: string): Promise<void>;
   /**
    * Gives up a pending claim after a failure, so the client may retry with the
-   * key; only the claim as this request took it (`claimedAt`): once its lease
-   * ran out and another request took the key over, that request's claim stays.
-   * False when there was nothing to give up.
+   * key (with any payload); the key keeps its intent uuid for a retry with the
+   * same payload, which so gets the address this attempt may have been given.
+   * Only the claim as this request took it (`claimedAt`): once its lease ran out
+   * and another request took the key over, that request's claim stays. False
+   * when there was nothing to give up.
    */
   releaseKey(merchantUuid: string, key: string, claim: ClaimedKey): Promise<boolean>;
 }

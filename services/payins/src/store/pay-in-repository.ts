@@ -40,13 +40,27 @@ function toIntent(row: Row): PayInIntent {
   };
 }
 
+/**
+ * The ON CONFLICT of a claim ($6: leases taken before it ran out). A row is
+ * taken over when its create failed (`released`: any payload may retry the key)
+ * or when it is pending past its lease (its holder died; same payload only).
+ * The same payload keeps the row's intent uuid, so the allocator answers the
+ * address it may already have handed out for it; another payload gets the new
+ * uuid. Anything else (completed, or pending within its lease) is left as it is.
+ */
+const TAKE_OVER = `on conflict (merchant_uuid, idempotency_key) do update
+         set claimed_at = excluded.claimed_at, state = 'pending', request_hash = excluded.request_hash,
+             intent_uuid = case when idempotency_keys.request_hash = excluded.request_hash
+                                then idempotency_keys.intent_uuid else excluded.intent_uuid end
+         where idempotency_keys.state = 'released'
+            or (idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
+                and idempotency_keys.request_hash = excluded.request_hash)`;
+
 const CLAIM_KEY: PreparedStatement = {
   name: "payins.claim-key",
   text: `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
        values ($1, $2, $3, $4, 'pending', $5, $5)
-       on conflict (merchant_uuid, idempotency_key) do update set claimed_at = excluded.claimed_at
-         where idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
-           and idempotency_keys.request_hash = excluded.request_hash
+       ${TAKE_OVER}
        returning intent_uuid, claimed_at`,
 };
 
@@ -77,9 +91,7 @@ const CLAIM_KEYS: PreparedStatement = {
   text: `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
        select t.merchant_uuid, t.idempotency_key, t.request_hash, t.intent_uuid, 'pending', $5, $5
          from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[]) as t(merchant_uuid, idempotency_key, request_hash, intent_uuid)
-       on conflict (merchant_uuid, idempotency_key) do update set claimed_at = excluded.claimed_at
-         where idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
-           and idempotency_keys.request_hash = excluded.request_hash
+       ${TAKE_OVER}
        returning merchant_uuid, idempotency_key, intent_uuid, claimed_at`,
 };
 
@@ -102,10 +114,10 @@ const COMPLETE_KEYS: PreparedStatement = {
         where k.merchant_uuid = v.merchant_uuid and k.idempotency_key = v.idempotency_key and k.intent_uuid = v.intent_uuid`,
 };
 
-/** Deletes a pending claim, only while it is still the one taken at `claimed_at` (not taken over since). */
+/** Releases a pending claim, only while it is still the one taken at `claimed_at` (not taken over since). */
 const RELEASE_KEY: PreparedStatement = {
   name: "payins.release-key",
-  text: `delete from idempotency_keys
+  text: `update idempotency_keys set state = 'released'
           where merchant_uuid = $1 and idempotency_key = $2 and intent_uuid = $3 and state = 'pending' and claimed_at = $4
           returning 1 as released`,
 };
@@ -204,8 +216,9 @@ export class PayInRepository implements PayInStore, PayInReader {
 
   async claimKey(input: ClaimInput): Promise<KeyClaim> {
     // Claim by inserting the key's row; the primary key lets exactly one request
-    // win. A pending row whose lease ran out (its holder died) is taken over,
-    // keeping its intent uuid, but only by a request with the same payload.
+    // win. A released row (its create failed) is taken over by any request, and
+    // a pending row whose lease ran out (its holder died) by one with the same
+    // payload; the same payload keeps the row's intent uuid (TAKE_OVER).
     const together = await this.claimTogether(input);
     if (together) return together;
     const staleBefore = new Date(input.now.getTime() - CLAIM_LEASE_MS);

@@ -1,8 +1,10 @@
 import { InitialPayins } from "./migration-2026-11-21-initial.js";
 import { StatementCounts } from "./migration-2026-11-21-statement-counts.js";
+import { ReleasedKeys } from "./migration-2026-11-22-released-keys.js";
 
 /** Every migration of the payins schema, oldest first. Never edit a shipped one. */
 export const migrations = [
   { name: "2026-11-21-initial", class: InitialPayins },
   { name: "2026-11-21-statement-counts", class: StatementCounts },
+  { name: "2026-11-22-released-keys", class: ReleasedKeys },
 ];

@@ -1,0 +1,16 @@
+import { Migration } from "@payin/db";
+
+/**
+ * A failed create no longer deletes its key: it leaves it `released`, with its
+ * intent uuid, so that a retry with the same payload creates the intent under
+ * that uuid and the allocator answers the address it may already have handed
+ * out for it, instead of a new one that would leave a gap in the indexes.
+ */
+export class ReleasedKeys extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`
+      alter table idempotency_keys
+        drop constraint idempotency_keys_state_check,
+        add constraint idempotency_keys_state_check check (state in ('pending', 'completed', 'released'))`);
+  }
+}
