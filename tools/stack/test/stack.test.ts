@@ -182,6 +182,19 @@ describe("configuration", () => {
   });
 });
 
+/** A connection of the test's own to the embedded PostgreSQL of the running stack. */
+async function connectToPlatformDatabase(): Promise<pg.Client> {
+  const client = new pg.Client({
+    host: "127.0.0.1",
+    port: pgPort,
+    user: "postgres",
+    password: (await readFile(path.join(dataDir, "postgres.password"), "utf8")).trim(),
+    database: "payin",
+  });
+  await client.connect();
+  return client;
+}
+
 describe("a fresh data directory, Ctrl-C, a second start", () => {
   let first: StackRun;
   let printed: Record<string, unknown>;
@@ -209,14 +222,7 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
     expect(JSON.parse(await readFile(file, "utf8"))).toEqual(printed);
 
     // Audited like payinctl's bootstrap, with npm start itself as the actor.
-    const client = new pg.Client({
-      host: "127.0.0.1",
-      port: pgPort,
-      user: "postgres",
-      password: (await readFile(path.join(dataDir, "postgres.password"), "utf8")).trim(),
-      database: "payin",
-    });
-    await client.connect();
+    const client = await connectToPlatformDatabase();
     try {
       const { rows } = await client.query(
         "select actor_kind, target_type, target_uuid::text, outcome from merchants.audit_events where action = 'identity.bootstrap'",
@@ -236,14 +242,7 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
 
     // A connection of our own to the embedded PostgreSQL: it must outlive every
     // process of the platform (PostgreSQL stops last).
-    const client = new pg.Client({
-      host: "127.0.0.1",
-      port: pgPort,
-      user: "postgres",
-      password: (await readFile(path.join(dataDir, "postgres.password"), "utf8")).trim(),
-      database: "payin",
-    });
-    await client.connect();
+    const client = await connectToPlatformDatabase();
     const connectionEnd = new Promise<number[]>((resolve) => {
       client.on("error", () => {}); // "terminating connection due to administrator command"
       client.on("end", () => resolve(platformPids.filter(alive)));
