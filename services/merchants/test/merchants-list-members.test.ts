@@ -53,6 +53,7 @@ describe("ListMerchants", () => {
     ["limit 101", { limit: 101 }],
     ["a malformed uuid filter", { limit: 10, uuid: "not-a-uuid" }],
     ["an unknown status", { limit: 10, status: 42 as merchantsV1.MerchantStatus }],
+    ["a display_name filter holding U+0000", { limit: 10, displayName: "a\u0000b" }],
   ])("refuses %s with INVALID_ARGUMENT", async (_name, req) => {
     await expectFailure(h.client.listMerchants(req), Code.InvalidArgument, "INVALID_ARGUMENT");
   });

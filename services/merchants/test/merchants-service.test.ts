@@ -30,6 +30,8 @@ describe("MerchantsService", () => {
     ["151-character display_name", { displayName: "x".repeat(151) }],
     ["empty legal_name", { displayName: "ok", legalName: "" }],
     ["256-character legal_name", { displayName: "ok", legalName: "y".repeat(256) }],
+    ["display_name holding U+0000", { displayName: "a\u0000b" }],
+    ["legal_name holding U+0000", { displayName: "ok", legalName: "\u0000" }],
   ])("refuses %s", async (_name, input) => {
     const error = await failure(client.createMerchant(input));
     expect(error.code).toBe(Code.InvalidArgument);

@@ -156,6 +156,7 @@ describe("provider connections", () => {
     ["an upper-case scheme", "Vault:kv/payin"],
     ["a scheme without a path", "vault:"],
     ["a 256-character reference", `vault:${"k".repeat(250)}`],
+    ["a reference holding U+0000", "vault:kv/a\u0000b"],
   ])("refuses %s without echoing it", async (_name, secretReference) => {
     const merchant = await activeMerchant(h.client);
     const error = await expectFailure(

@@ -57,6 +57,12 @@ function checkLength(field: string, value: string, min: number, max: number): vo
   if (length < min || length > max) {
     throw new DomainError(MerchantsReason.InvalidArgument, `${field} must be ${min} to ${max} characters`);
   }
+  checkStorable(field, value);
+}
+
+/** PostgreSQL text cannot hold U+0000: INVALID_ARGUMENT rather than a failed statement. */
+function checkStorable(field: string, value: string): void {
+  if (value.includes("\u0000")) throw new DomainError(MerchantsReason.InvalidArgument, `${field} must not contain the character U+0000`);
 }
 
 /** Validates and builds a new merchant; always `inactive`. */
@@ -136,6 +142,7 @@ export async function changeMerchantStatus(
 export async function listMerchants(store: MerchantStore, filter: MerchantFilter): Promise<{ merchants: Merchant[]; total: number }> {
   const page = checkPage(filter.limit, filter.offset);
   if (filter.uuid !== undefined) checkUuid("uuid", filter.uuid);
+  if (filter.displayName !== undefined) checkStorable("display_name", filter.displayName);
   return store.list({ ...filter, ...page });
 }
 

@@ -66,7 +66,7 @@ export interface ProviderConnectionStore {
 /** The provider seeded by the migration, for EVM JSON-RPC chain observation. */
 export const EVM_RPC_PROVIDER_UUID = "01a2008d-7400-7000-8000-000000000001";
 
-const SECRET_REFERENCE = /^[a-z][a-z0-9+.-]*:[^\s]+$/;
+const SECRET_REFERENCE = /^[a-z][a-z0-9+.-]*:[^\s\u0000]+$/;
 
 /**
  * Checks a secret reference: `scheme:path` (e.g. `vault:kv/payin/acme`,
