@@ -5,7 +5,7 @@ import { uuidv7 } from "@payin/ids";
 import { createTestDatabase } from "@payin/testing";
 import type { PayInIntent } from "../src/domain/pay-in-intent.js";
 import { ormOptions } from "../src/store/orm.js";
-import { PayInRepository } from "../src/store/pay-in-repository.js";
+import { PayInRepository, RELEASED_REUSE_MS } from "../src/store/pay-in-repository.js";
 
 // The repository against real PostgreSQL: every operation is a named prepared
 // statement on the ORM's pool, values travel as parameters.
@@ -95,6 +95,40 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
     await repo.completeKey(stored, "busy");
     expect(await repo.claimKey({ merchantUuid: merchant, key: "busy", requestHash: hash("h3"), newIntentUuid: uuidv7(), now: new Date() }))
       .toEqual({ kind: "completed", requestHash: hash("h3"), intent: stored });
+  });
+
+  it("keeps a released key's intent uuid for a retry only while the release is recent", async () => {
+    const merchant = uuidv7();
+    const longAgo = new Date(Date.now() - RELEASED_REUSE_MS - 60_000);
+    const old = await repo.claimKey({ merchantUuid: merchant, key: "late", requestHash: hash("p"), newIntentUuid: uuidv7(), now: longAgo });
+    if (old.kind !== "claimed") throw new Error("not claimed");
+    expect(await repo.releaseKey(merchant, "late", old)).toBe(true);
+    const fresh = uuidv7();
+    // The old uuid's address may come from a wallet key replaced since: a new uuid, a new address.
+    expect(await repo.claimKey({ merchantUuid: merchant, key: "late", requestHash: hash("p"), newIntentUuid: fresh, now: new Date() }))
+      .toEqual({ kind: "claimed", intentUuid: fresh, claimedAt: expect.any(Date) });
+  });
+
+  it("claims a key released between its failed claim and its read (one more attempt)", async () => {
+    const merchant = uuidv7();
+    const holder = await repo.claimKey({ merchantUuid: merchant, key: "racy", requestHash: hash("a"), newIntentUuid: uuidv7(), now: new Date() });
+    if (holder.kind !== "claimed") throw new Error("not claimed");
+    // The holder gives the key up just after this request's claim found it held.
+    const real = sqlClient(orm);
+    let released = false;
+    const sql: SqlClient = {
+      query: async (statement, values) => {
+        if (statement.name === "payins.read-key" && !released) {
+          released = await repo.releaseKey(merchant, "racy", holder);
+        }
+        return real.query(statement, values);
+      },
+    };
+    const mine = uuidv7();
+    // Another payload: the key is free again, so neither "in flight" nor "reused with a different payload".
+    expect(await new PayInRepository(sql).claimKey({ merchantUuid: merchant, key: "racy", requestHash: hash("b"), newIntentUuid: mine, now: new Date() }))
+      .toEqual({ kind: "claimed", intentUuid: mine, claimedAt: expect.any(Date) });
+    expect(released).toBe(true);
   });
 
   it("lets one of many concurrent retries of a released key take it over, the rest in flight", async () => {

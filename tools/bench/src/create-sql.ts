@@ -20,6 +20,7 @@ export const CLAIM_KEY = {
        on conflict (merchant_uuid, idempotency_key) do update
          set claimed_at = excluded.claimed_at, state = 'pending', request_hash = excluded.request_hash,
              intent_uuid = case when idempotency_keys.request_hash = excluded.request_hash
+                                 and (idempotency_keys.state = 'pending' or idempotency_keys.claimed_at >= $7)
                                 then idempotency_keys.intent_uuid else excluded.intent_uuid end
          where idempotency_keys.state = 'released'
             or (idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6

@@ -23,7 +23,9 @@ export interface SqlLoadConfig {
 }
 
 const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? "{}") as SqlLoadConfig;
+/** payins' CLAIM_LEASE_MS and RELEASED_REUSE_MS (services/payins/src/store/pay-in-repository.ts). */
 const CLAIM_LEASE_MS = 30_000;
+const RELEASED_REUSE_MS = 10 * 60_000;
 
 async function connect(schema: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: config.databaseUrl, options: `-c search_path=${schema}` });
@@ -50,7 +52,10 @@ async function createOnce(c: Connections): Promise<void> {
   const rail = n % 2 === 0 ? "bep20" : "erc20";
   const requestHash = createHash("sha256").update(`${merchant}|${key}|${n}`).digest("hex");
   const [claim, context] = await Promise.all([
-    c.payins.query({ ...CLAIM_KEY, values: [merchant, key, requestHash, randomUUID(), now, new Date(now.getTime() - CLAIM_LEASE_MS)] }),
+    c.payins.query({
+      ...CLAIM_KEY,
+      values: [merchant, key, requestHash, randomUUID(), now, new Date(now.getTime() - CLAIM_LEASE_MS), new Date(now.getTime() - RELEASED_REUSE_MS)],
+    }),
     c.merchants?.query({ ...PAYIN_CONTEXT, values: ["crypto.payin", config.jurisdiction, merchant] }),
   ]);
   const intentUuid = claim.rows[0]?.intent_uuid as string | undefined;

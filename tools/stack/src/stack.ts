@@ -129,8 +129,10 @@ async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
     out("");
     out(`first platform admin created (shown once; also kept in ${file}):`);
     out(JSON.stringify(view));
-    await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600 });
+    // Recorded before the file: a failed write stops this start, and the next
+    // finds the admin already there (ADMIN_EXISTS) and records nothing.
     await recordBootstrap(env, res.identity?.uuid ?? "");
+    await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600 });
   } catch (error) {
     if (error instanceof ConnectError && reasonOf(error) === "ADMIN_EXISTS") return; // data from an earlier run
     throw error;

@@ -33,7 +33,7 @@ function checkText(value: unknown): void {
     const { value: item, path } = stack.pop()!;
     if (typeof item === "string") {
       const problem = textProblem(item);
-      if (problem) throw badRequest("VALIDATION_ERROR", `${path || "the body"} ${problem}`);
+      if (problem) throw badRequest("VALIDATION_ERROR", `${shortened(path) || "the body"} ${problem}`);
     } else if (Array.isArray(item)) {
       item.forEach((element, i) => stack.push({ value: element, path: `${path}[${i}]` }));
     } else if (item !== null && typeof item === "object") {
@@ -44,6 +44,11 @@ function checkText(value: unknown): void {
       }
     }
   }
+}
+
+/** A field path as a message shows it: at most 100 characters (nesting can make it long). */
+function shortened(path: string): string {
+  return path.length > 100 ? `${path.slice(0, 99)}…` : path;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

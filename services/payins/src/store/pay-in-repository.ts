@@ -41,16 +41,26 @@ function toIntent(row: Row): PayInIntent {
 }
 
 /**
- * The ON CONFLICT of a claim ($6: leases taken before it ran out). A row is
- * taken over when its create failed (`released`: any payload may retry the key)
- * or when it is pending past its lease (its holder died; same payload only).
- * The same payload keeps the row's intent uuid, so the allocator answers the
- * address it may already have handed out for it; another payload gets the new
- * uuid. Anything else (completed, or pending within its lease) is left as it is.
+ * How long a failed create's intent uuid is kept for a retry with the same
+ * payload: long enough for a client's retries with backoff, short enough that a
+ * wallet key replaced since is unlikely to be in between (the address kept for
+ * the uuid was derived from the key of its time). Later retries get a new uuid.
+ */
+export const RELEASED_REUSE_MS = 10 * 60_000;
+
+/**
+ * The ON CONFLICT of a claim ($6: leases taken before it ran out; $7: releases
+ * older than RELEASED_REUSE_MS). A row is taken over when its create failed
+ * (`released`: any payload may retry the key) or when it is pending past its
+ * lease (its holder died; same payload only). The same payload keeps the row's
+ * intent uuid (a released one only while recent), so the allocator answers the
+ * address it may already have handed out for it; otherwise the new uuid.
+ * Anything else (completed, or pending within its lease) is left as it is.
  */
 const TAKE_OVER = `on conflict (merchant_uuid, idempotency_key) do update
          set claimed_at = excluded.claimed_at, state = 'pending', request_hash = excluded.request_hash,
              intent_uuid = case when idempotency_keys.request_hash = excluded.request_hash
+                                 and (idempotency_keys.state = 'pending' or idempotency_keys.claimed_at >= $7)
                                 then idempotency_keys.intent_uuid else excluded.intent_uuid end
          where idempotency_keys.state = 'released'
             or (idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
@@ -156,6 +166,11 @@ const LIST = [listStatement(false, false), listStatement(false, true), listState
 
 type ClaimInput = { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date };
 
+/** A claim's $5–$7: now, the oldest lease still held, the oldest release whose uuid is kept. */
+function claimTimes(now: Date): [Date, Date, Date] {
+  return [now, new Date(now.getTime() - CLAIM_LEASE_MS), new Date(now.getTime() - RELEASED_REUSE_MS)];
+}
+
 function claimedOf(row: Row): ClaimedKey {
   return { kind: "claimed", intentUuid: row.intent_uuid as string, claimedAt: new Date(row.claimed_at as string | Date) };
 }
@@ -184,11 +199,10 @@ export class PayInRepository implements PayInStore, PayInReader {
     const ids = inputs.map((i) => `${i.merchantUuid}|${i.key}`);
     if (inputs.length < 2 || new Set(ids).size !== ids.length) return inputs.map(() => null);
     const now = inputs[0]!.now;
-    const staleBefore = new Date(now.getTime() - CLAIM_LEASE_MS);
     try {
       const rows = await this.sql.query(CLAIM_KEYS, [
         inputs.map((i) => i.merchantUuid), inputs.map((i) => i.key), inputs.map((i) => i.requestHash), inputs.map((i) => i.newIntentUuid),
-        now, staleBefore,
+        ...claimTimes(now),
       ]);
       const claimed = new Map(rows.map((row) => [`${row.merchant_uuid}|${row.idempotency_key}`, claimedOf(row)]));
       return ids.map((id) => claimed.get(id) ?? null);
@@ -221,17 +235,20 @@ export class PayInRepository implements PayInStore, PayInReader {
     // payload; the same payload keeps the row's intent uuid (TAKE_OVER).
     const together = await this.claimTogether(input);
     if (together) return together;
-    const staleBefore = new Date(input.now.getTime() - CLAIM_LEASE_MS);
-    const claimed = await this.sql.query(CLAIM_KEY, [input.merchantUuid, input.key, input.requestHash, input.newIntentUuid, input.now, staleBefore]);
-    if (claimed[0]) return claimedOf(claimed[0]);
-    const rows = await this.sql.query(READ_KEY, [input.merchantUuid, input.key]);
-    const row = rows[0];
-    // Released between our insert and this read: the client may simply retry.
-    if (!row) return { kind: "in-flight", requestHash: input.requestHash };
-    const requestHash = row.request_hash as string;
-    return row.state === "completed" && row.intent_uuid
-      ? { kind: "completed", requestHash, intent: toIntent(row) }
-      : { kind: "in-flight", requestHash };
+    // Twice at most: a key released between the first attempt and the read is free again.
+    for (let attempt = 0; ; attempt++) {
+      const values = [input.merchantUuid, input.key, input.requestHash, input.newIntentUuid, ...claimTimes(input.now)];
+      const claimed = await this.sql.query(CLAIM_KEY, values);
+      if (claimed[0]) return claimedOf(claimed[0]);
+      const row = (await this.sql.query(READ_KEY, [input.merchantUuid, input.key]))[0];
+      if (row?.state === "completed" && row.intent_uuid) {
+        return { kind: "completed", requestHash: row.request_hash as string, intent: toIntent(row) };
+      }
+      if (row?.state === "pending") return { kind: "in-flight", requestHash: row.request_hash as string };
+      if (attempt === 0) continue;
+      // Released again (or gone): free, but taken and given up by others meanwhile; the client may retry.
+      return { kind: "in-flight", requestHash: input.requestHash };
+    }
   }
 
   async completeKey(intent: PayInIntent, key: string): Promise<void> {
