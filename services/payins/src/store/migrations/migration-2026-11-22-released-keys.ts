@@ -8,12 +8,11 @@ import { Migration } from "@payin/db";
  */
 export class ReleasedKeys extends Migration {
   override async up(): Promise<void> {
-    // NOT VALID, then VALIDATE: the exclusive lock is held only for the catalog
-    // change, and the scan of existing rows runs under a lock that lets creates go on.
+    // One scan of the keys under the table's lock (migrations run together in one
+    // transaction at boot, so a NOT VALID / VALIDATE split would hold it as long).
     this.addSql(`
       alter table idempotency_keys
         drop constraint idempotency_keys_state_check,
-        add constraint idempotency_keys_state_check check (state in ('pending', 'completed', 'released')) not valid`);
-    this.addSql(`alter table idempotency_keys validate constraint idempotency_keys_state_check`);
+        add constraint idempotency_keys_state_check check (state in ('pending', 'completed', 'released'))`);
   }
 }
