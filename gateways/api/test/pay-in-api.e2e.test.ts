@@ -564,6 +564,36 @@ describe("merchant preconditions (409)", () => {
     expect(await api.total(shop)).toBe(1);
   });
 
+  it("applies a change to the merchant from the very next create, though payins keeps merchants' pay-in contexts", async () => {
+    const { MerchantTransition } = merchantsV1;
+    const shop = await operator.merchant({ name: "Changing" });
+    const create = (jurisdiction = "DE") => api.create(shop.uuid, shop.token, createBody({ jurisdiction }));
+    // Each change is made straight at the merchants service (the shortest path
+    // from its commit to the next create), and the create follows its answer.
+    for (let round = 0; round < 10; round++) {
+      expect((await create()).status).toBe(201);
+      await operator.transition(shop.uuid, MerchantTransition.SUSPEND);
+      expectError(await create(), 409, "MERCHANT_NOT_ACTIVE");
+      await operator.transition(shop.uuid, MerchantTransition.ACTIVATE);
+    }
+    for (let round = 0; round < 5; round++) {
+      expect((await create()).status).toBe(201);
+      await operator.merchants.createPolicy({ merchantUuid: shop.uuid, scope: "payin", effect: "deny" });
+      expectError(await create(), 403, "PAYIN_NOT_ALLOWED");
+      await operator.merchants.createPolicy({ merchantUuid: shop.uuid, scope: "payin", effect: "allow" });
+    }
+    // A rule concerns every merchant: a jurisdiction no other test here uses.
+    await operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "SE", effect: "allow" });
+    for (let round = 0; round < 5; round++) {
+      expect((await create("SE")).status).toBe(201);
+      await operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "SE", effect: "deny" });
+      expectError(await create("SE"), 403, "PAYIN_NOT_ALLOWED");
+      await operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "SE", effect: "allow" });
+    }
+    expect((await create("SE")).status).toBe(201);
+    expect(await api.total(shop)).toBe(21);
+  });
+
   it("refuses to create for an active merchant without a wallet", async () => {
     const shop = await operator.merchant({ name: "No Wallet", xpub: null });
     const res = await api.create(shop.uuid, shop.token, createBody());

@@ -4,3 +4,4 @@ export * from "./orm.js";
 export { EntitySchema } from "@mikro-orm/postgresql";
 export { Migration } from "@mikro-orm/migrations";
 export * from "./prepared.js";
+export * from "./notifications.js";

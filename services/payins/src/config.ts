@@ -1,8 +1,14 @@
-import { port, serviceBase, serviceUrl } from "@payin/config";
+import { int, port, serviceBase, serviceUrl } from "@payin/config";
 
 export const configSchema = {
   ...serviceBase,
   PAYINS_PORT: port(50053),
   MERCHANTS_URL: serviceUrl("MERCHANTS_PORT"),
   ALLOCATION_URL: serviceUrl("ALLOCATION_PORT"),
+  /**
+   * How long a merchant's pay-in context (status, rule, policy, profile) is used
+   * at most; a change announced by the merchants schema drops it at once. 0 asks
+   * the merchants service on every create.
+   */
+  PAYIN_CONTEXT_CACHE_MS: int(5_000, 0, 60_000),
 };

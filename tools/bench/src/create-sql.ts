@@ -7,10 +7,15 @@
  *
  * Order and connections, as the services run them (each statement autocommits):
  *   payins      CLAIM_KEY      ┐ at the same time
- *   merchants   PAYIN_CONTEXT  ┘
+ *   payins      CATCH_UP       ┘ (on its listening connection; merchants' pay-in context
+ *                                 statement only when payins holds no answer: not in steady use)
  *   allocation  ALLOCATE       (takes the wallet's row lock until it commits)
  *   payins      COMPLETE_KEY   (the intent and its key, together)
  */
+
+/** payins' listening connection (libs/db/src/notifications.ts): LISTEN once, then this per batch. */
+export const LISTEN = "listen merchants_payin_context";
+export const CATCH_UP = "";
 
 /** services/payins/src/store/pay-in-repository.ts, claimKey: claims the key. */
 export const CLAIM_KEY = {
@@ -26,19 +31,6 @@ export const CLAIM_KEY = {
             or (idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
                 and idempotency_keys.request_hash = excluded.request_hash)
        returning intent_uuid`,
-};
-
-/** services/merchants/src/store/merchant-repository.ts, payinContext (as payins asks it: with the request's jurisdiction). */
-export const PAYIN_CONTEXT = {
-  name: "b1.payin-context",
-  text: `select m.status,
-              (select r.effect from rules r
-                where r.capability = $1 and r.jurisdiction = $2 and r.valid_to is null) as rule_effect,
-              (select p.effect from policies p
-                where p.merchant_uuid = m.uuid and p.scope = 'payin' and p.valid_to is null) as payin_policy_effect,
-              (select o.operating_mode from operating_profiles o where o.merchant_uuid = m.uuid) as operating_mode
-         from merchants m
-        where m.uuid = $3`,
 };
 
 /** services/allocation/src/store/wallet-repository.ts, allocate: next index and its pre-derived address. */

@@ -464,7 +464,7 @@ async function main(): Promise<void> {
     allServices,
   });
   await baseline("b1_payins_only", "B1a   SQL: payins' statements only (claim key, store intent)", "sql-runner.ts", sql(false));
-  b1 = await baseline("b1", "B1    SQL: a create's statements (claim ∥ merchant, allocate, store)", "sql-runner.ts", sql(true));
+  b1 = await baseline("b1", "B1    SQL: a create's statements (claim ∥ catch-up, allocate, store)", "sql-runner.ts", sql(true));
   }
 
   // The API.

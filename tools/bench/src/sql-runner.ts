@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
-import { ALLOCATE, CLAIM_KEY, COMPLETE_KEY, PAYIN_CONTEXT } from "./create-sql.js";
+import { ALLOCATE, CATCH_UP, CLAIM_KEY, COMPLETE_KEY, LISTEN } from "./create-sql.js";
 import { LatencyRecorder, printResult, quantile, type LoadResult } from "./stats.js";
 
 export interface SqlLoadConfig {
@@ -18,7 +18,7 @@ export interface SqlLoadConfig {
   warmupS: number;
   merchantUuid: string;
   jurisdiction: string;
-  /** Also the merchants lookup and the allocation statement, not only payins' own statements. */
+  /** Also payins' catch-up with merchant changes and the allocation statement, not only payins' own statements. */
   allServices: boolean;
 }
 
@@ -34,9 +34,16 @@ async function connect(schema: string): Promise<pg.Client> {
   return client;
 }
 
+async function listening(): Promise<pg.Client> {
+  const client = await connect("payins");
+  await client.query(LISTEN);
+  return client;
+}
+
 interface Connections {
   payins: pg.Client;
-  merchants: pg.Client | null;
+  /** Listens to the merchants schema's announcements, as payins' listening connection does. */
+  listening: pg.Client | null;
   allocation: pg.Client | null;
 }
 
@@ -51,19 +58,15 @@ async function createOnce(c: Connections): Promise<void> {
   const asset = n % 2 === 0 ? "usdt" : "usdc";
   const rail = n % 2 === 0 ? "bep20" : "erc20";
   const requestHash = createHash("sha256").update(`${merchant}|${key}|${n}`).digest("hex");
-  const [claim, context] = await Promise.all([
+  const [claim] = await Promise.all([
     c.payins.query({
       ...CLAIM_KEY,
       values: [merchant, key, requestHash, randomUUID(), now, new Date(now.getTime() - CLAIM_LEASE_MS), new Date(now.getTime() - RELEASED_REUSE_MS)],
     }),
-    c.merchants?.query({ ...PAYIN_CONTEXT, values: ["crypto.payin", config.jurisdiction, merchant] }),
+    c.listening?.query(CATCH_UP),
   ]);
   const intentUuid = claim.rows[0]?.intent_uuid as string | undefined;
   if (!intentUuid) throw new Error("key not claimed");
-  const ctx = context?.rows[0];
-  if (c.merchants && (ctx?.status !== "active" || ctx?.rule_effect !== "allow" || ctx?.payin_policy_effect !== "allow" || !ctx?.operating_mode)) {
-    throw new Error(`pay-in not allowed by the merchant's context ${JSON.stringify(ctx)}`);
-  }
   let address: string | null = null;
   let derivationPath: string | null = null;
   if (c.allocation) {
@@ -86,7 +89,7 @@ async function main(): Promise<void> {
   const clients: Connections[] = await Promise.all(
     Array.from({ length: config.connections }, async () => ({
       payins: await connect("payins"),
-      merchants: config.allServices ? await connect("merchants") : null,
+      listening: config.allServices ? await listening() : null,
       allocation: config.allServices ? await connect("allocation") : null,
     })),
   );
@@ -134,7 +137,7 @@ async function main(): Promise<void> {
     if (process.send) process.send({ phase: "measure-end" });
     else resolve();
   });
-  await Promise.all(clients.flatMap((c) => [c.payins.end(), c.merchants?.end(), c.allocation?.end()]));
+  await Promise.all(clients.flatMap((c) => [c.payins.end(), c.listening?.end(), c.allocation?.end()]));
   const sorted = latencies.sorted();
   const out: LoadResult = {
     total: latencies.count + errorCount,

@@ -1442,6 +1442,9 @@ export const MerchantsService: GenService<{
    * one call (one SQL statement). NOT_FOUND (MERCHANT_NOT_FOUND) when the
    * merchant does not exist; INVALID_ARGUMENT when a non-empty jurisdiction is
    * not an assigned ISO 3166-1 alpha-2 code (an empty one gives rule_effect "").
+   * Callers may keep answers: every change to what it answers is announced, as
+   * it commits, by a PostgreSQL NOTIFY on the channel merchants_payin_context
+   * (payload: the merchant uuid, or "*" for every merchant).
    *
    * @generated from rpc payin.merchants.v1.MerchantsService.GetPayinContext
    */

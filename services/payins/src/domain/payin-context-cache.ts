@@ -1,0 +1,107 @@
+import { isUuid } from "@payin/ids";
+import type { MerchantDirectory, PayinContext } from "./create-pay-in-intent.js";
+
+export interface PayinContextCacheOptions {
+  /** How long an answer is used at most, even when no change was announced. */
+  ttlMs: number;
+  /** Most (merchant, jurisdiction) answers kept; the oldest merchant's go first. */
+  maxEntries: number;
+  /**
+   * Resolves true once every change committed before the call has been
+   * announced (passed to `changed`), false when that cannot be known; then the
+   * lookup goes to the source.
+   */
+  catchUp: () => Promise<boolean>;
+  /** Milliseconds since the epoch (tests move it). */
+  now?: () => number;
+}
+
+type Entry = { context: PayinContext | null; expiresAt: number };
+
+/**
+ * A MerchantDirectory that keeps the answers of another for up to `ttlMs`,
+ * dropping a merchant's when a change to it is announced (`changed`).
+ *
+ * A lookup first catches up with the announcements (`catchUp`), so a change
+ * committed before the lookup began is always seen: a create that follows a
+ * suspension is refused, however quickly it follows. It answers from memory
+ * only while announcements are known to arrive (between `listening` and
+ * `lost`); otherwise every lookup goes to the source. An answer is kept only
+ * when no change was announced while it was being fetched: it may have been
+ * read before that change committed.
+ */
+export class PayinContextCache implements MerchantDirectory {
+  private readonly merchants = new Map<string, Map<string, Entry>>();
+  private entries = 0;
+  /** Bumped by every announcement and every (re)start: answers fetched across one are not kept. */
+  private generation = 0;
+  private live = false;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly source: MerchantDirectory,
+    private readonly options: PayinContextCacheOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  async payinContext(merchantUuid: string, jurisdiction: string): Promise<PayinContext | null> {
+    // Announcements name canonical lower-case uuids; anything else is never kept.
+    let cacheable = this.live && this.options.ttlMs > 0 && isUuid(merchantUuid);
+    // Whatever was committed before this lookup began is announced by now.
+    if (cacheable) cacheable = (await this.options.catchUp()) && this.live;
+    if (cacheable) {
+      const entry = this.merchants.get(merchantUuid)?.get(jurisdiction);
+      if (entry && entry.expiresAt > this.now()) return entry.context;
+    }
+    const generation = this.generation;
+    const context = await this.source.payinContext(merchantUuid, jurisdiction);
+    if (cacheable && this.live && generation === this.generation) this.keep(merchantUuid, jurisdiction, context);
+    return context;
+  }
+
+  /** A change was announced: for one merchant (its uuid), or for all (`*`, or anything not a uuid). */
+  changed(payload: string): void {
+    this.generation++;
+    if (isUuid(payload)) this.forget(payload);
+    else this.clear();
+  }
+
+  /** Announcements arrive from now on; what was kept before may have missed some. */
+  listening(): void {
+    this.generation++;
+    this.clear();
+    this.live = true;
+  }
+
+  /** Announcements may be missed from now on: nothing is answered from memory until `listening`. */
+  lost(): void {
+    this.live = false;
+    this.generation++;
+    this.clear();
+  }
+
+  private keep(merchantUuid: string, jurisdiction: string, context: PayinContext | null): void {
+    let byJurisdiction = this.merchants.get(merchantUuid);
+    if (!byJurisdiction) {
+      while (this.entries >= this.options.maxEntries && this.merchants.size > 0) {
+        this.forget(this.merchants.keys().next().value!);
+      }
+      this.merchants.set(merchantUuid, (byJurisdiction = new Map()));
+    }
+    if (!byJurisdiction.has(jurisdiction)) this.entries++;
+    byJurisdiction.set(jurisdiction, { context: context && Object.freeze({ ...context }), expiresAt: this.now() + this.options.ttlMs });
+  }
+
+  private forget(merchantUuid: string): void {
+    const byJurisdiction = this.merchants.get(merchantUuid);
+    if (!byJurisdiction) return;
+    this.entries -= byJurisdiction.size;
+    this.merchants.delete(merchantUuid);
+  }
+
+  private clear(): void {
+    this.merchants.clear();
+    this.entries = 0;
+  }
+}
