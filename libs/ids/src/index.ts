@@ -1,24 +1,41 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
 
 let lastMs = 0;
 let sequence = 0;
+
+/** Random bytes are drawn from the system CSPRNG 4 KiB at a time (one call per 256 ids, not one per id). */
+const RANDOM_POOL_SIZE = 4096;
+const randomPool = Buffer.allocUnsafe(RANDOM_POOL_SIZE);
+let randomOffset = RANDOM_POOL_SIZE;
+
+/** Copies `length` fresh random bytes into `target` at `at`; no byte is handed out twice. */
+function fillRandom(target: Buffer, at: number, length: number): void {
+  if (randomOffset + length > RANDOM_POOL_SIZE) {
+    randomFillSync(randomPool);
+    randomOffset = 0;
+  }
+  randomPool.copy(target, at, randomOffset, randomOffset + length);
+  randomOffset += length;
+}
 
 /**
  * A UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then random bits. Within one
  * millisecond a 12-bit counter in `rand_a` keeps ids from this process ordered.
  */
 export function uuidv7(): string {
+  const bytes = Buffer.allocUnsafe(16);
   const now = Date.now();
   if (now > lastMs) {
     lastMs = now;
-    sequence = randomBytes(2).readUInt16BE(0) & 0x3ff;
+    fillRandom(bytes, 6, 2);
+    sequence = bytes.readUInt16BE(6) & 0x3ff;
   } else {
     sequence = (sequence + 1) & 0xfff;
     if (sequence === 0) lastMs += 1; // counter wrapped: borrow the next millisecond
   }
-  const bytes = randomBytes(16);
-  const ms = BigInt(lastMs);
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
+  fillRandom(bytes, 8, 8);
+  // 48 bits of milliseconds, big-endian (exact in a double: below 2^53).
+  bytes.writeUIntBE(lastMs, 0, 6);
   bytes[6] = 0x70 | ((sequence >> 8) & 0x0f);
   bytes[7] = sequence & 0xff;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;

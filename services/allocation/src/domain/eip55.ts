@@ -10,11 +10,13 @@ import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
 export function toChecksumAddress(hex: string): string {
   const lower = hex.replace(/^0x/i, "").toLowerCase();
   if (!/^[0-9a-f]{40}$/.test(lower)) throw new Error("an address is 40 hex digits");
-  const hash = bytesToHex(keccak_256(utf8ToBytes(lower)));
+  const hash = keccak_256(utf8ToBytes(lower));
   let out = "0x";
   for (let i = 0; i < 40; i++) {
     const c = lower[i]!;
-    out += parseInt(hash[i]!, 16) >= 8 ? c.toUpperCase() : c;
+    // Nibble i of the hash: the high half of byte i/2 for even i, the low half for odd.
+    const nibble = i % 2 === 0 ? hash[i >> 1]! >> 4 : hash[i >> 1]! & 0x0f;
+    out += nibble >= 8 ? c.toUpperCase() : c;
   }
   return out;
 }

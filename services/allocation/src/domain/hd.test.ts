@@ -5,7 +5,7 @@ import { sha256 } from "@noble/hashes/sha2";
 import { createBase58check } from "@scure/base";
 import { DomainError } from "@payin/errors";
 import { addressFromPublicKey } from "./eip55.js";
-import { ACCOUNT_PATH, deriveAddress, derivationPath, parseAccountXpub } from "./hd.js";
+import { ACCOUNT_PATH, deriveAddress, derivationPath, parseAccountXpub, tweakOutOfRange } from "./hd.js";
 import { AllocationReason } from "./reasons.js";
 
 // The well-known development mnemonic (Hardhat, Anvil): its first accounts are public.
@@ -108,6 +108,23 @@ describe("parseAccountXpub", () => {
     const bytes = base58check.decode(accountXpub);
     corrupt(bytes);
     expectRefused(base58check.encode(bytes), message);
+  });
+});
+
+describe("tweakOutOfRange", () => {
+  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  const bytes = (value: bigint) => Buffer.from(value.toString(16).padStart(64, "0"), "hex");
+
+  it("refuses 0 and every value from the curve order n up, and accepts 1 to n - 1", () => {
+    expect(tweakOutOfRange(bytes(0n))).toBe(true);
+    expect(tweakOutOfRange(bytes(n))).toBe(true);
+    expect(tweakOutOfRange(bytes(n + 1n))).toBe(true);
+    expect(tweakOutOfRange(bytes(2n ** 256n - 1n))).toBe(true);
+    expect(tweakOutOfRange(bytes(1n))).toBe(false);
+    expect(tweakOutOfRange(bytes(n - 1n))).toBe(false);
+    expect(tweakOutOfRange(bytes(2n ** 255n))).toBe(false);
+    // A byte above n's with a lower one before it is still below n.
+    expect(tweakOutOfRange(bytes(n - 2n ** 200n + 2n ** 100n))).toBe(false);
   });
 });
 

@@ -1,7 +1,5 @@
-import { secp256k1 } from "@noble/curves/secp256k1";
-import { bytesToNumberBE } from "@noble/curves/utils";
-import { hmac } from "@noble/hashes/hmac";
-import { sha256, sha512 } from "@noble/hashes/sha2";
+import { createHmac } from "node:crypto";
+import { sha256 } from "@noble/hashes/sha2";
 import { createBase58check } from "@scure/base";
 import { HARDENED_OFFSET, HDKey } from "@scure/bip32";
 import libsecp256k1 from "secp256k1";
@@ -80,7 +78,17 @@ export function derivationPath(index: number): string {
 interface ChainNode {
   /** Compressed SEC1 encoding, the HMAC input of public child derivation. */
   publicKey: Uint8Array;
+  /** The same point uncompressed: libsecp256k1 then skips a square root per child. */
+  uncompressed: Uint8Array;
   chainCode: Uint8Array;
+}
+
+/** The order n of secp256k1's group, big-endian: a tweak must lie below it. */
+const CURVE_ORDER = Buffer.from("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141", "hex");
+
+/** True when a 32-byte big-endian tweak I_L is 0 or at least n (BIP32: that index is not derivable). */
+export function tweakOutOfRange(tweak: Uint8Array): boolean {
+  return tweak.every((byte) => byte === 0) || Buffer.compare(tweak, CURVE_ORDER) >= 0;
 }
 
 /** Most xpubs whose external-chain node is kept; the least recently used is dropped first. */
@@ -101,7 +109,7 @@ function externalChain(xpub: string): ChainNode {
   }
   const hd = parseAccountXpub(xpub).deriveChild(0);
   if (hd.index !== 0 || !hd.publicKey || !hd.chainCode) throw new Error("the external chain of this xpub is not derivable");
-  const node = { publicKey: hd.publicKey, chainCode: hd.chainCode };
+  const node = { publicKey: hd.publicKey, uncompressed: libsecp256k1.publicKeyConvert(hd.publicKey, false), chainCode: hd.chainCode };
   externalChains.set(xpub, node);
   if (externalChains.size > CACHE_SIZE) externalChains.delete(externalChains.keys().next().value!);
   return node;
@@ -119,14 +127,12 @@ function childPublicKey(node: ChainNode, index: number): Uint8Array {
   const data = new Uint8Array(37);
   data.set(node.publicKey, 0);
   new DataView(data.buffer).setUint32(33, index, false);
-  const i = hmac(sha512, node.chainCode, data);
-  const tweakBytes = i.subarray(0, 32);
-  const tweak = bytesToNumberBE(tweakBytes);
+  const tweak = createHmac("sha512", node.chainCode).update(data).digest().subarray(0, 32);
   // BIP32 says to skip to the next index in these cases (odds below 2^-127);
   // refusing keeps every recorded path true to its address.
-  if (tweak === 0n || tweak >= secp256k1.CURVE.n) throw new Error(`address index ${index} is not derivable`);
+  if (tweakOutOfRange(tweak)) throw new Error(`address index ${index} is not derivable`);
   try {
-    return libsecp256k1.publicKeyTweakAdd(node.publicKey, tweakBytes, false);
+    return libsecp256k1.publicKeyTweakAdd(node.uncompressed, tweak, false);
   } catch {
     // The sum is the point at infinity.
     throw new Error(`address index ${index} is not derivable`);
