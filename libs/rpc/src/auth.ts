@@ -1,10 +1,10 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 
 const HEALTH_SERVICE = "grpc.health.v1.Health";
 
 function digest(value: string): Buffer {
-  return createHash("sha256").update(value).digest();
+  return hash("sha256", value, "buffer");
 }
 
 /**

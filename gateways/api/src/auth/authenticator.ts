@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, hash, timingSafeEqual } from "node:crypto";
 import type { Client } from "@connectrpc/connect";
 import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
@@ -132,7 +132,7 @@ export class Authenticator {
   }
 
   private async resolveMachine(token: string): Promise<Principal> {
-    const key = createHash("sha256").update(token).digest("base64url");
+    const key = hash("sha256", token, "base64url");
     const now = performance.now();
     const hit = this.cache.get(key);
     if (hit && hit.expiresAt > now) {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { DomainError } from "@payin/errors";
 import { AmountError, canonicalAmount, isAsset, RAIL_FOR_ASSET, type Asset, type Rail } from "@payin/money";
 import { isCountryCode } from "./countries.js";
@@ -103,7 +103,7 @@ export function validateCreate(req: CreateRequest): ValidCreateRequest {
     jurisdiction: req.jurisdiction,
     expiresAt: req.expiresAt,
     reference,
-    requestHash: createHash("sha256").update(payload).digest("hex"),
+    requestHash: hash("sha256", payload, "hex"),
   };
 }
 
