@@ -5,6 +5,7 @@
  * preconditions, read and list, and that no machine token reaches the logs.
  */
 import http from "node:http";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { merchantsV1 } from "@payin/proto";
 import { startTestPlatform, type TestPlatform } from "@payin/testing";
@@ -570,6 +571,8 @@ describe("merchant preconditions (409)", () => {
     const create = (jurisdiction = "DE") => api.create(shop.uuid, shop.token, createBody({ jurisdiction }));
     // Each change is made straight at the merchants service (the shortest path
     // from its commit to the next create), and the create follows its answer.
+    // (Announcements usually arrive well before such a create; that a create
+    // never overtakes one is proven at the listener, in the merchants tests.)
     for (let round = 0; round < 10; round++) {
       expect((await create()).status).toBe(201);
       await operator.transition(shop.uuid, MerchantTransition.SUSPEND);
@@ -592,6 +595,32 @@ describe("merchant preconditions (409)", () => {
     }
     expect((await create("SE")).status).toBe(201);
     expect(await api.total(shop)).toBe(21);
+  });
+
+  it("answers a merchant's creates from payins' memory while merchants is down, and stops once the announcements are cut", async () => {
+    const shop = await operator.merchant({ name: "Kept" });
+    const create = () => api.create(shop.uuid, shop.token, createBody());
+    expect((await create()).status).toBe(201);
+    await platform.stop("merchants");
+    try {
+      // Kept for up to 5 s: no call to merchants.
+      for (let i = 0; i < 3; i++) expect((await create()).status).toBe(201);
+      // Without its listening connection, payins cannot know of changes: it
+      // forgets what it kept and asks merchants, which is down.
+      const db = new pg.Client({ connectionString: platform.databaseUrl });
+      await db.connect();
+      try {
+        const cut = await db.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = 'payins: merchant changes'");
+        expect(cut.rows).toEqual([{ cut: true }]);
+      } finally {
+        await db.end();
+      }
+      expectError(await create(), 503);
+    } finally {
+      await platform.start("merchants");
+    }
+    expect((await create()).status).toBe(201);
+    expect(await api.total(shop)).toBe(5);
   });
 
   it("refuses to create for an active merchant without a wallet", async () => {

@@ -19,27 +19,50 @@ export interface NotificationHandlers {
    * connection listened were missed.
    */
   onListening(): void;
-  /** The connection is gone: notifications are missed until the next onListening. */
-  onLost(error: Error): void;
+  /**
+   * Notifications may be missed from now on (the connection failed, or a
+   * reconnect attempt did), until the next onListening. Called once per
+   * outage: `first` is true on the first failure after listening (or the
+   * first attempt), false on the failed retries that follow.
+   */
+  onLost(error: Error, first: boolean): void;
 }
 
+/** Runs a query on the listening session (for `verify`). */
+export type SessionQuery = (text: string) => Promise<Record<string, unknown>[]>;
+
 export interface ListenOptions extends NotificationHandlers {
-  /** PostgreSQL connection URL. */
+  /** PostgreSQL connection URL: a direct or session-pooled connection (LISTEN needs its own session). */
   url: string;
   /** A channel name: lower-case letters, digits and underscores. */
   channel: string;
   /** Wait before connecting again after a failure (default 1 s). */
   retryMs?: number;
+  /**
+   * Longest wait for a sync round trip (default 500 ms). Past it, sync answers
+   * false and the connection is dropped and made again: a connection that
+   * stopped answering must not hold up the callers.
+   */
+  syncTimeoutMs?: number;
   /** Sets `application_name`, to tell the connection apart in pg_stat_activity. */
   applicationName?: string;
+  /**
+   * Checked on the session after LISTEN and before onListening: throws (with
+   * the reason) when the notifications cannot be trusted to be sent, e.g. the
+   * triggers sending them are missing; the listener then counts as lost and
+   * tries again later.
+   */
+  verify?: (query: SessionQuery) => Promise<void>;
 }
 
 export interface NotificationListener {
   /**
    * Catches up: resolves true once every notification committed before the
    * call has been passed to onNotification, false when that cannot be known
-   * (not listening at the moment, or the connection failed meanwhile). Calls
-   * made in one turn of the event loop share one round trip.
+   * (not listening at the moment, the session changed, the round trip failed
+   * or took longer than `syncTimeoutMs`). Calls made before the round trip is
+   * sent (in the same synchronous run and its microtasks) share it; later ones
+   * get their own.
    */
   sync(): Promise<boolean>;
   /** Stops listening and closes the connection; no callback runs after it resolves. */
@@ -48,6 +71,12 @@ export interface NotificationListener {
 
 const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/** TCP keepalive probes start after this much silence, so a vanished peer is noticed in about a minute, not two hours. */
+const KEEPALIVE_DELAY_MS = 10_000;
+
+/** Query the round trip sends: it also names the server process, so a pooler switching sessions is noticed. */
+const SESSION_PID = "select pg_backend_pid() as pid";
+
 /**
  * Listens on a PostgreSQL channel on a connection of its own (LISTEN needs a
  * session; a pooled connection would lose it), connecting again after any
@@ -55,36 +84,50 @@ const CHANNEL_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * onLost as "anything may have changed" and trust notifications again only
  * after onListening.
  *
- * Why `sync` works: a committing transaction queues its notifications and
- * signals the listening sessions before its client hears of the commit, and a
- * listening session that was signalled delivers what is queued before it
- * answers its next query (at the latest before ReadyForQuery, which is what
- * resolves a query here). So once a query sent after the commit was answered,
- * the notification has passed through onNotification.
+ * Why `sync` works (PostgreSQL 15 to 18; an implementation property, not a
+ * documented one, so re-check it on a major upgrade): a committing transaction
+ * queues its notifications and signals the listening sessions before its
+ * client hears of the commit, and a listening session that was signalled
+ * delivers what is queued before it answers its next query (at the latest
+ * before ReadyForQuery, which is what resolves a query here). So once a query
+ * sent after the commit was answered on the listening session itself (same
+ * server process as at LISTEN), the notification has passed through
+ * onNotification.
  */
 export function listenForNotifications(options: ListenOptions): NotificationListener {
   if (!CHANNEL_NAME.test(options.channel)) throw new Error(`not a channel name: ${options.channel}`);
   const retryMs = options.retryMs ?? 1_000;
+  const syncTimeoutMs = options.syncTimeoutMs ?? 500;
   let closed = false;
   let client: pg.Client | undefined;
-  /** The client while LISTEN is in effect on it. */
-  let live: pg.Client | undefined;
+  /** The client while LISTEN is in effect on it, with the server process it listens in. */
+  let live: { client: pg.Client; pid: number; drop: (error: Error) => void } | undefined;
+  /** Whether the outage under way was already reported. */
+  let reported = false;
   let retry: NodeJS.Timeout | undefined;
-  /** The round trip the calls of this turn share; sent once they have all asked. */
+  /** The round trip the callers so far share; sent once they have all asked. */
   let pendingSync: Promise<boolean> | undefined;
 
   const connect = async (): Promise<void> => {
-    const current = new pg.Client({ connectionString: options.url, application_name: options.applicationName, keepAlive: true });
+    const current = new pg.Client({
+      connectionString: options.url,
+      application_name: options.applicationName,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    });
     client = current;
     let lost = false;
     const lose = (error: Error) => {
       if (lost) return;
       lost = true;
-      if (live === current) live = undefined;
+      if (live?.client === current) live = undefined;
       current.removeAllListeners("notification");
+      // A connection that stopped answering would make end() wait for it: cut it.
+      (current as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
       current.end().catch(() => {});
       if (closed) return;
-      options.onLost(error);
+      options.onLost(error, !reported);
+      reported = true;
       retry = setTimeout(() => void connect(), retryMs);
       retry.unref();
     };
@@ -93,36 +136,52 @@ export function listenForNotifications(options: ListenOptions): NotificationList
     current.on("notification", (message) => {
       if (message.channel === options.channel) options.onNotification(message.payload ?? "");
     });
+    let pid: number;
     try {
       await current.connect();
       await current.query(`listen ${options.channel}`);
+      pid = Number((await current.query(SESSION_PID)).rows[0]?.pid);
+      await options.verify?.(async (text) => (await current.query(text)).rows);
     } catch (error) {
       lose(error instanceof Error ? error : new Error(String(error)));
       return;
     }
     if (lost || closed) return;
-    live = current;
+    live = { client: current, pid, drop: lose };
+    reported = false;
     options.onListening();
   };
 
   const roundTrip = async (): Promise<boolean> => {
-    const current = live;
-    if (!current) return false;
+    const session = live;
+    if (!session) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), syncTimeoutMs);
+    });
     try {
-      // An empty query: the least a session can answer, and it answers only when ready.
-      await current.query("");
+      const answer = await Promise.race([session.client.query(SESSION_PID), timedOut]);
+      if (answer === "timeout") {
+        session.drop(new Error(`the listening connection did not answer within ${syncTimeoutMs} ms`));
+        return false;
+      }
+      if (Number(answer.rows[0]?.pid) !== session.pid) {
+        session.drop(new Error("the listening connection answered from another server process (a transaction pooler?); LISTEN needs a session of its own"));
+        return false;
+      }
+      return live === session;
     } catch {
       return false;
+    } finally {
+      clearTimeout(timer);
     }
-    // Still the same listening session: nothing was missed in between.
-    return live === current;
   };
 
   void connect();
   return {
     sync() {
       if (!pendingSync) {
-        // Sent in a microtask, after every caller of this turn asked: a round
+        // Sent in a microtask, after every caller of this run asked: a round
         // trip shared with a later caller would not prove its commits arrived.
         pendingSync = new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => {
           pendingSync = undefined;

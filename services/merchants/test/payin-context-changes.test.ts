@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import net from "node:net";
 import pg from "pg";
 import { listenForNotifications, PAYIN_CONTEXT_CHANNEL, type NotificationListener } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
@@ -145,6 +147,51 @@ describe("pay-in context change announcements", () => {
     expect(payloads.splice(0)).toEqual([uuid]);
   });
 
+  it("cover TRUNCATE (everything), a deleted merchant, and a row moved to another merchant (both)", async () => {
+    const [a, b] = [await activeMerchant(h.client, "Moved from"), await activeMerchant(h.client, "Moved to")];
+    await h.client.createPolicy({ merchantUuid: a, scope: "payin", effect: "allow" });
+    const moved = await announcedBy(() => sql.query("update policies set merchant_uuid = $2 where merchant_uuid = $1", [a, b]));
+    expect(moved.sort()).toEqual([a, b].sort());
+    const bare = (await h.client.createMerchant({ displayName: "Deleted" })).merchant!.uuid;
+    expect(await announcedBy(() => sql.query("delete from merchants where uuid = $1", [bare]))).toEqual([bare]);
+    const renamed = (await h.client.createMerchant({ displayName: "Renumbered" })).merchant!.uuid;
+    const next = uuidv7();
+    expect((await announcedBy(() => sql.query("update merchants set uuid = $2 where uuid = $1", [renamed, next]))).sort()).toEqual([renamed, next].sort());
+    expect(await announcedBy(() => sql.query("begin; truncate operating_profiles; rollback"))).toEqual([]);
+    expect(await announcedBy(() => sql.query("begin; truncate operating_profiles; commit"))).toEqual(["*"]);
+  });
+
+  it("are sent by enabled-ALWAYS row and TRUNCATE triggers on every table the pay-in context statement reads", async () => {
+    const { rows } = await sql.query(`
+      select c.relname as table_name, t.tgname as name, t.tgenabled as enabled
+        from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = 'merchants' and t.tgfoid = to_regproc('merchants.payin_context_changed')::oid
+       order by 1, 2`);
+    const tables = ["merchants", "operating_profiles", "policies", "rules"];
+    expect(rows).toEqual(
+      tables.flatMap((table) => [
+        { table_name: table, name: `${table}_payin_context_changed`, enabled: "A" },
+        { table_name: table, name: `${table}_payin_context_truncated`, enabled: "A" },
+      ]),
+    );
+    // Those are exactly the tables GetPayinContext reads.
+    const source = readFileSync(new URL("../src/store/payin-context-repository.ts", import.meta.url), "utf8");
+    const text = source.slice(source.indexOf("const PAYIN_CONTEXT"), source.indexOf("const READINESS_INPUTS"));
+    const read = [...text.matchAll(/\bfrom (\w+)/g)].map((m) => m[1]).sort();
+    expect([...new Set(read)]).toEqual(tables);
+  });
+
+  it("share a sync round trip only among calls made before it is sent", async () => {
+    const first = listener.sync();
+    expect(listener.sync()).toBe(first);
+    await Promise.resolve();
+    await Promise.resolve();
+    // The first round trip is on its way now: a later call gets its own.
+    const later = listener.sync();
+    expect(later).not.toBe(first);
+    expect(await Promise.all([first, later])).toEqual([true, true]);
+  });
+
   it("reach the listener again after its connection is cut: it reports the loss, then listening, then announcements", async () => {
     events.length = 0;
     const cut = await sql.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = $1", [APPLICATION_NAME]);
@@ -155,5 +202,98 @@ describe("pay-in context change announcements", () => {
     expect(await listener.sync()).toBe(true);
     const uuid = await activeMerchant(h.client, "After reconnect");
     expect(await announcedBy(() => h.client.createPolicy({ merchantUuid: uuid, scope: "payin", effect: "deny" }))).toEqual([uuid]);
+  });
+});
+
+/** A TCP proxy to PostgreSQL that can stop passing bytes on its open connections without closing them. */
+async function freezableProxy(target: URL) {
+  const open: { client: net.Socket; upstream: net.Socket }[] = [];
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    sockets.push(client, upstream);
+    client.pipe(upstream).pipe(client);
+    const ends = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", ends);
+    upstream.on("error", ends);
+    open.push({ client, upstream });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = new URL(target);
+  url.port = String((server.address() as net.AddressInfo).port);
+  return {
+    url: url.toString(),
+    /** Stops the connections open now from passing anything, in both directions; new ones pass. */
+    freeze() {
+      for (const { client, upstream } of open.splice(0)) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+    },
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe("the listener", () => {
+  it("answers sync false within its timeout when the connection stops answering, then listens on a new one", async () => {
+    const proxy = await freezableProxy(new URL(h.url));
+    const events: string[] = [];
+    const frozen = listenForNotifications({
+      url: proxy.url,
+      channel: PAYIN_CONTEXT_CHANNEL,
+      retryMs: 50,
+      syncTimeoutMs: 200,
+      onNotification: () => {},
+      onListening: () => events.push("listening"),
+      onLost: (error, first) => events.push(`lost${first ? " (first)" : ""}: ${error.message}`),
+    });
+    try {
+      await waitFor(() => events.includes("listening"), "listening");
+      expect(await frozen.sync()).toBe(true);
+      proxy.freeze();
+      const started = Date.now();
+      expect(await frozen.sync()).toBe(false);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await waitFor(() => events.filter((e) => e === "listening").length === 2, "listening again");
+      expect(events).toEqual(["listening", "lost (first): the listening connection did not answer within 200 ms", "listening"]);
+      expect(await frozen.sync()).toBe(true);
+    } finally {
+      await frozen.close();
+      await proxy.close();
+    }
+  });
+
+  it("does not listen while `verify` refuses, reports the outage once, and keeps trying", async () => {
+    const events: string[] = [];
+    let checks = 0;
+    const refused = listenForNotifications({
+      url: h.url,
+      channel: PAYIN_CONTEXT_CHANNEL,
+      retryMs: 20,
+      verify: async (query) => {
+        checks++;
+        expect(await query("select 1 as one")).toEqual([{ one: 1 }]);
+        throw new Error("the announcing triggers are missing");
+      },
+      onNotification: () => {},
+      onListening: () => events.push("listening"),
+      onLost: (error, first) => events.push(`lost${first ? " (first)" : ""}: ${error.message}`),
+    });
+    try {
+      await waitFor(() => checks >= 3, "three checks");
+      expect(await refused.sync()).toBe(false);
+      expect(events[0]).toBe("lost (first): the announcing triggers are missing");
+      expect(events.slice(1).every((e) => e === "lost: the announcing triggers are missing")).toBe(true);
+    } finally {
+      await refused.close();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { PayinContextCache } from "./domain/payin-context-cache.js";
 import { addressAllocator, merchantDirectory } from "./rpc/downstream.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
+import { verifyMerchantAnnouncements } from "./store/merchant-announcements.js";
 import { ormOptions } from "./store/orm.js";
 
 const config = loadConfig(configSchema);
@@ -28,11 +29,17 @@ if (config.PAYIN_CONTEXT_CACHE_MS > 0) {
     url: config.DATABASE_URL,
     channel: PAYIN_CONTEXT_CHANNEL,
     applicationName: "payins: merchant changes",
+    verify: verifyMerchantAnnouncements,
     onNotification: (payload) => contexts.changed(payload),
-    onListening: () => contexts.listening(),
-    onLost: (error) => {
+    onListening: () => {
+      contexts.listening();
+      logger.info("merchant change announcements arrive: merchants' pay-in contexts are kept");
+    },
+    onLost: (error, first) => {
       contexts.lost();
-      logger.warn({ reason: error.message }, "lost the merchant change announcements; asking the merchants service on every create until they are back");
+      if (first) {
+        logger.warn({ reason: error.message }, "merchant change announcements unavailable; asking the merchants service on every create until they are back");
+      }
     },
   });
 }

@@ -7,15 +7,13 @@
  *
  * Order and connections, as the services run them (each statement autocommits):
  *   payins      CLAIM_KEY      ┐ at the same time
- *   payins      CATCH_UP       ┘ (on its listening connection; merchants' pay-in context
+ *   payins      catch-up       ┘ (sync() on its one listening connection; merchants' pay-in context
  *                                 statement only when payins holds no answer: not in steady use)
  *   allocation  ALLOCATE       (takes the wallet's row lock until it commits)
  *   payins      COMPLETE_KEY   (the intent and its key, together)
  */
 
-/** payins' listening connection (libs/db/src/notifications.ts): LISTEN once, then this per batch. */
-export const LISTEN = "listen merchants_payin_context";
-export const CATCH_UP = "";
+// CATCH_UP is payins' own code: sql-runner.ts calls listenForNotifications' sync() of @payin/db.
 
 /** services/payins/src/store/pay-in-repository.ts, claimKey: claims the key. */
 export const CLAIM_KEY = {

@@ -8,7 +8,8 @@
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
-import { ALLOCATE, CATCH_UP, CLAIM_KEY, COMPLETE_KEY, LISTEN } from "./create-sql.js";
+import { listenForNotifications, PAYIN_CONTEXT_CHANNEL, type NotificationListener } from "@payin/db";
+import { ALLOCATE, CLAIM_KEY, COMPLETE_KEY } from "./create-sql.js";
 import { LatencyRecorder, printResult, quantile, type LoadResult } from "./stats.js";
 
 export interface SqlLoadConfig {
@@ -34,16 +35,29 @@ async function connect(schema: string): Promise<pg.Client> {
   return client;
 }
 
-async function listening(): Promise<pg.Client> {
-  const client = await connect("payins");
-  await client.query(LISTEN);
-  return client;
+/**
+ * payins' listening connection: one per process, as payins has, shared by every
+ * client; each create catches up on it (calls of one turn share a round trip,
+ * as payins' do).
+ */
+async function listening(): Promise<NotificationListener> {
+  let ready!: () => void;
+  const listened = new Promise<void>((resolve) => (ready = resolve));
+  const listener = listenForNotifications({
+    url: config.databaseUrl,
+    channel: PAYIN_CONTEXT_CHANNEL,
+    onNotification: () => {},
+    onListening: () => ready(),
+    onLost: () => {},
+  });
+  await listened;
+  return listener;
 }
 
 interface Connections {
   payins: pg.Client;
-  /** Listens to the merchants schema's announcements, as payins' listening connection does. */
-  listening: pg.Client | null;
+  /** payins' listening connection (shared). */
+  listening: NotificationListener | null;
   allocation: pg.Client | null;
 }
 
@@ -63,7 +77,9 @@ async function createOnce(c: Connections): Promise<void> {
       ...CLAIM_KEY,
       values: [merchant, key, requestHash, randomUUID(), now, new Date(now.getTime() - CLAIM_LEASE_MS), new Date(now.getTime() - RELEASED_REUSE_MS)],
     }),
-    c.listening?.query(CATCH_UP),
+    c.listening?.sync().then((caughtUp) => {
+      if (!caughtUp) throw new Error("could not catch up on the listening connection");
+    }),
   ]);
   const intentUuid = claim.rows[0]?.intent_uuid as string | undefined;
   if (!intentUuid) throw new Error("key not claimed");
@@ -86,10 +102,11 @@ async function createOnce(c: Connections): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  const shared = config.allServices ? await listening() : null;
   const clients: Connections[] = await Promise.all(
     Array.from({ length: config.connections }, async () => ({
       payins: await connect("payins"),
-      listening: config.allServices ? await listening() : null,
+      listening: shared,
       allocation: config.allServices ? await connect("allocation") : null,
     })),
   );
@@ -137,7 +154,7 @@ async function main(): Promise<void> {
     if (process.send) process.send({ phase: "measure-end" });
     else resolve();
   });
-  await Promise.all(clients.flatMap((c) => [c.payins.end(), c.listening?.end(), c.allocation?.end()]));
+  await Promise.all([...clients.flatMap((c) => [c.payins.end(), c.allocation?.end()]), shared?.close()]);
   const sorted = latencies.sorted();
   const out: LoadResult = {
     total: latencies.count + errorCount,

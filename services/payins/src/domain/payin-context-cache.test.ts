@@ -85,7 +85,43 @@ describe("PayinContextCache", () => {
     catchUp.arriving.push(SHOP);
     expect(await c.payinContext(SHOP, "DE")).toEqual(suspended);
     expect(src.lookups).toBe(2);
-    expect(catchUp.calls).toBe(2);
+    expect(catchUp.calls).toBe(1);
+  });
+
+  it("goes straight to the source, without catching up, when it keeps nothing for the merchant and jurisdiction", async () => {
+    const { src, c, catchUp } = cache();
+    c.listening();
+    await c.payinContext(SHOP, "DE");
+    await c.payinContext(SHOP, "FR");
+    expect(catchUp.calls).toBe(0);
+    await c.payinContext(SHOP, "DE");
+    expect(catchUp.calls).toBe(1);
+    expect(src.lookups).toBe(2);
+  });
+
+  it("answers from the source, and keeps nothing, when announcements are lost while catching up", async () => {
+    const src = source();
+    src.set(SHOP, active);
+    let loseWhileCatchingUp = false;
+    const c: PayinContextCache = new PayinContextCache(src.directory, {
+      ttlMs: 5_000,
+      maxEntries: 10,
+      catchUp: async () => {
+        if (loseWhileCatchingUp) c.lost();
+        return true;
+      },
+    });
+    c.listening();
+    await c.payinContext(SHOP, "DE");
+    loseWhileCatchingUp = true;
+    src.set(SHOP, suspended);
+    expect(await c.payinContext(SHOP, "DE")).toEqual(suspended);
+    expect(src.lookups).toBe(2);
+    // Listening again: nothing was kept from before.
+    loseWhileCatchingUp = false;
+    c.listening();
+    await c.payinContext(SHOP, "DE");
+    expect(src.lookups).toBe(3);
   });
 
   it("goes to the source, and keeps nothing, when catching up fails (the listening connection dropped meanwhile)", async () => {
@@ -228,6 +264,18 @@ describe("PayinContextCache", () => {
     await c.payinContext(SHOP.toUpperCase(), "DE");
     await c.payinContext(SHOP.toUpperCase(), "DE");
     expect(src.lookups).toBe(2);
+  });
+
+  it("keeps at most maxEntries answers in all, jurisdictions of one merchant included", async () => {
+    const { src, c } = cache({ maxEntries: 3 });
+    c.listening();
+    for (const j of ["DE", "FR", "NL", "PL", "SE"]) await c.payinContext(SHOP, j);
+    expect(src.lookups).toBe(5);
+    // The merchant's answers went when there was no room for a fourth: only the last ones are kept.
+    await c.payinContext(SHOP, "SE");
+    expect(src.lookups).toBe(5);
+    await c.payinContext(SHOP, "DE");
+    expect(src.lookups).toBe(6);
   });
 
   it("keeps at most maxEntries answers, dropping the oldest merchant's first", async () => {

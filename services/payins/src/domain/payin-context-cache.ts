@@ -12,7 +12,7 @@ export interface PayinContextCacheOptions {
    * lookup goes to the source.
    */
   catchUp: () => Promise<boolean>;
-  /** Milliseconds since the epoch (tests move it). */
+  /** A monotonic clock in milliseconds (default performance.now; tests move it). */
   now?: () => number;
 }
 
@@ -42,17 +42,22 @@ export class PayinContextCache implements MerchantDirectory {
     private readonly source: MerchantDirectory,
     private readonly options: PayinContextCacheOptions,
   ) {
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? (() => performance.now());
   }
 
   async payinContext(merchantUuid: string, jurisdiction: string): Promise<PayinContext | null> {
     // Announcements name canonical lower-case uuids; anything else is never kept.
     let cacheable = this.live && this.options.ttlMs > 0 && isUuid(merchantUuid);
-    // Whatever was committed before this lookup began is announced by now.
-    if (cacheable) cacheable = (await this.options.catchUp()) && this.live;
-    if (cacheable) {
-      const entry = this.merchants.get(merchantUuid)?.get(jurisdiction);
-      if (entry && entry.expiresAt > this.now()) return entry.context;
+    if (cacheable && this.entry(merchantUuid, jurisdiction)) {
+      // Kept: first catch up, so that a change committed before this lookup
+      // began has dropped it. (A lookup that finds nothing goes to the source,
+      // which is current anyway.)
+      if ((await this.options.catchUp()) && this.live) {
+        const entry = this.entry(merchantUuid, jurisdiction);
+        if (entry) return entry.context;
+      } else {
+        cacheable = false;
+      }
     }
     const generation = this.generation;
     const context = await this.source.payinContext(merchantUuid, jurisdiction);
@@ -81,16 +86,27 @@ export class PayinContextCache implements MerchantDirectory {
     this.clear();
   }
 
+  /** The unexpired answer kept for (merchant, jurisdiction), if any. */
+  private entry(merchantUuid: string, jurisdiction: string): Entry | undefined {
+    const entry = this.merchants.get(merchantUuid)?.get(jurisdiction);
+    return entry && entry.expiresAt > this.now() ? entry : undefined;
+  }
+
   private keep(merchantUuid: string, jurisdiction: string, context: PayinContext | null): void {
-    let byJurisdiction = this.merchants.get(merchantUuid);
-    if (!byJurisdiction) {
-      while (this.entries >= this.options.maxEntries && this.merchants.size > 0) {
-        this.forget(this.merchants.keys().next().value!);
-      }
-      this.merchants.set(merchantUuid, (byJurisdiction = new Map()));
+    const value: Entry = { context: context && Object.freeze({ ...context }), expiresAt: this.now() + this.options.ttlMs };
+    const existing = this.merchants.get(merchantUuid);
+    if (existing?.has(jurisdiction)) {
+      existing.set(jurisdiction, value);
+      return;
     }
-    if (!byJurisdiction.has(jurisdiction)) this.entries++;
-    byJurisdiction.set(jurisdiction, { context: context && Object.freeze({ ...context }), expiresAt: this.now() + this.options.ttlMs });
+    // A new entry: make room, the oldest merchant's answers first (possibly this merchant's own).
+    while (this.entries >= this.options.maxEntries && this.merchants.size > 0) {
+      this.forget(this.merchants.keys().next().value!);
+    }
+    let byJurisdiction = this.merchants.get(merchantUuid);
+    if (!byJurisdiction) this.merchants.set(merchantUuid, (byJurisdiction = new Map()));
+    byJurisdiction.set(jurisdiction, value);
+    this.entries++;
   }
 
   private forget(merchantUuid: string): void {

@@ -12,7 +12,9 @@ const CHANNEL = "merchants_payin_context";
  * merchant (a rule, a TRUNCATE). PostgreSQL delivers a transaction's
  * notifications when it commits, one per distinct payload, and none when it
  * rolls back. Triggers rather than application code, so that nothing that
- * writes these tables (the service, payinctl, an operator's SQL) can forget it.
+ * writes these tables (the service, payinctl, an operator's SQL) can forget it;
+ * enabled ALWAYS, so logical replication's apply announces too. payins checks
+ * that they are there and enabled before it trusts the announcements.
  */
 export class PayinContextChanges extends Migration {
   override async up(): Promise<void> {
@@ -26,6 +28,9 @@ export class PayinContextChanges extends Migration {
             perform pg_notify('${CHANNEL}', old.uuid::text);
           else
             perform pg_notify('${CHANNEL}', new.uuid::text);
+            if tg_op = 'UPDATE' and old.uuid is distinct from new.uuid then
+              perform pg_notify('${CHANNEL}', old.uuid::text);
+            end if;
           end if;
         elsif tg_op = 'DELETE' then
           perform pg_notify('${CHANNEL}', old.merchant_uuid::text);
@@ -45,6 +50,9 @@ export class PayinContextChanges extends Migration {
       this.addSql(`
         create trigger ${table}_payin_context_truncated after truncate on ${table}
         for each statement execute function payin_context_changed()`);
+      // Also under session_replication_role = replica (logical replication's apply).
+      this.addSql(`alter table ${table} enable always trigger ${table}_payin_context_changed`);
+      this.addSql(`alter table ${table} enable always trigger ${table}_payin_context_truncated`);
     }
   }
 }
