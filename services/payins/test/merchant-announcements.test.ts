@@ -46,3 +46,16 @@ it("accepts row and TRUNCATE triggers on each of the four tables, enabled or ena
   await db.query("alter table merchants.rules enable replica trigger rules_changed");
   await expect(verifyMerchantAnnouncements(query)).rejects.toThrow(/changes to rules \(/);
 });
+
+it("needs no rights on the merchants schema: a role without any reads the catalog alone", async () => {
+  await db.query("alter table merchants.rules enable always trigger rules_changed");
+  await expect(verifyMerchantAnnouncements(query)).resolves.toBeUndefined();
+  const role = `payins_only_${Date.now()}`;
+  await db.query(`create role ${role}`);
+  try {
+    await db.query(`set role ${role}`);
+    await expect(verifyMerchantAnnouncements(query)).resolves.toBeUndefined();
+  } finally {
+    await db.query("reset role");
+  }
+});

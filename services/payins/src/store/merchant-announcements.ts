@@ -5,16 +5,18 @@ const ANNOUNCING_TABLES = ["merchants", "rules", "policies", "operating_profiles
 
 /**
  * Enabled triggers of the merchants schema calling its announcing function, per
- * table (a row trigger and a TRUNCATE trigger each). Catalog only: nothing of
- * the merchants schema's data is read.
+ * table (a row trigger and a TRUNCATE trigger each). Catalog only, readable by
+ * any role: nothing of the merchants schema is touched.
  */
 const ANNOUNCING_TRIGGERS = `
   select c.relname as table_name, count(*)::int as triggers
     from pg_trigger t
     join pg_class c on c.oid = t.tgrelid
     join pg_namespace n on n.oid = c.relnamespace
+    join pg_proc f on f.oid = t.tgfoid
+    join pg_namespace fn on fn.oid = f.pronamespace
    where n.nspname = 'merchants'
-     and t.tgfoid = to_regproc('merchants.payin_context_changed')::oid
+     and fn.nspname = 'merchants' and f.proname = 'payin_context_changed'
      and t.tgenabled in ('O', 'A')
    group by c.relname`;
 
