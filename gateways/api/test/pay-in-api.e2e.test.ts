@@ -610,7 +610,7 @@ describe("merchant preconditions (409)", () => {
       const db = new pg.Client({ connectionString: platform.databaseUrl });
       await db.connect();
       try {
-        const cut = await db.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = 'payins: merchant changes'");
+        const cut = await db.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = 'payins: merchant changes' and datname = current_database()");
         expect(cut.rows).toEqual([{ cut: true }]);
       } finally {
         await db.end();

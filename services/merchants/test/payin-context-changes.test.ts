@@ -194,7 +194,7 @@ describe("pay-in context change announcements", () => {
 
   it("reach the listener again after its connection is cut: it reports the loss, then listening, then announcements", async () => {
     events.length = 0;
-    const cut = await sql.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = $1", [APPLICATION_NAME]);
+    const cut = await sql.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = $1 and datname = current_database()", [APPLICATION_NAME]);
     expect(cut.rows).toEqual([{ cut: true }]);
     // Until it listens again, it cannot vouch for anything.
     expect(await listener.sync()).toBe(false);
