@@ -44,7 +44,9 @@ let a: TestMerchant;
 let b: TestMerchant;
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  // payins keeps pay-in contexts for up to a minute here: the tests below then
+  // show that changes apply through the announcements, not by expiry.
+  platform = await startTestPlatform({ env: { PAYIN_CONTEXT_CACHE_MS: "60000" } });
   log = await PlatformLog.attach(platform);
   operator = new Operator(platform);
   api = new Api(platform.apiUrl);
@@ -603,7 +605,7 @@ describe("merchant preconditions (409)", () => {
     expect((await create()).status).toBe(201);
     await platform.stop("merchants");
     try {
-      // Kept for up to 5 s: no call to merchants.
+      // Kept (for up to a minute here): no call to merchants.
       for (let i = 0; i < 3; i++) expect((await create()).status).toBe(201);
       // Without its listening connection, payins cannot know of changes: it
       // forgets what it kept and asks merchants, which is down.

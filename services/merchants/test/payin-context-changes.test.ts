@@ -64,7 +64,7 @@ beforeAll(async () => {
     url: h.url,
     channel: PAYIN_CONTEXT_CHANNEL,
     applicationName: APPLICATION_NAME,
-    retryMs: 50,
+    retryMs: 300,
     onNotification: (payload) => payloads.push(payload),
     onListening: () => {
       events.push("listening");
