@@ -21,9 +21,9 @@ export interface NotificationHandlers {
   onListening(): void;
   /**
    * Notifications may be missed from now on (the connection failed, or a
-   * reconnect attempt did), until the next onListening. Called once per
-   * outage: `first` is true on the first failure after listening (or the
-   * first attempt), false on the failed retries that follow.
+   * reconnect attempt did), until the next onListening. Called on every
+   * failure: `first` is true on the first one after listening (or of the
+   * first attempt), false on the failed retries that follow it.
    */
   onLost(error: Error, first: boolean): void;
 }
@@ -39,11 +39,17 @@ export interface ListenOptions extends NotificationHandlers {
   /** Wait before connecting again after a failure (default 1 s). */
   retryMs?: number;
   /**
-   * Longest wait for a sync round trip (default 500 ms). Past it, sync answers
-   * false and the connection is dropped and made again: a connection that
-   * stopped answering must not hold up the callers.
+   * Longest wait for a sync round trip (default 500 ms): past it, sync answers
+   * false, so a connection that stopped answering never holds up the callers.
    */
   syncTimeoutMs?: number;
+  /**
+   * A round trip still unanswered this long (default 5 s) drops the connection,
+   * which is then made again; so does a connect, LISTEN and `verify` taking
+   * longer. Longer than syncTimeoutMs: a stall of this process (its timers run
+   * before it reads sockets) must not cost the connection.
+   */
+  dropAfterMs?: number;
   /** Sets `application_name`, to tell the connection apart in pg_stat_activity. */
   applicationName?: string;
   /**
@@ -77,6 +83,12 @@ const KEEPALIVE_DELAY_MS = 10_000;
 /** Query the round trip sends: it also names the server process, so a pooler switching sessions is noticed. */
 const SESSION_PID = "select pg_backend_pid() as pid";
 
+/** Ends a client at once: its socket is destroyed, so nothing waits for the server. */
+function cut(client: pg.Client): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  client.end().catch(() => {});
+}
+
 /**
  * Listens on a PostgreSQL channel on a connection of its own (LISTEN needs a
  * session; a pooled connection would lose it), connecting again after any
@@ -98,6 +110,7 @@ export function listenForNotifications(options: ListenOptions): NotificationList
   if (!CHANNEL_NAME.test(options.channel)) throw new Error(`not a channel name: ${options.channel}`);
   const retryMs = options.retryMs ?? 1_000;
   const syncTimeoutMs = options.syncTimeoutMs ?? 500;
+  const dropAfterMs = Math.max(options.dropAfterMs ?? 5_000, syncTimeoutMs);
   let closed = false;
   let client: pg.Client | undefined;
   /** The client while LISTEN is in effect on it, with the server process it listens in. */
@@ -114,6 +127,7 @@ export function listenForNotifications(options: ListenOptions): NotificationList
       application_name: options.applicationName,
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      connectionTimeoutMillis: dropAfterMs,
     });
     client = current;
     let lost = false;
@@ -122,9 +136,7 @@ export function listenForNotifications(options: ListenOptions): NotificationList
       lost = true;
       if (live?.client === current) live = undefined;
       current.removeAllListeners("notification");
-      // A connection that stopped answering would make end() wait for it: cut it.
-      (current as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-      current.end().catch(() => {});
+      cut(current);
       if (closed) return;
       options.onLost(error, !reported);
       reported = true;
@@ -137,14 +149,20 @@ export function listenForNotifications(options: ListenOptions): NotificationList
       if (message.channel === options.channel) options.onNotification(message.payload ?? "");
     });
     let pid: number;
+    // Connecting, LISTEN and the check must finish in time too: a server or
+    // pooler that accepts and then never answers would leave nobody listening.
+    const stalled = setTimeout(() => lose(new Error(`connecting and listening took longer than ${dropAfterMs} ms`)), dropAfterMs);
     try {
       await current.connect();
-      await current.query(`listen ${options.channel}`);
-      pid = Number((await current.query(SESSION_PID)).rows[0]?.pid);
+      // One query: LISTEN and the pid come from the same server process.
+      const results = (await current.query(`listen ${options.channel}; ${SESSION_PID}`)) as unknown as pg.QueryResult[];
+      pid = Number(results[1]?.rows[0]?.pid);
       await options.verify?.(async (text) => (await current.query(text)).rows);
     } catch (error) {
       lose(error instanceof Error ? error : new Error(String(error)));
       return;
+    } finally {
+      clearTimeout(stalled);
     }
     if (lost || closed) return;
     live = { client: current, pid, drop: lose };
@@ -155,17 +173,24 @@ export function listenForNotifications(options: ListenOptions): NotificationList
   const roundTrip = async (): Promise<boolean> => {
     const session = live;
     if (!session) return false;
+    let settled = false;
+    const answer = session.client.query(SESSION_PID).finally(() => (settled = true));
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), syncTimeoutMs);
     });
     try {
-      const answer = await Promise.race([session.client.query(SESSION_PID), timedOut]);
-      if (answer === "timeout") {
-        session.drop(new Error(`the listening connection did not answer within ${syncTimeoutMs} ms`));
+      const result = await Promise.race([answer, timedOut]);
+      if (result === "timeout") {
+        // Answer false now; drop the connection only if it is still silent later.
+        answer.catch(() => {});
+        const watchdog = setTimeout(() => {
+          if (!settled) session.drop(new Error(`the listening connection did not answer within ${dropAfterMs} ms`));
+        }, dropAfterMs - syncTimeoutMs);
+        watchdog.unref();
         return false;
       }
-      if (Number(answer.rows[0]?.pid) !== session.pid) {
+      if (Number(result.rows[0]?.pid) !== session.pid) {
         session.drop(new Error("the listening connection answered from another server process (a transaction pooler?); LISTEN needs a session of its own"));
         return false;
       }
@@ -192,8 +217,11 @@ export function listenForNotifications(options: ListenOptions): NotificationList
     },
     async close() {
       closed = true;
+      live = undefined;
       clearTimeout(retry);
-      await client?.end().catch(() => {});
+      // Nothing is left to send: cut the socket rather than wait for a polite
+      // goodbye that a stalled server would never answer.
+      if (client) cut(client);
     },
   };
 }

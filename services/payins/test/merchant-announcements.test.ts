@@ -45,10 +45,15 @@ it("accepts row and TRUNCATE triggers on each of the four tables, enabled or ena
   await db.query(`create trigger rules_changed after insert or update or delete on merchants.rules for each row execute function merchants.payin_context_changed()`);
   await db.query("alter table merchants.rules enable replica trigger rules_changed");
   await expect(verifyMerchantAnnouncements(query)).rejects.toThrow(/changes to rules \(/);
+  // A row trigger that misses deletes does not count.
+  await db.query("drop trigger rules_changed on merchants.rules");
+  await db.query(`create trigger rules_changed after insert or update on merchants.rules for each row execute function merchants.payin_context_changed()`);
+  await expect(verifyMerchantAnnouncements(query)).rejects.toThrow(/changes to rules \(/);
+  await db.query("drop trigger rules_changed on merchants.rules");
+  await db.query(`create trigger rules_changed after insert or update or delete on merchants.rules for each row execute function merchants.payin_context_changed()`);
 });
 
 it("needs no rights on the merchants schema: a role without any reads the catalog alone", async () => {
-  await db.query("alter table merchants.rules enable always trigger rules_changed");
   await expect(verifyMerchantAnnouncements(query)).resolves.toBeUndefined();
   const role = `payins_only_${Date.now()}`;
   await db.query(`create role ${role}`);
@@ -57,5 +62,6 @@ it("needs no rights on the merchants schema: a role without any reads the catalo
     await expect(verifyMerchantAnnouncements(query)).resolves.toBeUndefined();
   } finally {
     await db.query("reset role");
+    await db.query(`drop role ${role}`);
   }
 });

@@ -4,12 +4,16 @@ import type { SessionQuery } from "@payin/db";
 const ANNOUNCING_TABLES = ["merchants", "rules", "policies", "operating_profiles"] as const;
 
 /**
- * Enabled triggers of the merchants schema calling its announcing function, per
- * table (a row trigger and a TRUNCATE trigger each). Catalog only, readable by
+ * Per table of the merchants schema, whether enabled triggers calling its
+ * announcing function cover every row change (insert, update, delete, for
+ * each row) and TRUNCATE. Catalog only, readable by
  * any role: nothing of the merchants schema is touched.
  */
 const ANNOUNCING_TRIGGERS = `
-  select c.relname as table_name, count(*)::int as triggers
+  select c.relname as table_name,
+         -- tgtype bits: 1 row, 4 insert, 8 delete, 16 update, 32 truncate.
+         bool_or((t.tgtype::int & 29) = 29) as on_rows,
+         bool_or((t.tgtype::int & 32) = 32) as on_truncate
     from pg_trigger t
     join pg_class c on c.oid = t.tgrelid
     join pg_namespace n on n.oid = c.relnamespace
@@ -29,8 +33,8 @@ const ANNOUNCING_TRIGGERS = `
  */
 export async function verifyMerchantAnnouncements(query: SessionQuery): Promise<void> {
   const rows = await query(ANNOUNCING_TRIGGERS);
-  const triggers = new Map(rows.map((row) => [row.table_name as string, Number(row.triggers)]));
-  const silent = ANNOUNCING_TABLES.filter((table) => (triggers.get(table) ?? 0) < 2);
+  const covered = new Set(rows.filter((row) => row.on_rows === true && row.on_truncate === true).map((row) => row.table_name as string));
+  const silent = ANNOUNCING_TABLES.filter((table) => !covered.has(table));
   if (silent.length > 0) {
     throw new Error(
       `the merchants schema of this database does not announce changes to ${silent.join(", ")} ` +
