@@ -22,9 +22,10 @@ type Entry = { context: PayinContext | null; expiresAt: number };
  * A MerchantDirectory that keeps the answers of another for up to `ttlMs`,
  * dropping a merchant's when a change to it is announced (`changed`).
  *
- * A lookup first catches up with the announcements (`catchUp`), so a change
- * committed before the lookup began is always seen: a create that follows a
- * suspension is refused, however quickly it follows. It answers from memory
+ * A lookup that finds a kept answer first catches up with the announcements
+ * (`catchUp`), so a change committed before the lookup began is always seen: a
+ * create that follows a suspension is refused, however quickly it follows; a
+ * lookup that finds nothing goes straight to the source. It answers from memory
  * only while announcements are known to arrive (between `listening` and
  * `lost`); otherwise every lookup goes to the source. An answer is kept only
  * when no change was announced while it was being fetched: it may have been
