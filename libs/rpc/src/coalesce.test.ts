@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { coalesce, coalesceByGroup } from "./coalesce.js";
 import { currentContext, runWithContext } from "./context.js";
 
@@ -90,6 +90,8 @@ describe("coalesce", () => {
   it("refuses a maxBatch below one, and an inFlight below one", () => {
     expect(() => coalesce(async (keys: number[]) => keys, { maxBatch: 0 })).toThrow(RangeError);
     expect(() => coalesce(async (keys: number[]) => keys, { maxBatch: 10, inFlight: 0 })).toThrow(RangeError);
+    expect(() => coalesce(async (keys: number[]) => keys, { maxBatch: 10, linger: -1 })).toThrow(RangeError);
+    expect(() => coalesce(async (keys: number[]) => keys, { maxBatch: 10, linger: Number.NaN })).toThrow(RangeError);
   });
 });
 
@@ -161,6 +163,98 @@ describe("coalesce with inFlight", () => {
     await expect(failed).rejects.toThrow("down");
     await expect(next).rejects.toThrow("down"); // same turn, same batch
     expect(await get(3)).toBe(3);
+  });
+});
+
+describe("coalesce with linger", () => {
+  // Only the linger's timer is faked: turns of the event loop (setImmediate) stay real.
+  const fakeTimers = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("sends a call made while nothing runs at the end of its turn, without lingering", async () => {
+    fakeTimers();
+    const { batches, load, releaseAll } = gatedLoader();
+    const get = coalesce(load, { maxBatch: 100, inFlight: 2, linger: 5 });
+    const first = get(1);
+    await nextTurn();
+    expect(batches).toEqual([[1]]);
+    releaseAll();
+    expect(await first).toBe(10);
+  });
+
+  it("holds calls that find a free place while a batch runs for the linger, over several turns, then sends them together", async () => {
+    fakeTimers();
+    const { batches, load, releaseAll } = gatedLoader();
+    const get = coalesce(load, { maxBatch: 100, inFlight: 2, linger: 5 });
+    const first = get(1);
+    await nextTurn();
+    const later: Promise<number>[] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      later.push(get(10 + turn));
+      await nextTurn();
+    }
+    // Without the linger, 10 would have left alone at the end of its turn.
+    expect(batches).toEqual([[1]]);
+    vi.advanceTimersByTime(4);
+    await nextTurn();
+    expect(batches).toEqual([[1]]);
+    vi.advanceTimersByTime(1);
+    await nextTurn();
+    expect(batches).toEqual([[1], [10, 11, 12]]);
+    releaseAll();
+    expect(await first).toBe(10);
+    expect(await Promise.all(later)).toEqual([100, 110, 120]);
+  });
+
+  it("sends a batch that fills up during the linger at once", async () => {
+    fakeTimers();
+    const { batches, load, releaseAll } = gatedLoader();
+    const get = coalesce(load, { maxBatch: 3, inFlight: 2, linger: 5 });
+    const first = get(1);
+    await nextTurn();
+    const later = [get(2), get(3)];
+    await nextTurn();
+    expect(batches).toEqual([[1]]);
+    later.push(get(4));
+    await nextTurn(); // the linger's timer is fake: only filling up can have sent it
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    releaseAll();
+    expect(await Promise.all([first, ...later])).toEqual([10, 20, 30, 40]);
+  });
+
+  it("stops lingering when the running batch ends: with nothing running, what waits leaves", async () => {
+    fakeTimers();
+    const { batches, load, releaseAll } = gatedLoader();
+    const get = coalesce(load, { maxBatch: 100, inFlight: 2, linger: 5 });
+    const first = get(1);
+    await nextTurn();
+    const second = get(2);
+    await nextTurn();
+    expect(batches).toEqual([[1]]);
+    releaseAll();
+    expect(await first).toBe(10);
+    await nextTurn();
+    expect(batches).toEqual([[1], [2]]);
+    releaseAll();
+    expect(await second).toBe(20);
+  });
+
+  it("does not linger for calls that waited for a place: they leave as soon as one frees", async () => {
+    fakeTimers();
+    const { batches, load, releaseAll } = gatedLoader();
+    const get = coalesce(load, { maxBatch: 100, inFlight: 1, linger: 5 });
+    const first = get(1);
+    await nextTurn();
+    const queued = [get(2), get(3)];
+    await nextTurn();
+    releaseAll();
+    expect(await first).toBe(10);
+    await nextTurn();
+    expect(batches).toEqual([[1], [2, 3]]);
+    releaseAll();
+    expect(await Promise.all(queued)).toEqual([20, 30]);
   });
 });
 

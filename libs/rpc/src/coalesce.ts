@@ -11,6 +11,15 @@ export interface CoalesceOptions {
    * instead of queueing in the database, one connection each.
    */
   inFlight?: number;
+  /**
+   * Milliseconds a batch may wait for more calls while another batch of this
+   * loader runs (default 0: it leaves at the end of its turn). Under load the
+   * calls that follow a finished batch arrive over a few turns; without a wait
+   * the first of them leaves almost alone and holds a place of `inFlight` for a
+   * whole round trip while the rest queue behind it. Nothing waits when no batch
+   * runs, so a call made alone is sent as before; a full batch leaves at once.
+   */
+  linger?: number;
 }
 
 interface Pending<K, V> {
@@ -71,8 +80,11 @@ function batcher<K, V>(
   if (!Number.isInteger(options.maxBatch) || options.maxBatch < 1) throw new RangeError("maxBatch must be a positive integer");
   const inFlight = options.inFlight ?? Infinity;
   if (inFlight !== Infinity && (!Number.isInteger(inFlight) || inFlight < 1)) throw new RangeError("inFlight must be a positive integer");
+  const linger = options.linger ?? 0;
+  if (!Number.isFinite(linger) || linger < 0) throw new RangeError("linger must be a non-negative number of milliseconds");
   let pending: Pending<K, V>[] = [];
-  let scheduled: NodeJS.Immediate | undefined;
+  /** The end of the current turn (setImmediate) or of a linger (setTimeout), whichever was set. */
+  let scheduled: { cancel: () => void } | undefined;
   let running = 0;
 
   const settled = () => {
@@ -82,7 +94,7 @@ function batcher<K, V>(
   };
 
   const flush = () => {
-    if (scheduled) clearImmediate(scheduled);
+    scheduled?.cancel();
     scheduled = undefined;
     while (pending.length > 0 && running < inFlight) {
       const batch = pending.length > options.maxBatch ? pending.splice(0, options.maxBatch) : pending;
@@ -109,11 +121,20 @@ function batcher<K, V>(
     }
   };
 
+  const schedule = (ms: number): { cancel: () => void } => {
+    if (ms > 0) {
+      const timer = setTimeout(flush, ms);
+      return { cancel: () => clearTimeout(timer) };
+    }
+    const immediate = setImmediate(flush);
+    return { cancel: () => clearImmediate(immediate) };
+  };
+
   return (key: K) =>
     new Promise<V>((resolve, reject) => {
       pending.push({ key, context: currentContext(), resolve, reject });
       if (running >= inFlight) return; // the next batch leaves when a running one ends
       if (pending.length >= options.maxBatch) flush();
-      else scheduled ??= runWithoutContext(() => setImmediate(flush));
+      else scheduled ??= runWithoutContext(() => schedule(running > 0 ? linger : 0));
     });
 }
