@@ -3,6 +3,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, currentContext } from "./context.js";
+import { connectUnaryTransport } from "./connect-unary-client.js";
 
 export interface ServiceClientOptions {
   /** e.g. http://127.0.0.1:50053 */
@@ -78,11 +79,22 @@ function rawServiceTransport(options: ServiceClientOptions): Transport {
   if (options.protocol === "grpc") {
     return createGrpcTransport(common);
   }
-  return createConnectTransport({
-    ...common,
-    httpVersion: "1.1",
-    nodeOptions: { agent: new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 128 }) },
-  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 128 });
+  const streaming = createConnectTransport({ ...common, httpVersion: "1.1", nodeOptions: { agent } });
+  // Unary calls (every call the platform makes) go through the lighter client.
+  return connectUnaryTransport(
+    {
+      baseUrl: options.baseUrl,
+      authorization: `Bearer ${options.serviceToken}`,
+      defaultTimeoutMs: common.defaultTimeoutMs,
+      agent,
+      callHeaders: () => {
+        const requestId = currentContext()?.requestId;
+        return requestId ? { [REQUEST_ID_HEADER]: requestId } : undefined;
+      },
+    },
+    streaming,
+  );
 }
 
 /** Creates a typed client for `service` (see createServiceTransport). */

@@ -1,0 +1,204 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createLogger } from "@payin/logging";
+import { healthV1 } from "@payin/proto";
+import { createServiceClient, createServiceTransport } from "./client.js";
+import { runWithContext } from "./context.js";
+import { startRpcServer, type RunningRpcServer } from "./server.js";
+
+const TOKEN = "unary-client-test-token-0123456789abcdef";
+
+/** A plain HTTP server playing a service that misbehaves in the way a test asks. */
+async function rawServer(handle: (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) => void) {
+  const seen: { method?: string; url?: string; headers: http.IncomingHttpHeaders; body: Buffer }[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      handle(req, body, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const healthOf = (baseUrl: string, serviceToken = TOKEN, timeoutMs?: number) =>
+  createServiceClient(healthV1.Health, { baseUrl, serviceToken, timeoutMs });
+
+describe("the services' unary Connect client, against a real service", () => {
+  let server: RunningRpcServer;
+  let url: string;
+  beforeAll(async () => {
+    server = await startRpcServer({
+      name: "unary-client-test",
+      services: [],
+      routes: () => {},
+      serviceToken: TOKEN,
+      host: "127.0.0.1",
+      port: 0,
+      logger: createLogger("unary-client-test", { level: "silent" }),
+    });
+    url = `http://127.0.0.1:${server.port}`;
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it("calls a method and reads its answer, many times over kept-alive connections", async () => {
+    const health = healthOf(url);
+    const answers = await Promise.all(Array.from({ length: 200 }, () => health.check({ service: "" })));
+    expect(answers.every((a) => a.status === healthV1.HealthCheckResponse_ServingStatus.SERVING)).toBe(true);
+  });
+
+  it("passes on the service's own error, code and message, read from its JSON body", async () => {
+    const unknown = await healthOf(url).check({ service: "no.such.Service" }).then(() => undefined, (e: unknown) => e);
+    expect(unknown).toBeInstanceOf(ConnectError);
+    expect((unknown as ConnectError).code).toBe(Code.NotFound);
+    expect((unknown as ConnectError).rawMessage).toContain("no.such.Service");
+  });
+
+  it("gives the answer's headers when asked for them", async () => {
+    let contentType: string | null = null;
+    await healthOf(url).check({ service: "" }, { onHeader: (h) => (contentType = h.get("content-type")) });
+    expect(contentType).toBe("application/proto");
+  });
+});
+
+describe("the services' unary Connect client, on the wire", () => {
+  it("sends one POST in the Connect protocol: binary body with its length, deadline, token and the request id", async () => {
+    const fake = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/proto" });
+      res.end(Buffer.from([0x08, 0x01])); // status: SERVING
+    });
+    try {
+      const answer = await runWithContext({ requestId: "req-123" }, () => healthOf(fake.url, TOKEN, 1_500).check({ service: "payin.x" }));
+      expect(answer.status).toBe(healthV1.HealthCheckResponse_ServingStatus.SERVING);
+      const [call] = fake.seen;
+      expect(call?.method).toBe("POST");
+      expect(call?.url).toBe("/grpc.health.v1.Health/Check");
+      expect(call?.headers["content-type"]).toBe("application/proto");
+      expect(call?.headers["connect-protocol-version"]).toBe("1");
+      expect(call?.headers["connect-timeout-ms"]).toBe("1500");
+      expect(call?.headers["authorization"]).toBe(`Bearer ${TOKEN}`);
+      expect(call?.headers["x-request-id"]).toBe("req-123");
+      expect(call?.headers["transfer-encoding"]).toBeUndefined();
+      expect(Number(call?.headers["content-length"])).toBe(call?.body.length);
+      expect(call?.body.toString("latin1")).toContain("payin.x");
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("reads an error's code, message and details from its JSON body, and falls back to the HTTP status without one", async () => {
+    const fake = await rawServer((_req, body, res) => {
+      if (!body.toString("latin1").includes("bad-gateway")) {
+        res.writeHead(409, { "content-type": "application/json" });
+        res.end(JSON.stringify({ code: "failed_precondition", message: "merchant is suspended", details: [{ type: "payin.Reason", value: "AQID" }] }));
+      } else {
+        res.writeHead(502, { "content-type": "text/plain" });
+        res.end("bad gateway");
+      }
+    });
+    try {
+      const error = (await healthOf(fake.url).check({ service: "" }).catch((e: unknown) => e)) as ConnectError;
+      expect(error.code).toBe(Code.FailedPrecondition);
+      expect(error.rawMessage).toBe("merchant is suspended");
+      expect(error.details).toHaveLength(1);
+      expect(error.details[0]).toMatchObject({ type: "payin.Reason", value: new Uint8Array([1, 2, 3]) });
+      const client = createClient(healthV1.Health, createServiceTransport({ baseUrl: fake.url, serviceToken: TOKEN }));
+      const other = (await client.check({ service: "bad-gateway" }).catch((e: unknown) => e)) as ConnectError;
+      expect(other.code).toBe(Code.Unavailable); // HTTP 502
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("fails with Internal for a 200 answer that is not protobuf", async () => {
+    const fake = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<html></html>");
+    });
+    try {
+      const error = (await healthOf(fake.url).check({ service: "" }).catch((e: unknown) => e)) as ConnectError;
+      expect(error.code).toBe(Code.Internal);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("fails with Unavailable when nothing listens, and when the service drops the connection under the call", async () => {
+    const closed = await rawServer(() => {});
+    await closed.close();
+    const refused = (await healthOf(closed.url).check({ service: "" }).catch((e: unknown) => e)) as ConnectError;
+    expect(refused.code).toBe(Code.Unavailable);
+
+    const dropping = await rawServer((req) => req.socket.destroy());
+    try {
+      const dropped = (await healthOf(dropping.url).check({ service: "" }).catch((e: unknown) => e)) as ConnectError;
+      expect(dropped.code).toBe(Code.Unavailable);
+    } finally {
+      await dropping.close();
+    }
+
+    const halfAnswering = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/proto", "content-length": "100" });
+      res.write(Buffer.from([0x08]));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    try {
+      const cut = (await healthOf(halfAnswering.url).check({ service: "" }).catch((e: unknown) => e)) as ConnectError;
+      expect(cut.code).toBe(Code.Unavailable);
+    } finally {
+      await halfAnswering.close();
+    }
+  });
+
+  it("fails with DeadlineExceeded when the service does not answer in time, and abandons the connection", async () => {
+    let closedByClient = false;
+    const silent = await rawServer((req) => req.socket.on("close", () => (closedByClient = true)));
+    try {
+      const started = performance.now();
+      const error = (await healthOf(silent.url, TOKEN, 150).check({ service: "" }).catch((e: unknown) => e)) as ConnectError;
+      expect(error.code).toBe(Code.DeadlineExceeded);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(closedByClient).toBe(true);
+      const perCall = (await healthOf(silent.url, TOKEN, 5_000).check({ service: "" }, { timeoutMs: 100 }).catch((e: unknown) => e)) as ConnectError;
+      expect(perCall.code).toBe(Code.DeadlineExceeded);
+      expect(silent.seen.at(-1)?.headers["connect-timeout-ms"]).toBe("100");
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it("fails with Canceled when the caller's signal aborts, before or during the call", async () => {
+    const silent = await rawServer(() => {});
+    try {
+      const health = healthOf(silent.url);
+      const aborted = new AbortController();
+      aborted.abort();
+      const before = (await health.check({ service: "" }, { signal: aborted.signal }).catch((e: unknown) => e)) as ConnectError;
+      expect(before.code).toBe(Code.Canceled);
+      expect(silent.seen).toHaveLength(0);
+      const during = new AbortController();
+      const call = health.check({ service: "" }, { signal: during.signal }).catch((e: unknown) => e);
+      setTimeout(() => during.abort(), 30);
+      expect(((await call) as ConnectError).code).toBe(Code.Canceled);
+    } finally {
+      await silent.close();
+    }
+  });
+});
