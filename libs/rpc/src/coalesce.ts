@@ -17,7 +17,8 @@ export interface CoalesceOptions {
    * calls that follow a finished batch arrive over a few turns; without a wait
    * the first of them leaves almost alone and holds a place of `inFlight` for a
    * whole round trip while the rest queue behind it. Nothing waits when no batch
-   * runs, so a call made alone is sent as before; a full batch leaves at once.
+   * runs, so a call made alone is sent as before; a full batch leaves at once, and
+   * a waiting one as soon as a running batch ends.
    */
   linger?: number;
 }

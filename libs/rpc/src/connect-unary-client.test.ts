@@ -22,11 +22,14 @@ async function rawServer(handle: (req: http.IncomingMessage, body: Buffer, res: 
       handle(req, body, res);
     });
   });
+  let connections = 0;
+  server.on("connection", () => (connections += 1));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     seen,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -126,24 +129,120 @@ describe("the services' unary Connect client, on the wire", () => {
     }
   });
 
-  it("fails with Internal for a 200 answer that is not protobuf", async () => {
-    const fake = await rawServer((_req, _body, res) => {
-      res.writeHead(200, { "content-type": "text/html" });
-      res.end("<html></html>");
+  it("refuses a 200 answer that is not binary protobuf, or that is compressed, as connect-node does", async () => {
+    const fake = await rawServer((_req, body, res) => {
+      const asked = body.toString("latin1");
+      if (asked.includes("html")) {
+        res.writeHead(200, { "content-type": "text/html" });
+        res.end("<html></html>");
+      } else if (asked.includes("json")) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      } else {
+        res.writeHead(200, { "content-type": "application/proto", "content-encoding": "gzip" });
+        res.end(Buffer.from([0x08, 0x01]));
+      }
     });
     try {
-      const error = (await healthOf(fake.url).check({ service: "" }).catch((e: unknown) => e)) as ConnectError;
-      expect(error.code).toBe(Code.Internal);
+      const health = healthOf(fake.url);
+      const html = (await health.check({ service: "html" }).catch((e: unknown) => e)) as ConnectError;
+      expect(html.code).toBe(Code.Unknown);
+      const json = (await health.check({ service: "json" }).catch((e: unknown) => e)) as ConnectError;
+      expect(json.code).toBe(Code.Internal);
+      const gzip = (await health.check({ service: "gzip" }).catch((e: unknown) => e)) as ConnectError;
+      expect(gzip.code).toBe(Code.Internal);
+      expect(gzip.rawMessage).toContain("encoding");
     } finally {
       await fake.close();
     }
   });
 
-  it("fails with Unavailable when nothing listens, and when the service drops the connection under the call", async () => {
+  it("keeps the protocol's headers and the service token whatever headers the caller passes", async () => {
+    const fake = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/proto" });
+      res.end(Buffer.from([0x08, 0x01]));
+    });
+    try {
+      await healthOf(fake.url, TOKEN, 2_000).check(
+        { service: "" },
+        {
+          headers: {
+            authorization: "Bearer someone-else",
+            "content-type": "application/json",
+            "content-length": "1",
+            "connect-timeout-ms": "99999",
+            "x-extra": "kept",
+          },
+        },
+      );
+      const [call] = fake.seen;
+      expect(call?.headers["authorization"]).toBe(`Bearer ${TOKEN}`);
+      expect(call?.headers["content-type"]).toBe("application/proto");
+      expect(call?.headers["connect-timeout-ms"]).toBe("2000");
+      expect(Number(call?.headers["content-length"])).toBe(call?.body.length);
+      expect(call?.headers["x-extra"]).toBe("kept");
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("fails a call whose header Node refuses with Internal, sending nothing and leaving no timer behind", async () => {
+    const fake = await rawServer(() => {});
+    try {
+      const error = (await healthOf(fake.url, TOKEN, 50)
+        .check({ service: "" }, { headers: { "x-bad": "a\u0001b" } })
+        .catch((e: unknown) => e)) as ConnectError;
+      expect(error).toBeInstanceOf(ConnectError);
+      expect(error.code).toBe(Code.Internal);
+      // Past the call's deadline: a timer left armed would throw outside any handler here.
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect(fake.connections()).toBe(0);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("passes `trailer-` headers of an answer as its trailers", async () => {
+    const fake = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/proto", "trailer-x-count": "3", "x-head": "h" });
+      res.end(Buffer.from([0x08, 0x01]));
+    });
+    try {
+      let trailer: Headers | undefined;
+      let header: Headers | undefined;
+      await healthOf(fake.url).check({ service: "" }, { onHeader: (h) => (header = h), onTrailer: (t) => (trailer = t) });
+      expect(trailer?.get("x-count")).toBe("3");
+      expect(header?.get("x-head")).toBe("h");
+      expect(header?.get("trailer-x-count")).toBeNull();
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("sets no deadline for a call whose timeoutMs is zero, as connect does", async () => {
+    const slow = await rawServer((_req, _body, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "application/proto" });
+        res.end(Buffer.from([0x08, 0x01]));
+      }, 150);
+    });
+    try {
+      const answer = await healthOf(slow.url, TOKEN, 50).check({ service: "" }, { timeoutMs: 0 });
+      expect(answer.status).toBe(healthV1.HealthCheckResponse_ServingStatus.SERVING);
+      expect(slow.seen[0]?.headers["connect-timeout-ms"]).toBeUndefined();
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it("fails with Unavailable when nothing listens, when the name does not resolve, and when the service drops the connection under the call", async () => {
     const closed = await rawServer(() => {});
     await closed.close();
     const refused = (await healthOf(closed.url).check({ service: "" }).catch((e: unknown) => e)) as ConnectError;
     expect(refused.code).toBe(Code.Unavailable);
+    // A stopped container's service name, say.
+    const unknownHost = (await healthOf("http://no-such-service.invalid:50053").check({ service: "" }).catch((e: unknown) => e)) as ConnectError;
+    expect(unknownHost.code).toBe(Code.Unavailable);
 
     const dropping = await rawServer((req) => req.socket.destroy());
     try {
@@ -192,7 +291,8 @@ describe("the services' unary Connect client, on the wire", () => {
       aborted.abort();
       const before = (await health.check({ service: "" }, { signal: aborted.signal }).catch((e: unknown) => e)) as ConnectError;
       expect(before.code).toBe(Code.Canceled);
-      expect(silent.seen).toHaveLength(0);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(silent.connections()).toBe(0);
       const during = new AbortController();
       const call = health.check({ service: "" }, { signal: during.signal }).catch((e: unknown) => e);
       setTimeout(() => during.abort(), 30);

@@ -15,8 +15,13 @@ const UNREACHABLE = new Set([
   "EHOSTDOWN",
   "ETIMEDOUT",
   "EAI_AGAIN",
+  "ENOTFOUND",
+  "EADDRNOTAVAIL",
   "ERR_STREAM_PREMATURE_CLOSE",
 ]);
+
+/** Headers that frame the request: set by the client, never taken from a caller. */
+const FRAMING_HEADERS = new Set(["content-length", "transfer-encoding", "host", "connection", "content-encoding"]);
 
 /** Most bytes of an answer read before the call fails (a unary answer of ours is a few KiB). */
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -45,10 +50,13 @@ export interface ConnectUnaryOptions {
  * `POST /<service>/<method>`, `application/proto`, `connect-timeout-ms`; errors
  * are read from their JSON body as connect-node reads them.
  *
- * A call fails with Unavailable when the service cannot be reached or drops
- * the connection under it, DeadlineExceeded when its deadline passes (the
- * request is then abandoned), Canceled when its signal aborts, and otherwise
- * with the service's own error. Streaming calls are not handled here.
+ * A call fails with Unavailable when the service cannot be reached (refused,
+ * unknown name) or drops the connection under it, DeadlineExceeded when its
+ * deadline passes (the request is then abandoned), Canceled when its signal
+ * aborts, and otherwise with the service's own error. As in connect, a call's
+ * `timeoutMs` of zero or less sets no deadline. A caller's headers travel, but
+ * never replace the protocol's, the content length or the service token.
+ * Streaming calls go to `streaming`.
  */
 export function connectUnaryTransport(options: ConnectUnaryOptions, streaming: Transport): Transport {
   const base = new URL(options.baseUrl);
@@ -83,22 +91,42 @@ function unaryCall<I extends DescMessage, O extends DescMessage>(
       reject(ConnectError.from(error, Code.Internal));
       return;
     }
+    // As in connect: a call's own timeoutMs wins, and one of zero or less means no deadline.
     const deadlineMs = timeoutMs ?? options.defaultTimeoutMs;
-    if (!(deadlineMs > 0)) {
-      reject(new ConnectError("the operation timed out", Code.DeadlineExceeded));
-      return;
+    const hasDeadline = deadlineMs > 0;
+    // The caller's headers first; the protocol's and the service token cannot be overridden.
+    const headers: Record<string, string> = {};
+    if (header) {
+      new Headers(header).forEach((value, key) => {
+        if (!FRAMING_HEADERS.has(key)) headers[key] = value;
+      });
     }
-    const headers: Record<string, string> = {
+    Object.assign(headers, options.callHeaders?.(), {
       "content-type": "application/proto",
       "connect-protocol-version": "1",
-      "connect-timeout-ms": String(Math.ceil(deadlineMs)),
       "content-length": String(body.byteLength),
       authorization: options.authorization,
-      ...options.callHeaders?.(),
-    };
-    if (header) new Headers(header).forEach((value, key) => (headers[key] = value));
+    });
+    if (hasDeadline) headers["connect-timeout-ms"] = String(Math.ceil(deadlineMs));
+
+    let request: http.ClientRequest;
+    try {
+      request = http.request({
+        agent: options.agent,
+        hostname: base.hostname.replace(/^\[(.*)\]$/, "$1"), // an IPv6 literal without its brackets
+        port: base.port,
+        path: `${prefix}/${method.parent.typeName}/${method.name}`,
+        method: "POST",
+        headers,
+      });
+    } catch (error) {
+      // e.g. a header value Node refuses: nothing was sent.
+      reject(ConnectError.from(error, Code.Internal));
+      return;
+    }
 
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (error: ConnectError | undefined, response?: UnaryResponse<I, O>) => {
       if (settled) return;
       settled = true;
@@ -112,17 +140,9 @@ function unaryCall<I extends DescMessage, O extends DescMessage>(
       }
     };
     const onAbort = () => finish(ConnectError.from(signal!.reason, Code.Canceled));
-    const timer = setTimeout(() => finish(new ConnectError("the operation timed out", Code.DeadlineExceeded)), deadlineMs);
+    if (hasDeadline) timer = setTimeout(() => finish(new ConnectError("the operation timed out", Code.DeadlineExceeded)), deadlineMs);
     signal?.addEventListener("abort", onAbort);
 
-    const request = http.request({
-      agent: options.agent,
-      hostname: base.hostname,
-      port: base.port,
-      path: `${prefix}/${method.parent.typeName}/${method.name}`,
-      method: "POST",
-      headers,
-    });
     request.on("error", (error: NodeJS.ErrnoException) => {
       const code = error.code && UNREACHABLE.has(error.code) ? Code.Unavailable : Code.Internal;
       finish(new ConnectError(error.message, code, undefined, undefined, error));
@@ -144,6 +164,12 @@ function unaryCall<I extends DescMessage, O extends DescMessage>(
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         const status = res.statusCode ?? 0;
         const contentType = res.headers["content-type"] ?? "";
+        const encoding = res.headers["content-encoding"];
+        if (encoding !== undefined && encoding.toLowerCase() !== "identity") {
+          // None was asked for; a body compressed on the way would be misread.
+          finish(new ConnectError(`unsupported response encoding "${encoding}"`, Code.Internal));
+          return;
+        }
         if (status === 200 && /^application\/proto(;|$)/.test(contentType)) {
           let message;
           try {
@@ -198,14 +224,16 @@ function splitTrailers(res: http.IncomingMessage): { header: Headers; trailer: H
 
 /** A failed call's error, from its JSON body when it has one (as connect-node reads it). */
 function errorOf(status: number, contentType: string, bytes: Uint8Array, res: http.IncomingMessage): ConnectError {
-  const fallback = new ConnectError(
-    status === 200 ? `unexpected content type ${contentType || "(none)"}` : `HTTP ${status}`,
-    status === 200 ? Code.Internal : codeFromHttpStatus(status),
-  );
-  if (status === 200 || !/^application\/json(;|$)/.test(contentType)) return fallback;
+  const connectType = /^application\/(connect\+)?(proto|json)(;|$)/.test(contentType);
+  if (status === 200) {
+    // As connect-node: not a Connect content type at all is Unknown, the wrong one Internal.
+    return new ConnectError(`unsupported content type ${contentType || "(none)"}`, connectType ? Code.Internal : Code.Unknown);
+  }
+  const { header, trailer } = splitTrailers(res);
+  trailer.forEach((value, key) => header.append(key, value));
+  const fallback = new ConnectError(`HTTP ${status}`, codeFromHttpStatus(status), header);
+  if (!/^application\/json(;|$)/.test(contentType)) return fallback;
   try {
-    const { header, trailer } = splitTrailers(res);
-    trailer.forEach((value, key) => header.append(key, value));
     return errorFromJsonBytes(bytes, header, fallback);
   } catch {
     return fallback;
