@@ -18,6 +18,12 @@ export interface ServiceClientOptions {
   protocol?: "connect" | "grpc";
   /** Upper bound on pooled connections to the service. */
   maxSockets?: number;
+  /**
+   * How long a pooled connection may sit idle before the client closes it
+   * (default 30 s): well under the services' keep-alive of 65 s, so a call never
+   * goes out on a connection the service is closing at that moment.
+   */
+  idleSocketMs?: number;
 }
 
 /** Adds the service credential and the current request id to every call. */
@@ -79,7 +85,8 @@ function rawServiceTransport(options: ServiceClientOptions): Transport {
   if (options.protocol === "grpc") {
     return createGrpcTransport(common);
   }
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 128 });
+  // The agent's `timeout` closes a connection idle in its pool; on one in use it only signals (the call has its own deadline).
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 128, timeout: options.idleSocketMs ?? 30_000 });
   const streaming = createConnectTransport({ ...common, httpVersion: "1.1", nodeOptions: { agent } });
   // Unary calls (every call the platform makes) go through the lighter client.
   return connectUnaryTransport(

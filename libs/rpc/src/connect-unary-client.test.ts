@@ -283,6 +283,42 @@ describe("the services' unary Connect client, on the wire", () => {
     }
   });
 
+  it("closes a pooled connection left idle, before the service's keep-alive would, and opens a new one for the next call", async () => {
+    let closed = 0;
+    const fake = await rawServer((req, _body, res) => {
+      req.socket.once("close", () => (closed += 1));
+      res.writeHead(200, { "content-type": "application/proto" });
+      res.end(Buffer.from([0x08, 0x01]));
+    });
+    try {
+      const health = createServiceClient(healthV1.Health, { baseUrl: fake.url, serviceToken: TOKEN, idleSocketMs: 100 });
+      await health.check({ service: "" });
+      await health.check({ service: "" });
+      expect(fake.connections()).toBe(1); // kept alive between calls
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(closed).toBeGreaterThanOrEqual(1);
+      await health.check({ service: "" });
+      expect(fake.connections()).toBe(2);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("does not cut a call in progress longer than the idle limit", async () => {
+    const slow = await rawServer((_req, _body, res) => {
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": "application/proto" });
+        res.end(Buffer.from([0x08, 0x01]));
+      }, 300);
+    });
+    try {
+      const health = createServiceClient(healthV1.Health, { baseUrl: slow.url, serviceToken: TOKEN, idleSocketMs: 100 });
+      expect((await health.check({ service: "" })).status).toBe(healthV1.HealthCheckResponse_ServingStatus.SERVING);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it("fails with Canceled when the caller's signal aborts, before or during the call", async () => {
     const silent = await rawServer(() => {});
     try {
