@@ -3,7 +3,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, currentContext } from "./context.js";
-import { connectUnaryTransport } from "./connect-unary-client.js";
+import { connectUnaryTransport, UNREACHABLE } from "./connect-unary-client.js";
 
 export interface ServiceClientOptions {
   /** e.g. http://127.0.0.1:50053 */
@@ -38,13 +38,6 @@ function outgoingHeaders(serviceToken: string): Interceptor {
 }
 
 /**
- * Node's codes for a connection to a service that broke under a call: the service
- * died or went away with calls in flight (EPIPE: a request written to a connection
- * it had just closed).
- */
-const CONNECTION_LOST = new Set(["EPIPE", "ECONNABORTED", "ENETDOWN", "ENETUNREACH", "EHOSTUNREACH", "ERR_STREAM_PREMATURE_CLOSE"]);
-
-/**
  * connect-node reports a connection lost under a call as Internal, which callers
  * would pass on as a 500; like a refused connection (Unavailable) it means the
  * service is unavailable, so such calls fail with Unavailable (503, retry).
@@ -55,7 +48,7 @@ function connectionLossIsUnavailable(transport: Transport): Transport {
     if (error instanceof ConnectError && error.code === Code.Internal) {
       for (let cause = error.cause; cause instanceof Error; cause = cause.cause === cause ? undefined : cause.cause) {
         const code = (cause as NodeJS.ErrnoException).code;
-        if (code && CONNECTION_LOST.has(code)) throw new ConnectError(error.rawMessage, Code.Unavailable, error.metadata, undefined, error);
+        if (code && UNREACHABLE.has(code)) throw new ConnectError(error.rawMessage, Code.Unavailable, error.metadata, undefined, error);
       }
     }
     throw error;

@@ -3,8 +3,12 @@ import { create, fromBinary, isMessage, toBinary, type DescMessage, type DescMet
 import { Code, ConnectError, type Transport, type UnaryResponse } from "@connectrpc/connect";
 import { codeFromHttpStatus, errorFromJsonBytes } from "@connectrpc/connect/protocol-connect";
 
-/** Node's codes for a service that cannot be reached or dropped the connection under a call. */
-const UNREACHABLE = new Set([
+/**
+ * Node's codes for a service that cannot be reached or dropped the connection
+ * under a call (EPIPE: a request written to a connection it had just closed):
+ * such a call fails with Unavailable (503, retry), not Internal.
+ */
+export const UNREACHABLE: ReadonlySet<string> = new Set([
   "ECONNREFUSED",
   "ECONNRESET",
   "EPIPE",
