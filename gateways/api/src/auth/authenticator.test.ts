@@ -40,6 +40,7 @@ function request(token = TOKEN): Context {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   return {
     method: "GET",
+    state: {},
     get: (name: string) => headers[name.toLowerCase()] ?? "",
     req: { headersDistinct: { authorization: [headers.authorization] } },
   } as unknown as Context;
@@ -65,8 +66,9 @@ describe("Authenticator's machine-token cache", () => {
     state.gate = undefined;
     // Past the first verification's TTL (and past the new entry's half-life),
     // the re-verified entry still answers while identity does not, and starts
-    // exactly one more background check.
-    await sleep(1_000);
+    // exactly one more background check. (Not exactly the half-life: a timer may
+    // fire a millisecond before it by performance.now().)
+    await sleep(1_050);
     state.gate = new Promise<void>(() => {});
     expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
     expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
