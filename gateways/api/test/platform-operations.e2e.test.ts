@@ -141,7 +141,7 @@ describe("payinctl", () => {
     MERCHANTS_URL: platform.serviceUrls.merchants!,
     IDENTITY_URL: platform.serviceUrls.identity!,
     ALLOCATION_URL: platform.serviceUrls.allocation!,
-    SERVICE_TOKEN: platform.serviceToken,
+    SERVICE_TOKEN: platform.masterToken,
   });
 
   /** Runs `npm run -s payinctl -- ...args` and parses its JSON stdout. */

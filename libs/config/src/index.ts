@@ -3,6 +3,10 @@
  * A missing or malformed variable stops the process with one line naming it.
  */
 
+import { callerDigests } from "./credentials.js";
+
+export * from "./credentials.js";
+
 /** Raised for a missing or malformed variable; `loadConfig` turns it into an exit. */
 export class ConfigError extends Error {
   constructor(readonly variable: string, problem: string) {
@@ -32,6 +36,21 @@ export function str(fallback?: string): Reader<string> {
 /** An optional string: undefined when unset. */
 export function optionalStr(): Reader<string | undefined> {
   return (env, name) => raw(env, name);
+}
+
+/**
+ * A comma-separated list, each item trimmed, empty items dropped; unset is the
+ * empty list. `check` may refuse an item by answering what is wrong with it.
+ */
+export function list(check: (item: string) => string | null = () => null): Reader<readonly string[]> {
+  return (env, name) => {
+    const items = (raw(env, name) ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "");
+    for (const item of items) {
+      const problem = check(item);
+      if (problem !== null) throw new ConfigError(name, `has an item "${item}" that ${problem}`);
+    }
+    return Object.freeze(items);
+  };
 }
 
 /** A whole number within [min, max]. */
@@ -129,10 +148,14 @@ export function loadConfig<S extends Schema>(schema: S, env: Env = process.env):
   }
 }
 
-/** Settings every service process shares. */
+/**
+ * Settings every service process shares. SERVICE_CALLER_DIGESTS: the digest of
+ * each caller's credential the service recognises (see credentials.ts); a
+ * service that calls others also reads its own SERVICE_CREDENTIAL.
+ */
 export const serviceBase = {
   DATABASE_URL: url(undefined, ["postgres:", "postgresql:"]),
-  SERVICE_TOKEN: secret(32),
+  SERVICE_CALLER_DIGESTS: callerDigests(),
   HOST: str("127.0.0.1"),
   LOG_LEVEL: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
   DB_POOL_MAX: int(10, 1, 200),

@@ -54,14 +54,18 @@ export async function openOrm(options: ServiceOrmOptions): Promise<MikroORM> {
 
 /**
  * Applies the service's pending migrations inside its schema, creating the schema
- * first. Safe to run from several processes: a transaction-scoped advisory lock
- * keyed on the schema name serialises them.
+ * first when it does not exist. Safe to run from several processes: a
+ * transaction-scoped advisory lock keyed on the schema name serialises them.
+ * Works under a role that owns its schema but may not create schemas (a
+ * deployment's per-service role): an existing schema is not created again.
  */
 export async function migrate(options: ServiceOrmOptions): Promise<string[]> {
   const orm = await MikroORM.init(ormOptions({ ...options, poolMax: 2 }));
   try {
     const conn = orm.em.getConnection();
-    await conn.execute(`create schema if not exists "${options.schema}"`);
+    // PostgreSQL checks the right to create schemas even when the schema exists.
+    const existing = await conn.execute("select 1 from pg_namespace where nspname = ?", [options.schema]);
+    if (existing.length === 0) await conn.execute(`create schema if not exists "${options.schema}"`);
     const knex = conn.getKnex();
     const trx = await knex.transaction();
     try {

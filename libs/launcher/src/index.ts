@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import path from "node:path";
+import { callerDigestsFor, deriveCredential } from "@payin/config";
 import { REPO_ROOT } from "./paths.js";
 
 export { REPO_ROOT };
@@ -24,6 +25,36 @@ export const GATEWAYS: ProcessSpec[] = [
   { name: "api", entry: "gateways/api/src/main.ts", portVariable: "API_PORT" },
 ];
 
+/**
+ * The internal callers whose credentials every service recognises when the
+ * launcher derives them: the processes that call services, and the operator CLI.
+ * Each service's own allowlist (src/rpc/callers.ts) says what each may call.
+ */
+export const INTERNAL_CALLERS: readonly string[] = ["api", "payins", "allocation", "payinctl"];
+
+/**
+ * The environment a process starts with. When it holds the master secret
+ * (SERVICE_TOKEN), the process gets instead only what it needs of it: its own
+ * credential (SERVICE_CREDENTIAL, derived for its name) and the digests of the
+ * callers' credentials (SERVICE_CALLER_DIGESTS, for INTERNAL_CALLERS and
+ * `extraCallers`). Without it, the environment is passed as it is (credentials
+ * and digests set by whoever deploys).
+ */
+export function processEnv(
+  name: string,
+  env: Record<string, string | undefined>,
+  extraCallers: readonly string[] = [],
+): Record<string, string | undefined> {
+  const out = { ...env };
+  const master = out.SERVICE_TOKEN;
+  if (master) {
+    delete out.SERVICE_TOKEN;
+    out.SERVICE_CREDENTIAL = deriveCredential(master, name);
+    out.SERVICE_CALLER_DIGESTS = callerDigestsFor(master, [...new Set([...INTERNAL_CALLERS, ...extraCallers])]);
+  }
+  return out;
+}
+
 export interface RunningProcess {
   readonly spec: ProcessSpec;
   readonly child: ChildProcess;
@@ -40,6 +71,8 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /** Extra Node.js flags for a process (e.g. `--cpu-prof` when profiling). */
   nodeArgs?: (name: string) => string[];
+  /** Callers beyond INTERNAL_CALLERS the services recognise (the test harness's `test`); see processEnv. */
+  extraCallers?: readonly string[];
 }
 
 const outputs = new Map<string, WriteStream>();
@@ -62,7 +95,8 @@ export async function startProcess(spec: ProcessSpec, options: StartOptions): Pr
   const output = options.output ?? "inherit";
   const child = fork(path.join(REPO_ROOT, spec.entry), [], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...options.env } as NodeJS.ProcessEnv,
+    // The master secret never reaches a process: see processEnv.
+    env: processEnv(spec.name, { ...process.env, ...options.env }, options.extraCallers) as NodeJS.ProcessEnv,
     execArgv: ["--import", "tsx", ...(options.nodeArgs?.(spec.name) ?? [])],
     stdio: output === "inherit" ? ["ignore", "inherit", "inherit", "ipc"] : ["ignore", "pipe", "pipe", "ipc"],
   });

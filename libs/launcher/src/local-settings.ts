@@ -10,8 +10,10 @@ export function dataDir(): string {
 }
 
 /**
- * The internal service token: SERVICE_TOKEN when set, else the one the local
- * stack keeps in .data/service-token (mode 0600), created on first start.
+ * The master secret every internal caller's credential is derived from (see
+ * processEnv): SERVICE_TOKEN when set, else the one the local stack keeps in
+ * .data/service-token (mode 0600), created on first start. Only launchers and
+ * the operator CLI read it; no service process is given it.
  */
 export async function readServiceToken(options: { create: boolean }): Promise<string> {
   return readLocalSecret("SERVICE_TOKEN", "service-token", options);

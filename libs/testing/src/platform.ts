@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { inject } from "vitest";
 import "./provided-context.js";
+import { deriveCredential } from "@payin/config";
 import { freePort } from "@payin/db";
 import { GATEWAYS, launchPlatform, SERVICES, type Platform } from "@payin/launcher";
 import { createTestDatabase } from "./database.js";
@@ -11,7 +12,15 @@ export interface TestPlatform extends Platform {
   readonly apiUrl: string;
   /** Base URL of each service by name. */
   readonly serviceUrls: Record<string, string>;
+  /**
+   * The credential of the `test` caller, which every service allows every RPC:
+   * what a test presents when it calls services directly, playing an operator.
+   */
   readonly serviceToken: string;
+  /** The master secret (SERVICE_TOKEN) the processes' credentials are derived from, as `npm start` keeps it. */
+  readonly masterToken: string;
+  /** The credential of one caller (e.g. "payins"), to test what that caller may call. */
+  credential(caller: string): string;
   readonly databaseUrl: string;
   /** File every process of this platform writes its logs to. */
   readonly logFile: string;
@@ -23,10 +32,10 @@ export interface TestPlatform extends Platform {
  */
 export async function startTestPlatform(options: { env?: Record<string, string> } = {}): Promise<TestPlatform> {
   const databaseUrl = await createTestDatabase("stack");
-  const serviceToken = randomBytes(32).toString("base64url");
+  const masterToken = randomBytes(32).toString("base64url");
   const env: Record<string, string> = {
     DATABASE_URL: databaseUrl,
-    SERVICE_TOKEN: serviceToken,
+    SERVICE_TOKEN: masterToken,
     TOTP_ENCRYPTION_KEY: randomBytes(32).toString("base64url"),
     LOG_LEVEL: "info",
     // Test files run two platforms at once on a small machine: identity at the
@@ -44,6 +53,7 @@ export async function startTestPlatform(options: { env?: Record<string, string> 
   }
   for (const spec of SERVICES) env[`${spec.name.toUpperCase()}_URL`] = serviceUrls[spec.name]!;
   const logFile = path.join(inject("testLogDir"), `platform-${randomBytes(4).toString("hex")}.log`);
-  const platform = await launchPlatform({ env, output: logFile });
-  return { ...platform, apiUrl: serviceUrls.api!, serviceUrls, serviceToken, databaseUrl, logFile };
+  const platform = await launchPlatform({ env, output: logFile, extraCallers: ["test"] });
+  const credential = (caller: string) => deriveCredential(masterToken, caller);
+  return { ...platform, apiUrl: serviceUrls.api!, serviceUrls, serviceToken: credential("test"), masterToken, credential, databaseUrl, logFile };
 }

@@ -6,6 +6,7 @@ import { createServiceClient, domainErrorInterceptor, requestLogFields, runServi
 import { configSchema } from "./config.js";
 import { WorkerDeriver } from "./derivation/worker-deriver.js";
 import { merchantReadinessSource } from "./rpc/merchant-readiness.js";
+import { CALLERS } from "./rpc/callers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
 import { ormOptions } from "./store/orm.js";
@@ -14,14 +15,15 @@ const config = loadConfig(configSchema);
 const logger = createLogger("allocation", { mixin: requestLogFields });
 if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
 const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
-const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_TOKEN });
+const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
 const deriver = new WorkerDeriver((error) => logger.error({ err: error }, "address derivation thread failed"));
 await runService({
   name: "allocation",
   services: SERVICE_NAMES,
   routes: routes(merchantReadinessSource(merchants), deriver.deriveRange)(orm, logger),
   interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)],
-  serviceToken: config.SERVICE_TOKEN,
+  callers: config.SERVICE_CALLER_DIGESTS,
+  allow: CALLERS,
   host: config.HOST,
   port: config.ALLOCATION_PORT,
   logger,

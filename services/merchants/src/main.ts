@@ -3,6 +3,7 @@ import { migrate, openOrm } from "@payin/db";
 import { createLogger } from "@payin/logging";
 import { domainErrorInterceptor, requestLogFields, runService } from "@payin/rpc";
 import { configSchema } from "./config.js";
+import { CALLERS } from "./rpc/callers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
 import { ormOptions } from "./store/orm.js";
@@ -16,7 +17,8 @@ await runService({
   services: SERVICE_NAMES,
   routes: routes(orm),
   interceptors: [domainErrorInterceptor("merchants", reasonCodes, logger)],
-  serviceToken: config.SERVICE_TOKEN,
+  callers: config.SERVICE_CALLER_DIGESTS,
+  allow: CALLERS,
   host: config.HOST,
   port: config.MERCHANTS_PORT,
   logger,

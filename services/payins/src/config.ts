@@ -1,7 +1,9 @@
-import { int, port, serviceBase, serviceUrl } from "@payin/config";
+import { int, port, serviceBase, serviceCredential, serviceUrl } from "@payin/config";
 
 export const configSchema = {
   ...serviceBase,
+  /** This service's own credential for its calls to merchants and allocation. */
+  SERVICE_CREDENTIAL: serviceCredential("payins"),
   PAYINS_PORT: port(50053),
   MERCHANTS_URL: serviceUrl("MERCHANTS_PORT"),
   ALLOCATION_URL: serviceUrl("ALLOCATION_PORT"),

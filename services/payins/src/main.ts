@@ -6,6 +6,7 @@ import { createServiceClient, domainErrorInterceptor, requestLogFields, runServi
 import { configSchema } from "./config.js";
 import { PayinContextCache } from "./domain/payin-context-cache.js";
 import { addressAllocator, merchantDirectory } from "./rpc/downstream.js";
+import { CALLERS } from "./rpc/callers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
 import { verifyMerchantAnnouncements } from "./store/merchant-announcements.js";
@@ -15,8 +16,8 @@ const config = loadConfig(configSchema);
 const logger = createLogger("payins", { mixin: requestLogFields });
 if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
 const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
-const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_TOKEN });
-const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: config.ALLOCATION_URL, serviceToken: config.SERVICE_TOKEN });
+const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
+const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: config.ALLOCATION_URL, serviceToken: config.SERVICE_CREDENTIAL });
 // Merchants' pay-in contexts, kept while the merchants schema's change announcements arrive.
 let listener: NotificationListener | undefined;
 const contexts = new PayinContextCache(merchantDirectory(merchants), {
@@ -48,7 +49,8 @@ await runService({
   services: SERVICE_NAMES,
   routes: routes({ orm, logger, merchants: contexts, allocator: addressAllocator(allocation) }),
   interceptors: [domainErrorInterceptor("payins", reasonCodes, logger)],
-  serviceToken: config.SERVICE_TOKEN,
+  callers: config.SERVICE_CALLER_DIGESTS,
+  allow: CALLERS,
   host: config.HOST,
   port: config.PAYINS_PORT,
   logger,

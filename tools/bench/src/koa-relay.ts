@@ -13,7 +13,7 @@ import { createServiceClient } from "@payin/rpc";
 
 const health = createServiceClient(healthV1.Health, {
   baseUrl: process.env.TRIVIAL_URL ?? "",
-  serviceToken: process.env.SERVICE_TOKEN ?? "",
+  serviceToken: process.env.SERVICE_CREDENTIAL ?? "",
 });
 const app = new Koa();
 app.use(async (ctx) => {

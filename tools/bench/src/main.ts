@@ -40,6 +40,7 @@ import path from "node:path";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import pg from "pg";
+import { callerDigestsFor, deriveCredential } from "@payin/config";
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db";
 import { GATEWAYS, launchPlatform, REPO_ROOT, SERVICES, type Platform } from "@payin/launcher";
 import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
@@ -216,10 +217,13 @@ async function main(): Promise<void> {
   const pgDir = path.join(runDir, "postgres");
   running.postgres = await startEmbeddedPostgres({ dataDir: pgDir, persistent: false });
   const databaseUrl = await running.postgres.createDatabase("payin");
-  const serviceToken = randomBytes(32).toString("base64url");
+  // The master secret: the launcher derives each process's credential from it;
+  // the bench's own calls present the `test` caller's, allowed every RPC.
+  const masterToken = randomBytes(32).toString("base64url");
+  const serviceToken = deriveCredential(masterToken, "test");
   const env: Record<string, string> = {
     DATABASE_URL: databaseUrl,
-    SERVICE_TOKEN: serviceToken,
+    SERVICE_TOKEN: masterToken,
     TOTP_ENCRYPTION_KEY: randomBytes(32).toString("base64url"),
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
   };
@@ -232,6 +236,7 @@ async function main(): Promise<void> {
   for (const spec of SERVICES) env[`${spec.name.toUpperCase()}_URL`] = urls[spec.name]!;
   step("starting the platform (identity, merchants, allocation, payins, api)…");
   running.platform = await launchPlatform({
+    extraCallers: ["test"],
     env,
     output: logFile,
     nodeArgs: PROFILE_DIR ? (name) => ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, name)}`] : undefined,
@@ -442,8 +447,8 @@ async function main(): Promise<void> {
   // kept running for the read pairs below.
   let b2Processes: { koaUrl: string; stop: () => Promise<void> } | undefined;
   const startB2 = async () => {
-    const trivial = await startServerChild("trivial-service.ts", { SERVICE_TOKEN: serviceToken, LOG_LEVEL: "warn" }, log);
-    const koa = await startServerChild("koa-relay.ts", { SERVICE_TOKEN: serviceToken, TRIVIAL_URL: `http://127.0.0.1:${trivial.port}` }, log);
+    const trivial = await startServerChild("trivial-service.ts", { SERVICE_CALLER_DIGESTS: callerDigestsFor(masterToken, ["test"]), LOG_LEVEL: "warn" }, log);
+    const koa = await startServerChild("koa-relay.ts", { SERVICE_CREDENTIAL: serviceToken, TRIVIAL_URL: `http://127.0.0.1:${trivial.port}` }, log);
     cpu.track("b2-koa", koa.child.pid);
     cpu.track("b2-service", trivial.child.pid);
     return {

@@ -1,18 +1,19 @@
 /**
  * Baseline B2, the far end: a Connect service with nothing but what
  * startRpcServer always registers (grpc.health.v1.Health), behind the same
- * service-token authentication and request-id handling as every service.
+ * caller authentication and request-id handling as every service.
  * Sends `{ready, port}` over IPC; ends when its parent goes away.
  */
+import { parseCallerDigests } from "@payin/config";
 import { createLogger } from "@payin/logging";
 import { startRpcServer } from "@payin/rpc";
 
-const serviceToken = process.env.SERVICE_TOKEN ?? "";
 const server = await startRpcServer({
   name: "bench-trivial",
   services: [],
   routes: () => {},
-  serviceToken,
+  callers: parseCallerDigests(process.env.SERVICE_CALLER_DIGESTS ?? ""),
+  allow: new Map(),
   host: "127.0.0.1",
   port: 0,
   logger: createLogger("bench-trivial"),

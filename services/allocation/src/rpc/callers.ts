@@ -1,0 +1,17 @@
+import { allocationV1 } from "@payin/proto";
+import { ALL_METHODS, allowCallers } from "@payin/rpc";
+
+/**
+ * Which internal caller may call which allocation RPC (see docs/architecture.md).
+ * A caller not listed may call none.
+ */
+export const CALLERS = allowCallers(allocationV1.AllocationService, {
+  // payins allocates the address of each pay-in it creates.
+  payins: ["allocateAddress", "batchAllocateAddresses"],
+  // The API gateway's admin API: a merchant's wallet and readiness.
+  api: ["setWallet", "getReadiness"],
+  // The operator CLI: wallets, and readiness as the admin API shows it.
+  payinctl: ["setWallet", "getWallet", "getReadiness"],
+  // The test harness and the benchmark only: never given a digest in a deployment.
+  test: ALL_METHODS,
+});

@@ -1,0 +1,76 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { createLogger } from "@payin/logging";
+import { identityV1 } from "@payin/proto";
+import { Code, createServiceClient, domainErrorInterceptor, reasonOf } from "@payin/rpc";
+import { createTestDatabase, failure, startTestServiceServer, type TestServiceServer } from "@payin/testing";
+import { routes, SERVICE_NAMES } from "../src/routes.js";
+import { CALLERS } from "../src/rpc/callers.js";
+import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { ormOptions } from "../src/store/orm.js";
+
+const Identity = identityV1.IdentityService;
+const procedure = (method: string) => `payin.identity.v1.IdentityService/${method}`;
+
+describe("identity's callers", () => {
+  it("lets no service call identity, the api all but bootstrapping, payinctl the operator's RPCs", () => {
+    expect(CALLERS.get("payins")!.size).toBe(0);
+    expect(CALLERS.get("allocation")!.size).toBe(0);
+    expect(CALLERS.get("api")!.has(procedure("Authenticate"))).toBe(true);
+    expect(CALLERS.get("api")!.has(procedure("BootstrapAdmin"))).toBe(false);
+    expect(CALLERS.get("payinctl")!.has(procedure("BootstrapAdmin"))).toBe(true);
+    expect(CALLERS.get("payinctl")!.has(procedure("CreateMachineCredential"))).toBe(true);
+    for (const method of ["Authenticate", "Login", "CompleteMfa", "GetSession", "Logout"]) {
+      expect(CALLERS.get("payinctl")!.has(procedure(method)), method).toBe(false);
+    }
+  });
+
+  describe("on the real server", () => {
+    let orm: MikroORM;
+    let service: TestServiceServer;
+    const client = (caller: string) => createServiceClient(Identity, { baseUrl: service.url, serviceToken: service.credential(caller) });
+
+    beforeAll(async () => {
+      const url = await createTestDatabase("identity");
+      await migrate(ormOptions(url));
+      orm = await openOrm(ormOptions(url, 5));
+      const logger = createLogger("identity", { level: "silent" });
+      const register = routes(orm, logger, { totpKey: randomBytes(32) });
+      const interceptors = [domainErrorInterceptor("identity", reasonCodes, logger)];
+      service = await startTestServiceServer({ name: "identity", services: SERVICE_NAMES, routes: register, allow: CALLERS, interceptors });
+    });
+    afterAll(async () => {
+      await service?.close();
+      await orm?.close();
+    });
+
+    it("refuses payins minting a machine credential, and allocation authenticating: PermissionDenied without a reason", async () => {
+      for (const [caller, call] of [
+        ["payins", () => client("payins").createMachineCredential({ merchantUuid: crypto.randomUUID() })],
+        ["allocation", () => client("allocation").authenticate({ token: "x" })],
+        ["api", () => client("api").bootstrapAdmin({ email: "nope@example.com" })],
+      ] as const) {
+        const error = await failure(call());
+        expect({ caller, code: error.code, reason: reasonOf(error) }).toEqual({ caller, code: Code.PermissionDenied, reason: undefined });
+      }
+    });
+
+    it("lets each caller call its own RPCs", async () => {
+      const boot = await client("payinctl").bootstrapAdmin({ email: "ops@example.com" });
+      expect(boot.identity?.email).toBe("ops@example.com");
+      // Past the allowlist: identity itself refuses the unknown token, with its reason.
+      const refused = await failure(client("api").authenticate({ token: "pk_unknown" }));
+      expect(refused.code).toBe(Code.Unauthenticated);
+      expect(reasonOf(refused)).toBeDefined();
+    });
+
+    it("refuses an unknown caller and a wrong secret: Unauthenticated without a reason", async () => {
+      for (const credential of [service.credential("observer"), `${service.credential("api")}x`, `payinctl.${service.credential("api").slice(4)}`]) {
+        const other = createServiceClient(Identity, { baseUrl: service.url, serviceToken: credential });
+        const error = await failure(other.bootstrapAdmin({ email: "x@example.com" }));
+        expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code: Code.Unauthenticated, reason: undefined });
+      }
+    });
+  });
+});

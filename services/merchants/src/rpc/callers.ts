@@ -1,0 +1,40 @@
+import { merchantsV1 } from "@payin/proto";
+import { ALL_METHODS, allowCallers } from "@payin/rpc";
+
+/** The admin surface: merchants, members, rules, policies, profiles, providers, the audit log. */
+const ADMIN = [
+  "createMerchant",
+  "getMerchant",
+  "transitionMerchant",
+  "listMerchants",
+  "ensureMember",
+  "listMemberships",
+  "createRule",
+  "listRules",
+  "ensureOperatingProfile",
+  "createPolicy",
+  "createProvider",
+  "listProviders",
+  "ensureProviderBinding",
+  "ensureProviderConnection",
+  "rotateProviderConnectionSecret",
+  "recordAuditEvent",
+  "listAuditEvents",
+] as const;
+
+/**
+ * Which internal caller may call which merchants RPC (see docs/architecture.md).
+ * A caller not listed may call none.
+ */
+export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
+  // The API gateway: the admin API, and the memberships of merchant users.
+  api: [...ADMIN],
+  // payins reads the pay-in context of a merchant it creates a pay-in for.
+  payins: ["getPayinContext"],
+  // allocation reads what a merchant's readiness is made of.
+  allocation: ["getReadinessInputs"],
+  // The operator CLI (and npm start's audit record of the first admin).
+  payinctl: [...ADMIN],
+  // The test harness and the benchmark only: never given a digest in a deployment.
+  test: ALL_METHODS,
+});

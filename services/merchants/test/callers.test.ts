@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { createLogger } from "@payin/logging";
+import { merchantsV1 } from "@payin/proto";
+import { Code, createServiceClient, domainErrorInterceptor, reasonOf } from "@payin/rpc";
+import { createTestDatabase, failure, startTestServiceServer, type TestServiceServer } from "@payin/testing";
+import { routes, SERVICE_NAMES } from "../src/routes.js";
+import { CALLERS } from "../src/rpc/callers.js";
+import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { ormOptions } from "../src/store/orm.js";
+
+const Merchants = merchantsV1.MerchantsService;
+
+describe("merchants' callers, on the real server", () => {
+  let orm: MikroORM;
+  let service: TestServiceServer;
+  const client = (caller: string) => createServiceClient(Merchants, { baseUrl: service.url, serviceToken: service.credential(caller) });
+
+  beforeAll(async () => {
+    const url = await createTestDatabase("merchants");
+    await migrate(ormOptions(url));
+    orm = await openOrm(ormOptions(url, 5));
+    const interceptors = [domainErrorInterceptor("merchants", reasonCodes, createLogger("merchants", { level: "silent" }))];
+    service = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: routes(orm), allow: CALLERS, interceptors });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await orm?.close();
+  });
+
+  it("lets payins read pay-in contexts and allocation readiness inputs, and nothing else", async () => {
+    const uuid = crypto.randomUUID();
+    // Past the allowlist: the service answers (an unknown merchant), with its reason.
+    for (const call of [() => client("payins").getPayinContext({ merchantUuid: uuid }), () => client("allocation").getReadinessInputs({ merchantUuid: uuid })]) {
+      const answered = await call().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (answered !== undefined) expect(reasonOf(answered as never)).toBeDefined();
+    }
+    for (const call of [
+      () => client("payins").createMerchant({ displayName: "Not Yours" }),
+      () => client("payins").getReadinessInputs({ merchantUuid: uuid }),
+      () => client("allocation").getPayinContext({ merchantUuid: uuid }),
+      () => client("allocation").listMerchants({}),
+    ]) {
+      const error = await failure(call());
+      expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code: Code.PermissionDenied, reason: undefined });
+    }
+  });
+
+  it("lets the api and payinctl administer, but not read what payins and allocation read", async () => {
+    const { merchant } = await client("api").createMerchant({ displayName: "Admin Shop" });
+    expect((await client("payinctl").getMerchant({ uuid: merchant!.uuid })).merchant?.displayName).toBe("Admin Shop");
+    for (const caller of ["api", "payinctl"]) {
+      const error = await failure(client(caller).getPayinContext({ merchantUuid: merchant!.uuid }));
+      expect({ caller, code: error.code }).toEqual({ caller, code: Code.PermissionDenied });
+    }
+  });
+});

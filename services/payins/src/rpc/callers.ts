@@ -1,0 +1,13 @@
+import { payinsV1 } from "@payin/proto";
+import { ALL_METHODS, allowCallers } from "@payin/rpc";
+
+/**
+ * Which internal caller may call which payins RPC (see docs/architecture.md).
+ * A caller not listed may call none.
+ */
+export const CALLERS = allowCallers(payinsV1.PayinsService, {
+  // The API gateway's merchant API (single calls travel in batches).
+  api: ["batchCreatePayInIntents", "batchGetPayInIntents", "listPayInIntents"],
+  // The test harness and the benchmark only: never given a digest in a deployment.
+  test: ALL_METHODS,
+});

@@ -1,0 +1,14 @@
+import { describe, expect, it } from "vitest";
+import { payinsV1 } from "@payin/proto";
+import { CALLERS } from "../src/rpc/callers.js";
+
+const procedure = (method: string) => `${payinsV1.PayinsService.typeName}/${method}`;
+
+describe("payins' callers", () => {
+  it("lets the api create, read and list pay-ins in batches, and no service or the CLI anything", () => {
+    expect([...CALLERS.get("api")!].sort()).toEqual(
+      ["BatchCreatePayInIntents", "BatchGetPayInIntents", "ListPayInIntents"].map(procedure).sort(),
+    );
+    for (const caller of ["payins", "allocation", "payinctl", "observer"]) expect(CALLERS.get(caller), caller).toBeUndefined();
+  });
+});
