@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { identityV1 } from "@payin/proto";
 import { Code, reasonOf, ConnectError } from "@payin/rpc";
+import { RECOVERY_CODE_COUNT, recoveryCodeDigest, recoveryCodeHash, recoveryCodePepper } from "../src/domain/recovery-codes.js";
 import { open } from "../src/domain/secret-box.js";
-import { expectFailure, expectNoSecretsLogged, randomEmail, secretOfUri, signIn, startHarness, type Harness } from "./support.js";
+import { expectFailure, expectNoSecretsLogged, randomEmail, randomIp, secretOfUri, signIn, startHarness, type Harness } from "./support.js";
 
 let h: Harness;
+/** The winning bootstrap's answer and email. */
+let first: { response: identityV1.BootstrapAdminResponse; email: string } | undefined;
 
 beforeAll(async () => {
   h = await startHarness();
@@ -36,6 +40,8 @@ describe("BootstrapAdmin", () => {
     const response = won[0]!.value;
     const email = emails[results.indexOf(won[0]!)]!;
     h.secrets.add(response.password).add(response.totpUri);
+    for (const code of response.recoveryCodes) h.secrets.add(code);
+    first = { response, email };
     expect(response.identity).toMatchObject({ email: email.toLowerCase(), status: "active", roles: ["platform_admin"], mfaEnrolled: true });
     expect(response.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(response.totpUri).toMatch(
@@ -59,6 +65,34 @@ describe("BootstrapAdmin", () => {
     // The password is stored as an argon2id hash only.
     const [identity] = await h.sql(`select password_hash from identity.identities where identity_uuid = ?`, [response.identity!.uuid]);
     expect(identity!.password_hash).toMatch(/^\$argon2id\$/);
+  });
+
+  it("issues ten recovery codes with the factor, stored salted and keyed, each signing the admin in once", async () => {
+    const { response, email } = first!;
+    expect(response.recoveryCodes).toHaveLength(RECOVERY_CODE_COUNT);
+    expect(new Set(response.recoveryCodes).size).toBe(RECOVERY_CODE_COUNT);
+    for (const code of response.recoveryCodes) expect(code).toMatch(/^[A-Z2-7]{5}-[A-Z2-7]{5}$/);
+
+    const rows = await h.sql(`select code_hash, salt from identity.recovery_codes where identity_uuid = ? and used_at is null`, [response.identity!.uuid]);
+    expect(rows).toHaveLength(RECOVERY_CODE_COUNT);
+    const pepper = recoveryCodePepper(h.totpKey);
+    for (const code of response.recoveryCodes) {
+      const digest = recoveryCodeDigest(code)!;
+      const matching = rows.filter((r) => (r.code_hash as Buffer).equals(recoveryCodeHash(pepper, r.salt as Buffer, digest)));
+      expect(matching).toHaveLength(1);
+      expect(rows.some((r) => (r.code_hash as Buffer).equals(digest))).toBe(false);
+    }
+
+    const login = async () => {
+      const res = await h.client.login({ email, password: response.password, transport: "bearer", clientIp: randomIp() });
+      h.secrets.add(res.result.value as string);
+      return res.result.value as string;
+    };
+    const code = response.recoveryCodes[0]!;
+    const done = await h.client.completeMfa({ mfaChallengeToken: await login(), code, clientIp: randomIp() });
+    h.secrets.add(done.authenticated!.sessionToken);
+    expect(done.authenticated?.session?.mfaSatisfied).toBe(true);
+    await expectFailure(h.client.completeMfa({ mfaChallengeToken: await login(), code, clientIp: randomIp() }), Code.Unauthenticated, "AUTH_INVALID_CREDENTIALS");
   });
 
   it("refuses once a platform_admin exists", async () => {

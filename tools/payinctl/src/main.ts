@@ -1,14 +1,15 @@
 /**
  * payinctl: the operator CLI (beside the admin API of the gateway). Talks to the running
  * services over gRPC with the configuration `npm start` uses (service URLs from
- * <NAME>_URL or <NAME>_PORT, SERVICE_TOKEN or .data/service-token; see config.ts).
+ * <NAME>_URL or <NAME>_PORT; its credential from SERVICE_CREDENTIAL, or derived from
+ * SERVICE_TOKEN or .data/service-token; see config.ts).
  * The command and its arguments are checked before anything is read or called;
  * then the environment is read once, and a missing or malformed variable stops
  * it with one line naming the variable (exit 78) before any call.
  * Prints JSON on stdout; errors go to stderr as JSON with a non-zero exit.
  */
 import { parseArgs } from "node:util";
-import { loadConfig } from "@payin/config";
+import { deriveCredential, loadConfig } from "@payin/config";
 import { readServiceToken } from "@payin/launcher";
 import { cliConfigSchema } from "./config.js";
 import { bootstrapView } from "./views.js";
@@ -141,7 +142,8 @@ async function run(argv: string[]): Promise<unknown> {
   const config = loadConfig(cliConfigSchema);
   // @payin/launcher's readServiceToken finds the data directory here.
   process.env.PAYIN_DATA_DIR = config.PAYIN_DATA_DIR;
-  const serviceToken = config.SERVICE_TOKEN ?? (await readServiceToken({ create: false }));
+  const serviceToken =
+    config.SERVICE_CREDENTIAL ?? deriveCredential(config.SERVICE_TOKEN ?? (await readServiceToken({ create: false })), "payinctl");
   // gRPC (HTTP/2), as the services' own clients speak Connect; both reach the same port.
   const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken, protocol: "grpc" });
   // Every change is audited with this actor: the operator CLI, and the request id

@@ -7,5 +7,18 @@ export function bootstrapView(res: identityV1.BootstrapAdminResponse) {
     identity: { uuid: i?.uuid, email: i?.email, status: i?.status, roles: i?.roles ?? [] },
     password: res.password,
     totp_uri: res.totpUri,
+    recovery_codes: [...res.recoveryCodes],
   };
+}
+
+/**
+ * The lines `npm start` prints about a new first admin whose credentials are kept
+ * in `file`. The credentials themselves only when the output is a terminal: output
+ * that is piped or redirected tends to end up in logs, and the 0600 file holds them.
+ */
+export function bootstrapBanner(file: string, view: ReturnType<typeof bootstrapView>, terminal: boolean): string[] {
+  if (!terminal) {
+    return ["", `first platform admin created; its password, TOTP secret and recovery codes are in ${file} (mode 0600, not printed: output is not a terminal)`];
+  }
+  return ["", `first platform admin created (shown once; also kept in ${file}):`, JSON.stringify(view)];
 }

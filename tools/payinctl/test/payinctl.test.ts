@@ -99,7 +99,7 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL)
     platform = await startTestPlatform();
     env = cleanEnv({
       PAYIN_DATA_DIR: emptyDataDir,
-      SERVICE_TOKEN: platform.serviceToken,
+      SERVICE_TOKEN: platform.masterToken,
       IDENTITY_URL: platform.serviceUrls.identity!,
       MERCHANTS_URL: platform.serviceUrls.merchants!,
       ALLOCATION_URL: platform.serviceUrls.allocation!,
@@ -110,12 +110,12 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL)
     await platform?.stopAll();
   });
 
-  it("creates the first platform admin and prints exactly its identity, password and TOTP URI as JSON", async () => {
+  it("creates the first platform admin and prints exactly its identity, password, TOTP URI and recovery codes as JSON", async () => {
     const result = await bootstrap("Ops@Example.com");
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
     expect(result.stdout).toMatch(/^\{.*\}\n$/); // one line of JSON, nothing else
     const printed = JSON.parse(result.stdout);
-    expect(Object.keys(printed)).toEqual(["identity", "password", "totp_uri"]);
+    expect(Object.keys(printed)).toEqual(["identity", "password", "totp_uri", "recovery_codes"]);
     expect(Object.keys(printed.identity)).toEqual(["uuid", "email", "status", "roles"]);
     expect(printed.identity).toEqual({
       uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
@@ -126,6 +126,8 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL)
     expect(printed.password).toEqual(expect.any(String));
     expect(printed.password.length).toBeGreaterThanOrEqual(16);
     expect(printed.totp_uri).toMatch(/^otpauth:\/\/totp\/.+\?.*secret=[A-Z2-7]+/);
+    expect(printed.recovery_codes).toHaveLength(10);
+    for (const code of printed.recovery_codes) expect(code).toMatch(/^[A-Z2-7]{5}-[A-Z2-7]{5}$/);
   });
 
   it("records the operator's changes in the audit log: actor operator_cli, one request id per command", async () => {

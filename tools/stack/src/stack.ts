@@ -7,10 +7,10 @@
  */
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { loadConfig, localServiceHost } from "@payin/config";
+import { deriveCredential, loadConfig, localServiceHost } from "@payin/config";
 import { startEmbeddedPostgres, takeOverShutdownSignals, type EmbeddedPostgresHandle } from "@payin/db";
 import { launchPlatform, readServiceToken, readTotpEncryptionKey, type Platform } from "@payin/launcher";
-import { bootstrapView } from "@payin/payinctl/views";
+import { bootstrapBanner, bootstrapView } from "@payin/payinctl/views";
 import { identityV1, merchantsV1 } from "@payin/proto";
 import { ConnectError, createServiceClient, reasonOf, requestIdFrom } from "@payin/rpc";
 import { stackConfigSchema } from "./config.js";
@@ -111,28 +111,32 @@ function watch(name: string, exited: Promise<number | null>): void {
 
 /**
  * On a fresh data directory, creates the first platform_admin (BOOTSTRAP_ADMIN_EMAIL,
- * default admin@example.com) with TOTP enrolled, prints the credentials once and
- * keeps them in .data/bootstrap-admin.json (mode 0600; the local stack only).
+ * default admin@example.com) with TOTP enrolled and keeps its password, TOTP URI
+ * and recovery codes in .data/bootstrap-admin.json (mode 0600; the local stack
+ * only). They are printed too, once, only when stdout is a terminal; otherwise
+ * the banner names the file alone, so the secrets never land in a log.
  */
 async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
   const file = path.join(config.PAYIN_DATA_DIR, "bootstrap-admin.json");
   if (await exists(file)) return;
   const identity = createServiceClient(identityV1.IdentityService, {
     baseUrl: `http://${localServiceHost(process.env)}:${env.IDENTITY_PORT}`,
-    serviceToken: env.SERVICE_TOKEN!,
+    // npm start bootstraps as the operator CLI would, with its credential.
+    serviceToken: deriveCredential(env.SERVICE_TOKEN!, "payinctl"),
   });
   try {
     const res = await identity.bootstrapAdmin({ email: config.BOOTSTRAP_ADMIN_EMAIL });
     const view = bootstrapView(res);
-    // Shown before it is written: should the write fail, the one chance to see
-    // the password has not been lost with it.
-    out("");
-    out(`first platform admin created (shown once; also kept in ${file}):`);
-    out(JSON.stringify(view));
+    const terminal = process.stdout.isTTY === true;
+    const banner = bootstrapBanner(file, view, terminal);
+    // On a terminal, shown before it is written: should the write fail, the one
+    // chance to see the password has not been lost with it.
+    if (terminal) banner.forEach(out);
     // Recorded before the file: a failed write stops this start, and the next
     // finds the admin already there (ADMIN_EXISTS) and records nothing.
     await recordBootstrap(env, res.identity?.uuid ?? "");
-    await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600 });
+    await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    if (!terminal) banner.forEach(out);
   } catch (error) {
     if (error instanceof ConnectError && reasonOf(error) === "ADMIN_EXISTS") return; // data from an earlier run
     throw error;
@@ -146,7 +150,7 @@ async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
 async function recordBootstrap(env: Record<string, string>, identityUuid: string): Promise<void> {
   const merchants = createServiceClient(merchantsV1.MerchantsService, {
     baseUrl: `http://${localServiceHost(process.env)}:${env.MERCHANTS_PORT}`,
-    serviceToken: env.SERVICE_TOKEN!,
+    serviceToken: deriveCredential(env.SERVICE_TOKEN!, "payinctl"),
   });
   const actor = { kind: "system", uuid: "", requestId: requestIdFrom(undefined) };
   try {

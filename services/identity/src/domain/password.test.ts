@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DomainError } from "@payin/errors";
 import {
   ARGON2_OPTIONS,
+  checkNewPassword,
   checkPasswordRules,
   configurePasswordHashing,
   generatePassword,
@@ -39,6 +40,65 @@ describe("password rules", () => {
     ["6 emoji (12 UTF-16 units)", "😀".repeat(6)],
   ])("refuses %s", (_name, password) => {
     expect(refusal(password)).toBe(IdentityReason.InvalidArgument);
+  });
+});
+
+describe("new password rules", () => {
+  /** The refusal message for a new password of `email`, or undefined when accepted. */
+  async function newPasswordRefusal(password: string, email = "someone@example.com"): Promise<string | undefined> {
+    try {
+      await checkNewPassword(password, email, "new_password");
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(DomainError);
+      expect((error as DomainError).reason).toBe(IdentityReason.InvalidArgument);
+      const message = (error as DomainError).message;
+      expect(message.toLowerCase()).not.toContain(password.toLowerCase());
+      return message;
+    }
+  }
+
+  it.each([
+    ["a common password with digits", "password1234"],
+    ["a capitalised common password", "Password1234!"],
+    ["a keyboard row", "qwertyuiop12"],
+    ["a digit sequence", "123456789012"],
+    ["leetspeak of a common password", "P@ssw0rd2024"],
+    ["a common word and digits", "football2024"],
+    ["a repeated character", "aaaaaaaaaaaa"],
+  ])("refuses %s as too easy to guess", async (_name, password) => {
+    expect(await newPasswordRefusal(password)).toBe(
+      "new_password is too common or easy to guess: use a longer one without common words, names, dates or keyboard patterns, e.g. several random words",
+    );
+  });
+
+  it.each([
+    ["the local part itself", "maria.santos-2024!", "maria.santos@example.com"],
+    ["the local part in another case", "x-MARIA.Santos-x-91kq", "maria.santos@example.com"],
+    ["a short local part of 3 characters", "Quiet-bob-Harbour-Lamp", "bob@example.com"],
+  ])("refuses a password containing %s", async (_name, password, email) => {
+    expect(await newPasswordRefusal(password, email)).toBe("new_password must not contain the email address's name");
+  });
+
+  it.each([
+    ["a passphrase", "correct horse battery staple"],
+    ["random base64url", "pw-Xy7_kq2LmN0pQrSt"],
+    ["a long plain phrase", "long enough password"],
+    ["a local part of 2 characters elsewhere in it", "jo-Quiet-Harbour-Lamp"],
+  ])("accepts %s", async (_name, password) => {
+    expect(await newPasswordRefusal(password, "jo@example.com")).toBeUndefined();
+  });
+
+  it("applies the length rule first", async () => {
+    expect(await newPasswordRefusal("Xy7_kq2LmN0")).toBe("new_password must have 12 to 128 characters");
+  });
+
+  it("keeps the estimate cheap once loaded, even at 128 characters", async () => {
+    await checkNewPassword(generatePassword(), "warm@example.com"); // loads the dictionaries
+    const start = performance.now();
+    await checkNewPassword("Xy7_kq2LmN0pQrSt".repeat(8), "someone@example.com");
+    // Generous for a loaded machine; an unloaded one takes about 50 ms.
+    expect(performance.now() - start).toBeLessThan(1_000);
   });
 });
 

@@ -1,6 +1,14 @@
 import { isUniqueViolation, type EntityManager } from "@payin/db";
 import type { Role } from "../domain/permissions.js";
-import { withoutHash, type Identity, type IdentityStatus, type IdentityStore, type StoredIdentity, type TotpFactor } from "../domain/stores.js";
+import {
+  withoutHash,
+  type Identity,
+  type IdentityStatus,
+  type IdentityStore,
+  type StoredIdentity,
+  type StoredRecoveryCode,
+  type TotpFactor,
+} from "../domain/stores.js";
 import { bigintNumber, date, requiredDate, valuesPlaceholders } from "./rows.js";
 
 /** Unique constraint on the (lower-cased) email. */
@@ -167,19 +175,45 @@ export class IdentityRepository implements IdentityStore {
     return rows.length > 0;
   }
 
-  async replaceRecoveryCodes(identityUuid: string, codeHashes: Buffer[], at: Date): Promise<void> {
+  async replaceRecoveryCodes(identityUuid: string, codes: StoredRecoveryCode[], at: Date): Promise<void> {
     await this.em.execute(`delete from recovery_codes where identity_uuid = ?`, [identityUuid]);
-    if (codeHashes.length === 0) return;
+    if (codes.length === 0) return;
     await this.em.execute(
-      `insert into recovery_codes (identity_uuid, code_hash, created_at) values ${valuesPlaceholders(codeHashes.length, 3)}`,
-      codeHashes.flatMap((hash) => [identityUuid, hash, at]),
+      `insert into recovery_codes (identity_uuid, code_hash, salt, created_at) values ${valuesPlaceholders(codes.length, 4)}`,
+      codes.flatMap((code) => [identityUuid, code.codeHash, code.salt, at]),
     );
+  }
+
+  async listUnusedRecoveryCodes(identityUuid: string): Promise<StoredRecoveryCode[]> {
+    const rows = await this.em.execute(
+      `select code_hash, salt from recovery_codes where identity_uuid = ? and used_at is null and salt is not null`,
+      [identityUuid],
+    );
+    return rows.map((row) => ({ codeHash: row.code_hash as Buffer, salt: row.salt as Buffer }));
   }
 
   async useRecoveryCode(identityUuid: string, codeHash: Buffer, at: Date): Promise<boolean> {
     const rows = await this.em.execute(
-      `update recovery_codes set used_at = ? where identity_uuid = ? and code_hash = ? and used_at is null returning identity_uuid`,
+      `update recovery_codes set used_at = ?
+        where identity_uuid = ? and code_hash = ? and used_at is null and salt is not null
+        returning identity_uuid`,
       [at, identityUuid, codeHash],
+    );
+    return rows.length > 0;
+  }
+
+  async listUnsaltedRecoveryCodes(limit: number): Promise<{ identityUuid: string; digest: Buffer }[]> {
+    const rows = await this.em.execute(`select identity_uuid, code_hash from recovery_codes where salt is null limit ?`, [limit]);
+    return rows.map((row) => ({ identityUuid: row.identity_uuid as string, digest: row.code_hash as Buffer }));
+  }
+
+  async saltRecoveryCode(identityUuid: string, digest: Buffer, code: StoredRecoveryCode): Promise<boolean> {
+    // Conditional on the row still being unsalted, so concurrent starts salt it once.
+    const rows = await this.em.execute(
+      `update recovery_codes set code_hash = ?, salt = ?
+        where identity_uuid = ? and code_hash = ? and salt is null
+        returning identity_uuid`,
+      [code.codeHash, code.salt, identityUuid, digest],
     );
     return rows.length > 0;
   }
