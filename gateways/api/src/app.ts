@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import Koa from "koa";
 import Router from "@koa/router";
 import type { Client } from "@connectrpc/connect";
@@ -18,6 +19,8 @@ export interface AppDeps {
   identity: Client<typeof identityV1.IdentityService>;
   merchants: Client<typeof merchantsV1.MerchantsService>;
   allocation: Client<typeof allocationV1.AllocationService>;
+  /** The client address of a request (see client-address.ts); by default the TCP peer. */
+  clientAddress?: (req: IncomingMessage) => string;
 }
 
 /** Builds the API gateway: error middleware first, then health and /api/v1 routes. */

@@ -1,7 +1,9 @@
-import { int, oneOf, port, secret, serviceUrl, str } from "@payin/config";
+import { int, list, oneOf, port, serviceCredential, serviceUrl, str } from "@payin/config";
+import { trustedProxyProblem } from "./http/client-address.js";
 
 export const configSchema = {
-  SERVICE_TOKEN: secret(32),
+  /** The gateway's own credential for its calls to the services. */
+  SERVICE_CREDENTIAL: serviceCredential("api"),
   HOST: str("127.0.0.1"),
   API_PORT: port(8080),
   IDENTITY_URL: serviceUrl("IDENTITY_PORT"),
@@ -10,5 +12,10 @@ export const configSchema = {
   ALLOCATION_URL: serviceUrl("ALLOCATION_PORT"),
   /** How long an authenticated machine token is trusted without asking identity again. */
   AUTH_CACHE_TTL_MS: int(4_000, 0, 5_000),
+  /**
+   * Proxies (IPs or CIDR ranges, comma-separated) whose X-Forwarded-For is
+   * believed for the client address; empty: the TCP peer is the client.
+   */
+  TRUSTED_PROXIES: list(trustedProxyProblem),
   LOG_LEVEL: oneOf(["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const, "info"),
 };

@@ -6,15 +6,24 @@ import { createServiceClient, requestLogFields } from "@payin/rpc";
 import { createApp } from "./app.js";
 import { Authenticator } from "./auth/authenticator.js";
 import { configSchema } from "./config.js";
+import { clientAddressOf } from "./http/client-address.js";
 import { clientErrorHandler } from "./http/client-error.js";
 
 const config = loadConfig(configSchema);
 const logger = createLogger("api", { mixin: requestLogFields });
-const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken: config.SERVICE_TOKEN });
-const payins = createServiceClient(payinsV1.PayinsService, { baseUrl: config.PAYINS_URL, serviceToken: config.SERVICE_TOKEN });
-const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_TOKEN });
-const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: config.ALLOCATION_URL, serviceToken: config.SERVICE_TOKEN });
-const app = createApp({ logger, auth: new Authenticator(identity, config.AUTH_CACHE_TTL_MS), payins, identity, merchants, allocation });
+const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken: config.SERVICE_CREDENTIAL });
+const payins = createServiceClient(payinsV1.PayinsService, { baseUrl: config.PAYINS_URL, serviceToken: config.SERVICE_CREDENTIAL });
+const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
+const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: config.ALLOCATION_URL, serviceToken: config.SERVICE_CREDENTIAL });
+const app = createApp({
+  logger,
+  auth: new Authenticator(identity, config.AUTH_CACHE_TTL_MS),
+  payins,
+  identity,
+  merchants,
+  allocation,
+  clientAddress: clientAddressOf(config.TRUSTED_PROXIES),
+});
 
 const server = http.createServer({ keepAliveTimeout: 65_000, requestTimeout: 30_000 }, app.callback());
 // Requests the HTTP parser refuses never reach Koa: answer them with the error body too.

@@ -10,6 +10,11 @@ export class DomainError<R extends string = string> extends Error {
     readonly reason: R,
     /** Human message, safe to show a client: never a secret, SQL or stack. */
     message: string,
+    /**
+     * For a refusal that lifts by itself (a rate limit): whole seconds, at least 1,
+     * until a new attempt can succeed. Travels to the gateway's Retry-After.
+     */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = "DomainError";

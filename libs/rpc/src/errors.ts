@@ -89,8 +89,9 @@ function toConnectError<R extends string>(
   method: string,
 ): ConnectError {
   if (error instanceof DomainError && Object.hasOwn(codes, error.reason)) {
+    const retryAfterSeconds = wholeSeconds(error.retryAfterSeconds);
     return new ConnectError(error.message, codes[error.reason as R], undefined, [
-      { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { reason: error.reason, domain }) },
+      { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { reason: error.reason, domain, retryAfterSeconds }) },
     ]);
   }
   if (error instanceof ConnectError) {
@@ -106,6 +107,17 @@ function toConnectError<R extends string>(
 /** The reason carried by a ConnectError, or undefined. */
 export function reasonOf(error: ConnectError): string | undefined {
   return error.findDetails(ErrorDetailSchema)[0]?.reason || undefined;
+}
+
+/** Seconds (at least 1) until a refused call can succeed, as its service said; undefined when it did not say. */
+export function retryAfterOf(error: ConnectError): number | undefined {
+  return error.findDetails(ErrorDetailSchema)[0]?.retryAfterSeconds || undefined;
+}
+
+/** A whole number of seconds, at least 1, that fits the detail's uint32; 0 (not said) for anything else. */
+function wholeSeconds(seconds: number | undefined): number {
+  if (seconds === undefined || !Number.isFinite(seconds) || seconds <= 0) return 0;
+  return Math.min(Math.max(1, Math.ceil(seconds)), 0xffff_ffff);
 }
 
 /** The HTTP status a gateway answers for an RPC status code (DESIGN §2). */

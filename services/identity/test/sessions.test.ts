@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
-import { Code, ConnectError, reasonOf } from "@payin/rpc";
+import { Code, ConnectError, reasonOf, retryAfterOf } from "@payin/rpc";
 import {
   bootstrap,
   createPerson,
@@ -112,16 +112,25 @@ describe("Login", () => {
     await expectFailure(h.client.login(request), Code.InvalidArgument, "INVALID_ARGUMENT");
   });
 
-  it("throttles an email after 5 failures in 15 minutes, even with the right password", async () => {
+  it("throttles an email from one client IP after 5 failures in 15 minutes, even with the right password", async () => {
     const person = await member();
+    const clientIp = randomIp();
     for (let i = 0; i < 5; i++) {
       await expectFailure(
-        h.client.login({ email: person.email, password: `wrong password ${i}`, transport: "bearer", clientIp: randomIp() }),
+        h.client.login({ email: person.email, password: `wrong password ${i}`, transport: "bearer", clientIp }),
         Code.Unauthenticated,
         "AUTH_INVALID_CREDENTIALS",
       );
     }
-    const right = () => h.client.login({ email: person.email, password: person.password, transport: "bearer", clientIp: randomIp() });
+    const right = () => h.client.login({ email: person.email, password: person.password, transport: "bearer", clientIp });
+    const refused = await expectFailure(right(), Code.ResourceExhausted, "RATE_LIMITED");
+    // Until the first of the 5 failures leaves the 15 minutes.
+    expect(retryAfterOf(refused)).toBeGreaterThanOrEqual(15 * 60 - 10);
+    expect(retryAfterOf(refused)).toBeLessThanOrEqual(15 * 60);
+    // The owner signs in from another address all the same; this one stays refused.
+    expect((await h.client.login({ email: person.email, password: person.password, transport: "bearer", clientIp: randomIp() })).result.case).toBe(
+      "authenticated",
+    );
     await expectFailure(right(), Code.ResourceExhausted, "RATE_LIMITED");
     // Other emails are not affected.
     const other = await member();
@@ -133,9 +142,10 @@ describe("Login", () => {
     expect((await right()).result.case).toBe("authenticated");
   });
 
-  it("forgives earlier failures after a successful login", async () => {
+  it("forgives earlier failures after a successful login from the same client IP", async () => {
     const person = await member();
-    const login = (password: string) => h.client.login({ email: person.email, password, transport: "bearer", clientIp: randomIp() });
+    const clientIp = randomIp();
+    const login = (password: string) => h.client.login({ email: person.email, password, transport: "bearer", clientIp });
     for (let i = 0; i < 4; i++) await expectFailure(login("wrong password!!"), Code.Unauthenticated, "AUTH_INVALID_CREDENTIALS");
     expect((await login(person.password)).result.case).toBe("authenticated");
     for (let i = 0; i < 5; i++) await expectFailure(login("wrong password!!"), Code.Unauthenticated, "AUTH_INVALID_CREDENTIALS");
@@ -172,10 +182,11 @@ describe("Login", () => {
     );
   });
 
-  it("never lets concurrent failures slip past the email limit", async () => {
+  it("never lets concurrent failures from one client IP slip past the email's limit", async () => {
     const person = await member();
+    const clientIp = randomIp();
     const results = await Promise.allSettled(
-      Array.from({ length: 12 }, () => h.client.login({ email: person.email, password: "wrong password!!", transport: "bearer", clientIp: randomIp() })),
+      Array.from({ length: 12 }, () => h.client.login({ email: person.email, password: "wrong password!!", transport: "bearer", clientIp })),
     );
     const reasons = results.map((r) => (r.status === "rejected" ? reasonOf(r.reason as ConnectError) : "ok"));
     expect(reasons.every((r) => r === "AUTH_INVALID_CREDENTIALS" || r === "RATE_LIMITED")).toBe(true);
@@ -347,6 +358,29 @@ describe("ChangePassword", () => {
       "AUTH_INVALID_CREDENTIALS",
     );
     expect((await h.client.login({ email: person.email, password: newPassword, transport: "bearer", clientIp: randomIp() })).result.case).toBe(
+      "authenticated",
+    );
+  });
+
+  it("refuses a guessable new password or one containing the email's name, keeping the old one", async () => {
+    const person = await member();
+    const token = await signIn(h, person);
+    const local = person.email.slice(0, person.email.indexOf("@"));
+    for (const [newPassword, why] of [
+      ["password1234", "new_password is too common or easy to guess"],
+      ["Password1234!", "new_password is too common or easy to guess"],
+      [`${local.toUpperCase()}-2024!`, "new_password must not contain the email address's name"],
+    ] as const) {
+      const error = await expectFailure(
+        h.client.changePassword({ ...caller(token), currentPassword: person.password, newPassword }),
+        Code.InvalidArgument,
+        "INVALID_ARGUMENT",
+      );
+      expect(error.rawMessage).toContain(why);
+      expect(error.rawMessage.toLowerCase()).not.toContain(newPassword.toLowerCase());
+    }
+    await h.client.authenticate({ token });
+    expect((await h.client.login({ email: person.email, password: person.password, transport: "bearer", clientIp: randomIp() })).result.case).toBe(
       "authenticated",
     );
   });

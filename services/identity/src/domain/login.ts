@@ -7,6 +7,7 @@ import { checkPasswordRules, verifyPassword } from "./password.js";
 import { IdentityReason } from "./reasons.js";
 import { openSession, parseTransport, type SessionView } from "./session.js";
 import { withoutHash, type IdentityDeps } from "./stores.js";
+import type { LoginFailureReason } from "./security-events.js";
 import { throttledAttempt } from "./throttle.js";
 
 /** An MFA challenge can be completed within this long after the password check. */
@@ -57,20 +58,35 @@ export async function login(
   const now = deps.clock();
   const { stores } = deps;
 
+  // What the check saw, for the security log only.
+  const seen: { identityUuid: string | null; reason: LoginFailureReason } = { identityUuid: null, reason: "unknown_email" };
   const found = await throttledAttempt(
     stores.attempts,
-    { email, clientIp },
+    { email, clientIp, challengeUuid: null },
     now,
     async () => {
       const identity = await stores.identities.findByEmail(email);
       // Verified even for an unknown email (against a dummy hash), so both take as long.
       const matches = await verifyPassword(identity?.passwordHash ?? null, input.password);
+      if (identity) {
+        seen.identityUuid = identity.identityUuid;
+        seen.reason = matches ? "inactive_identity" : "wrong_password";
+      }
       return matches && identity !== null && identity.status === "active" ? identity : null;
     },
-    // Signed in at once: earlier failures are forgiven. With MFA, only the second factor does that.
-    (identity) => !identity.mfaEnrolled,
+    // Signed in at once: the consecutive failures start again. With MFA, only the second factor does that.
+    (identity) => (identity.mfaEnrolled ? "verified" : "succeeded"),
+    async (refusal) => {
+      // Looked up whether or not the email exists, so a refusal takes as long either way.
+      const identity = await stores.identities.findByEmail(email);
+      deps.securityEvents({ event: "auth.throttled", identityUuid: identity?.identityUuid ?? null, clientIp, step: "login", ...refusal });
+    },
   );
-  if (found === null) throw invalidCredentials();
+  if (found === null) {
+    deps.securityEvents({ event: "auth.login.failed", identityUuid: seen.identityUuid, clientIp, reason: seen.reason });
+    throw invalidCredentials();
+  }
+  deps.securityEvents({ event: "auth.login.succeeded", identityUuid: found.identityUuid, clientIp, mfaRequired: found.mfaEnrolled });
 
   if (found.mfaEnrolled) {
     const { token, hash } = newOpaqueToken();
@@ -100,9 +116,10 @@ export async function login(
  * Completes an MFA challenge with a TOTP code or a recovery code and opens an
  * MFA-satisfied session with the transport chosen at login. An unknown, expired or
  * spent challenge fails with AUTH_INVALID_TOKEN; a wrong or used code with
- * AUTH_INVALID_CREDENTIALS, counted as a failed attempt for the identity's email
- * (the challenge stays usable until it expires). The code, the challenge and the
- * new session are committed together or not at all.
+ * AUTH_INVALID_CREDENTIALS, counted as a failed attempt for the challenge, the
+ * identity's email and the client IP (the challenge stays usable until it
+ * expires or has seen 5 wrong codes). The code, the challenge and the new
+ * session are committed together or not at all.
  */
 export async function completeMfa(
   deps: IdentityDeps,
@@ -119,7 +136,7 @@ export async function completeMfa(
 
   const authenticated = await throttledAttempt(
     stores.attempts,
-    { email: identity.email, clientIp },
+    { email: identity.email, clientIp, challengeUuid: challenge.challengeUuid },
     now,
     () =>
     stores.transaction(async (tx): Promise<Authenticated | null> => {
@@ -136,8 +153,15 @@ export async function completeMfa(
         mfaAuthenticatedAt: now,
       }).then(({ view, token }) => ({ session: view, token }));
     }),
-    () => true,
+    () => "succeeded",
+    (refusal) => {
+      deps.securityEvents({ event: "auth.throttled", identityUuid: identity.identityUuid, clientIp, step: "mfa", ...refusal });
+    },
   );
-  if (authenticated === null) throw invalidSecondFactor();
+  if (authenticated === null) {
+    deps.securityEvents({ event: "auth.mfa.failed", identityUuid: identity.identityUuid, clientIp });
+    throw invalidSecondFactor();
+  }
+  deps.securityEvents({ event: "auth.mfa.succeeded", identityUuid: identity.identityUuid, clientIp });
   return authenticated;
 }

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/common/v1/error_detail.proto.
  */
 export const file_payin_common_v1_error_detail: GenFile = /*@__PURE__*/
-  fileDesc("CiJwYXlpbi9jb21tb24vdjEvZXJyb3JfZGV0YWlsLnByb3RvEg9wYXlpbi5jb21tb24udjEiLQoLRXJyb3JEZXRhaWwSDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCSJdCg5CYXRjaEl0ZW1FcnJvchIMCgRjb2RlGAEgASgFEg8KB21lc3NhZ2UYAiABKAkSLAoGZGV0YWlsGAMgASgLMhwucGF5aW4uY29tbW9uLnYxLkVycm9yRGV0YWlsYgZwcm90bzM");
+  fileDesc("CiJwYXlpbi9jb21tb24vdjEvZXJyb3JfZGV0YWlsLnByb3RvEg9wYXlpbi5jb21tb24udjEiSgoLRXJyb3JEZXRhaWwSDgoGcmVhc29uGAEgASgJEg4KBmRvbWFpbhgCIAEoCRIbChNyZXRyeV9hZnRlcl9zZWNvbmRzGAMgASgNIl0KDkJhdGNoSXRlbUVycm9yEgwKBGNvZGUYASABKAUSDwoHbWVzc2FnZRgCIAEoCRIsCgZkZXRhaWwYAyABKAsyHC5wYXlpbi5jb21tb24udjEuRXJyb3JEZXRhaWxiBnByb3RvMw");
 
 /**
  * ErrorDetail travels in the details of every ConnectError a service returns.
@@ -34,6 +34,15 @@ export type ErrorDetail = Message<"payin.common.v1.ErrorDetail"> & {
    * @generated from field: string domain = 2;
    */
   domain: string;
+
+  /**
+   * For a refusal that lifts by itself (RESOURCE_EXHAUSTED): whole seconds, at
+   * least 1, until a new attempt can succeed; 0 when not known. The gateway
+   * answers it as Retry-After.
+   *
+   * @generated from field: uint32 retry_after_seconds = 3;
+   */
+  retryAfterSeconds: number;
 };
 
 /**
