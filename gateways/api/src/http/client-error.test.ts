@@ -71,6 +71,10 @@ function expectErrorAnswer(res: RawResponse, statusLine: string, code: string): 
   expect(res.headers["content-type"]).toMatch(/^application\/json/);
   expect(res.headers.connection).toBe("close");
   expect(res.headers["x-request-id"]).toMatch(REQUEST_ID);
+  // The headers every gateway answer carries.
+  expect(res.headers["x-content-type-options"]).toBe("nosniff");
+  expect(res.headers["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
+  expect(res.headers["referrer-policy"]).toBe("no-referrer");
   expect(Number(res.headers["content-length"])).toBe(Buffer.byteLength(res.body));
   const body = JSON.parse(res.body);
   expect(Object.keys(body)).toEqual(["error"]);

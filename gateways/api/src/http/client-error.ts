@@ -2,6 +2,7 @@ import http from "node:http";
 import type { Duplex } from "node:stream";
 import type { Logger } from "@payin/logging";
 import { REQUEST_ID_HEADER, requestIdFrom } from "@payin/rpc";
+import { SECURITY_HEADERS } from "./response-headers.js";
 
 interface ClientErrorAnswer {
   status: number;
@@ -39,7 +40,7 @@ export function clientErrorResponse(answer: ClientErrorAnswer, requestId: string
     "Connection: close",
     `${REQUEST_ID_HEADER}: ${requestId}`,
     "Cache-Control: no-store",
-    "X-Content-Type-Options: nosniff",
+    ...Object.entries(SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}`),
     "",
     body,
   ].join("\r\n");

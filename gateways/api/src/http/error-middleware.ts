@@ -1,7 +1,8 @@
 import type { Context, Next } from "koa";
 import type { Logger } from "@payin/logging";
-import { ConnectError, Code, REQUEST_ID_HEADER, httpStatusForCode, reasonOf, requestIdFrom, runWithContext } from "@payin/rpc";
+import { ConnectError, Code, REQUEST_ID_HEADER, httpStatusForCode, reasonOf, requestIdFrom, retryAfterOf, runWithContext } from "@payin/rpc";
 import { ApiError } from "./api-error.js";
+import { SECURITY_HEADERS } from "./response-headers.js";
 
 /** Public code for an RPC failure that carries no reason of its own. */
 const GENERIC_CODES: Record<number, string> = {
@@ -45,6 +46,8 @@ export function mapError(error: unknown): Mapped {
       // VALIDATION_ERROR. Every 401 has the one public code the contract shows,
       // AUTH_INVALID_CREDENTIALS (the message says what was wrong).
       const code = status === 401 ? "AUTH_INVALID_CREDENTIALS" : reason === "INVALID_ARGUMENT" ? "VALIDATION_ERROR" : reason;
+      // A refusal that lifts by itself says when: the service's time, else a second.
+      if (status === 429) return { status, code, message: error.rawMessage, headers: { "retry-after": String(retryAfterOf(error) ?? 1) } };
       return { status, code, message: error.rawMessage };
     }
   }
@@ -66,7 +69,8 @@ export function errorMiddleware(logger: Logger) {
     ctx.state.requestId = requestId;
     ctx.set(REQUEST_ID_HEADER, requestId);
     ctx.set("cache-control", "no-store");
-    ctx.set("x-content-type-options", "nosniff");
+    // Set first, so that errors, 404 and 405 answers carry them as well.
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) ctx.set(name, value);
     await runWithContext({ requestId }, async () => {
       try {
         await next();
@@ -85,6 +89,8 @@ export function errorMiddleware(logger: Logger) {
         }
         ctx.status = mapped.status;
         for (const [name, value] of Object.entries(mapped.headers ?? {})) ctx.set(name, value);
+        // RFC 6585 §4: every 429 says when to come back; a second unless its cause said.
+        if (mapped.status === 429 && !ctx.response.get("retry-after")) ctx.set("retry-after", "1");
         // RFC 9110 §11.6.1: a 401 names the scheme that would be accepted.
         if (mapped.status === 401) ctx.set("www-authenticate", 'Bearer realm="payin"');
         ctx.body = { error: { code: mapped.code, message: mapped.message, request_id: requestId } };

@@ -6,16 +6,19 @@ import { configurationRoutes } from "./admin/configuration.js";
 import { credentialRoutes } from "./admin/credentials.js";
 import { identityRoutes } from "./admin/identities.js";
 import { merchantRoutes } from "./admin/merchants.js";
+import { securityEvents } from "./admin/security-events.js";
 
 /**
  * /api/v1/admin/*: platform administration (DESIGN §8). Every route
  * authenticates first (401), then checks a permission from the principal's
  * permission set, never a role name (403), then validates (400) and calls the
  * owning service. Changes name the signed-in identity as their actor and reach
- * the audit log (see admin/common.ts).
+ * the audit log (see admin/common.ts); so do refusals (admin/security-events.ts).
  */
 export function adminRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: "/api/v1/admin" });
+  // First: it sees every refusal of the routes below (401, 403).
+  router.use(securityEvents(deps));
   lowerCaseUuidParams(router, ["uuid", "connection_uuid", "credential_uuid"]);
   identityRoutes(router, deps);
   merchantRoutes(router, deps);

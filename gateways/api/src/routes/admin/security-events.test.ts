@@ -1,0 +1,116 @@
+import type { Context } from "koa";
+import { describe, expect, it, vi } from "vitest";
+import type { AppDeps } from "../../app.js";
+import type { Principal } from "../../auth/authenticator.js";
+import { ApiError } from "../../http/api-error.js";
+import { securityEventOf, securityEvents } from "./security-events.js";
+
+const PERSON = "0190a000-0000-7000-8000-000000000001";
+const MERCHANT = "0190a000-0000-7000-8000-0000000000aa";
+const TOKEN = "session-token-that-must-never-be-logged-0123456789";
+const CSRF = "csrf-token-that-must-never-be-logged-0123456789";
+
+const human: Principal = { kind: "human", merchantUuid: null, permissions: new Set(), identityUuid: PERSON, sessionToken: TOKEN };
+const machine: Principal = { kind: "machine", merchantUuid: MERCHANT, permissions: new Set() };
+
+/** The little of a routed Koa context the security events read. */
+function context(principal: Principal | undefined, method = "POST"): Context {
+  return {
+    method,
+    _matchedRoute: "/api/v1/admin/merchants/:uuid/activate",
+    params: { uuid: MERCHANT },
+    state: { requestId: "req-1", principal },
+    socket: { remoteAddress: "127.0.0.9" },
+    headers: { cookie: `__Host-payin_session=${TOKEN}`, "x-csrf-token": CSRF },
+  } as unknown as Context;
+}
+
+function fakeDeps() {
+  const logged: unknown[] = [];
+  const recordAuditEvent = vi.fn(async () => ({}));
+  const deps = {
+    logger: { warn: (event: unknown) => logged.push(event) },
+    merchants: { recordAuditEvent },
+  } as unknown as AppDeps;
+  return { deps, logged, recordAuditEvent };
+}
+
+/** Runs the middleware around a route that throws `error`; the error passes on unchanged. */
+async function refuse(deps: AppDeps, ctx: Context, error: unknown): Promise<void> {
+  await expect(securityEvents(deps)(ctx, async () => Promise.reject(error))).rejects.toBe(error);
+}
+
+describe("securityEventOf", () => {
+  it("names the event by status and code, and the person, route and address", () => {
+    const ctx = context(human);
+    expect(securityEventOf(ctx, 403, "CSRF_TOKEN_INVALID")).toEqual({
+      event: "security.csrf_refused",
+      status: 403,
+      code: "CSRF_TOKEN_INVALID",
+      method: "POST",
+      route: "/api/v1/admin/merchants/:uuid/activate",
+      identityUuid: PERSON,
+      merchantUuid: null,
+      clientIp: "127.0.0.9",
+      requestId: "req-1",
+    });
+    for (const code of ["FORBIDDEN", "MFA_REQUIRED", "MFA_RECENT_REQUIRED"]) {
+      expect(securityEventOf(ctx, 403, code)).toMatchObject({ event: "security.permission_denied", code });
+    }
+    // A 401 names nobody; a machine is named by its merchant.
+    expect(securityEventOf(ctx, 401, "AUTH_INVALID_CREDENTIALS")).toMatchObject({ event: "security.unauthenticated", identityUuid: null });
+    expect(securityEventOf(context(machine), 403, "FORBIDDEN")).toMatchObject({ identityUuid: null, merchantUuid: MERCHANT });
+    // Other answers are no security event.
+    for (const status of [400, 404, 409, 429, 500]) expect(securityEventOf(ctx, status, "X")).toBeNull();
+  });
+});
+
+describe("securityEvents middleware", () => {
+  it("logs a refusal of a person and records it in the audit log, never a secret", async () => {
+    const { deps, logged, recordAuditEvent } = fakeDeps();
+    await refuse(deps, context(human), new ApiError(403, "CSRF_TOKEN_INVALID", "needs the X-CSRF-Token header"));
+    expect(logged).toEqual([expect.objectContaining({ event: "security.csrf_refused", identityUuid: PERSON })]);
+    expect(recordAuditEvent).toHaveBeenCalledTimes(1);
+    expect(recordAuditEvent).toHaveBeenCalledWith({
+      event: {
+        actor: { kind: "identity", uuid: PERSON, requestId: "req-1" },
+        action: "security.csrf_refused",
+        targetType: "merchant",
+        targetUuid: MERCHANT,
+        outcome: "failed",
+        errorCode: "CSRF_TOKEN_INVALID",
+      },
+    });
+    const written = JSON.stringify([logged, recordAuditEvent.mock.calls]);
+    expect(written).not.toContain(TOKEN);
+    expect(written).not.toContain(CSRF);
+  });
+
+  it("records a refusal a change already recorded only in the log", async () => {
+    const { deps, logged, recordAuditEvent } = fakeDeps();
+    const ctx = context(human);
+    ctx.state.refusalAudited = true;
+    await refuse(deps, ctx, new ApiError(403, "MFA_REQUIRED", "needs MFA"));
+    expect(logged).toEqual([expect.objectContaining({ event: "security.permission_denied", code: "MFA_REQUIRED" })]);
+    expect(recordAuditEvent).not.toHaveBeenCalled();
+  });
+
+  it("logs, but does not audit, a refusal without a person (401, a machine credential)", async () => {
+    const { deps, logged, recordAuditEvent } = fakeDeps();
+    await refuse(deps, context(undefined, "GET"), new ApiError(401, "AUTH_INVALID_CREDENTIALS", "authentication required"));
+    await refuse(deps, context(machine, "GET"), new ApiError(403, "FORBIDDEN", "needs a person"));
+    expect(logged).toEqual([
+      expect.objectContaining({ event: "security.unauthenticated", method: "GET" }),
+      expect.objectContaining({ event: "security.permission_denied", merchantUuid: MERCHANT }),
+    ]);
+    expect(recordAuditEvent).not.toHaveBeenCalled();
+  });
+
+  it("leaves other failures alone", async () => {
+    const { deps, logged, recordAuditEvent } = fakeDeps();
+    await refuse(deps, context(human), new ApiError(404, "MERCHANT_NOT_FOUND", "no such merchant"));
+    await refuse(deps, context(human), new Error("boom"));
+    expect(logged).toEqual([]);
+    expect(recordAuditEvent).not.toHaveBeenCalled();
+  });
+});
