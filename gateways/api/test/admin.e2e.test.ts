@@ -9,7 +9,7 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { startTestPlatform, type TestPlatform } from "@payin/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   Api,
   expectError,
@@ -102,6 +102,29 @@ async function person(roles: string[]): Promise<{ uuid: string; email: string; p
   return { uuid: res.body.identity.uuid, email, password, token: await signIn(email, password) };
 }
 
+/**
+ * Like `person`, then enrols TOTP over HTTP and signs in again completing MFA: a
+ * person with an administrative permission can act only through such a session.
+ */
+async function personWithMfa(roles: string[]): Promise<{ uuid: string; email: string; password: string; token: string }> {
+  const p = await person(roles);
+  const enrol = await api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: p.password } });
+  expect(enrol.status, enrol.text).toBe(200);
+  const uri = enrol.body.otpauth_uri as string;
+  secrets.push(uri);
+  const step = Math.floor(Date.now() / 30_000);
+  const confirm = await api.request("POST", "/api/v1/auth/mfa/totp/confirm", { token: p.token, json: { code: totp(uri, step) } });
+  expect(confirm.status, confirm.text).toBe(200);
+  // The next step's code: the confirming one is used up, and ±1 step is accepted.
+  const clientIp = `10.9.0.${ipCounter++}`;
+  const login = await operator.identity.login({ email: p.email, password: p.password, transport: "bearer", clientIp });
+  expect(login.result.case).toBe("mfaChallengeToken");
+  const done = await operator.identity.completeMfa({ mfaChallengeToken: login.result.value as string, code: totp(uri, step + 1), clientIp });
+  const token = done.authenticated!.sessionToken;
+  secrets.push(token);
+  return { ...p, token };
+}
+
 async function createMerchant(name = "Admin Shop", token = admin.token): Promise<any> {
   const res = await api.request("POST", `${A}/merchants`, { token, json: { display_name: name } });
   expect(res.status, res.text).toBe(201);
@@ -136,7 +159,7 @@ beforeAll(async () => {
   secrets.push(boot.password);
   admin = { uuid: boot.identity!.uuid, email: "admin@example.com", password: boot.password, token: await signIn("admin@example.com", boot.password, boot.totpUri) };
   adminNoMfa = await person(["platform_admin"]);
-  platformOperator = await person(["platform_operator"]);
+  platformOperator = await personWithMfa(["platform_operator"]);
   member = await person(["merchant_member"]);
   const m = await operator.merchant({ name: "Machine Owner" });
   machineToken = m.token;
@@ -156,6 +179,7 @@ function allRoutes(merchantUuid: string): [string, string][] {
     ["GET", `${A}/identities`],
     ["POST", `${A}/identities/${UNKNOWN_UUID}/disable`],
     ["POST", `${A}/identities/${UNKNOWN_UUID}/lock`],
+    ["POST", `${A}/identities/${UNKNOWN_UUID}/activate`],
     ["DELETE", `${A}/identities/${UNKNOWN_UUID}/roles/platform_admin`],
     ["GET", `${A}/merchants`],
     ["POST", `${A}/merchants`],
@@ -269,6 +293,22 @@ describe("identities", () => {
     expectError(await api.request("POST", `${A}/identities`, { token: adminNoMfa.token, json: good }), 403, "MFA_REQUIRED");
     // Without MFA the answer is 403 whatever the body holds.
     expectError(await api.request("POST", `${A}/identities`, { token: adminNoMfa.token, json: { email: 7 } }), 403, "MFA_REQUIRED");
+  });
+
+  it("refuses a guessable password or one containing the email's name (400), creating nothing", async () => {
+    const email = "maria.santos@example.com";
+    for (const [password, why] of [
+      ["password1234", /too common or easy to guess/],
+      ["qwertyuiop12", /too common or easy to guess/],
+      ["123456789012", /too common or easy to guess/],
+      ["maria.santos-2024!", /must not contain the email address's name/],
+    ] as const) {
+      const error = expectError(await api.request("POST", `${A}/identities`, { token: admin.token, json: { email, password, roles: [] } }), 400, "VALIDATION_ERROR");
+      expect(error.message).toMatch(why);
+      expect(error.message).not.toContain(password);
+    }
+    const all = await api.request("GET", `${A}/identities?limit=100`, { token: admin.token });
+    expect(all.body.data.map((i: any) => i.email)).not.toContain(email);
   });
 
   it("disables (sessions revoked at once) and locks identities; 409 when already so; 404 when unknown", async () => {
@@ -866,6 +906,87 @@ describe("audit log", () => {
     // Never a token in the audit log.
     const everything = JSON.stringify(await auditEvents());
     for (const secret of secrets) expect(everything.includes(secret)).toBe(false);
+  });
+
+  it("records refusals on admin routes as security events: logged without secrets, audited when a person was refused", async () => {
+    // A cookie session of a person allowed to change nothing refused for its missing CSRF token.
+    const p = await person(["platform_operator"]);
+    const signedIn = await operator.identity.login({ email: p.email, password: p.password, transport: "cookie", clientIp: `10.9.0.${ipCounter++}` });
+    expect(signedIn.result.case).toBe("authenticated");
+    const session = signedIn.result.value as { sessionToken: string; session?: { csrfToken: string } };
+    const cookie = session.sessionToken;
+    const csrf = session.session!.csrfToken;
+    secrets.push(cookie, csrf);
+    const request = (method: string, path: string, options: { token?: string; cookie?: string; json?: unknown }) => {
+      const id = requestId();
+      const headers: Record<string, string> = { "x-request-id": id };
+      if (options.cookie) headers.cookie = `__Host-payin_session=${options.cookie}`;
+      return api.request(method, path, { token: options.token, json: options.json, headers }).then((res) => ({ res, id }));
+    };
+    const csrfRefused = await request("POST", `${A}/merchants`, { cookie, json: { display_name: "No CSRF" } });
+    expectError(csrfRefused.res, 403, "CSRF_TOKEN_INVALID");
+    expect(await eventsOf(csrfRefused.id)).toEqual([
+      expect.objectContaining({
+        actor: { kind: "identity", uuid: p.uuid },
+        action: "security.csrf_refused",
+        target_type: "merchant",
+        target_uuid: null,
+        outcome: "failed",
+        error_code: "CSRF_TOKEN_INVALID",
+      }),
+    ]);
+    // A read refused for a missing permission (a change's refusal is recorded under its own action, above).
+    const merchant = await createMerchant("Refused Reads");
+    const readRefused = await request("GET", `${A}/merchants/${merchant.uuid}`, { token: member.token });
+    expectError(readRefused.res, 403, "FORBIDDEN");
+    expect(await eventsOf(readRefused.id)).toEqual([
+      expect.objectContaining({
+        actor: { kind: "identity", uuid: member.uuid },
+        action: "security.permission_denied",
+        target_type: "merchant",
+        target_uuid: merchant.uuid,
+        outcome: "failed",
+        error_code: "FORBIDDEN",
+      }),
+    ]);
+    // No person, no actor: a machine credential and a missing one are logged only.
+    const machineRefused = await request("GET", `${A}/merchants`, { token: machineToken });
+    expectError(machineRefused.res, 403, "FORBIDDEN");
+    const unauthenticated = await request("GET", `${A}/merchants`, {});
+    expectError(unauthenticated.res, 401, "AUTH_INVALID_CREDENTIALS");
+    expect(await eventsOf(machineRefused.id)).toEqual([]);
+    expect(await eventsOf(unauthenticated.id)).toEqual([]);
+
+    // The gateway's log line of each, with the route pattern and never a token, cookie or CSRF token.
+    const logged = async (id: string) => {
+      const { captured } = await log.text();
+      return captured
+        .split("\n")
+        .filter((line) => line.includes(id) && line.includes('"security.'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    };
+    let csrfLines: Record<string, unknown>[] = [];
+    await vi.waitFor(async () => {
+      csrfLines = await logged(csrfRefused.id);
+      expect(csrfLines).toHaveLength(1);
+    });
+    expect(csrfLines[0]).toMatchObject({
+      service: "api",
+      event: "security.csrf_refused",
+      code: "CSRF_TOKEN_INVALID",
+      method: "POST",
+      route: `${A}/merchants`,
+      identityUuid: p.uuid,
+      requestId: csrfRefused.id,
+    });
+    expect(typeof csrfLines[0]!.clientIp).toBe("string");
+    const readLines = await logged(readRefused.id);
+    expect(readLines).toEqual([expect.objectContaining({ event: "security.permission_denied", code: "FORBIDDEN", route: `${A}/merchants/:uuid`, identityUuid: member.uuid })]);
+    await vi.waitFor(async () => expect(await logged(unauthenticated.id)).toHaveLength(1));
+    expect(await logged(machineRefused.id)).toEqual([expect.objectContaining({ event: "security.permission_denied", identityUuid: null })]);
+    expect(await logged(unauthenticated.id)).toEqual([expect.objectContaining({ event: "security.unauthenticated", identityUuid: null })]);
+    const lines = JSON.stringify([csrfLines, readLines]);
+    for (const secret of [cookie, csrf, member.token, machineToken, p.password]) expect(lines.includes(secret)).toBe(false);
   });
 
   it("pages newest first with the list envelope; 400 for bad paging; needs audit.read", async () => {

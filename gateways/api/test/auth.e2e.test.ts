@@ -9,6 +9,7 @@
  * connects from its own loopback address (127.0.0.x).
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import net from "node:net";
 import { startTestPlatform, type TestPlatform } from "@payin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -54,6 +55,20 @@ const secrets: string[] = [];
 /** Recovery codes (too short for the generic check, checked on their own). */
 const recoveryCodes: string[] = [];
 
+/** The one address whose X-Forwarded-For the gateway believes here. */
+const TRUSTED_PROXY = "127.0.0.200";
+
+/** Expects a 429 RATE_LIMITED with a Retry-After of whole seconds within [min, max]; answers it. */
+function expectRateLimited(res: HumanResponse, min = 1, max = 24 * 60 * 60): number {
+  expectError(res, 429, "RATE_LIMITED");
+  const header = res.headers.get("retry-after") ?? "";
+  expect(header, "Retry-After").toMatch(/^[1-9][0-9]*$/);
+  const seconds = Number(header);
+  expect(seconds).toBeGreaterThanOrEqual(min);
+  expect(seconds).toBeLessThanOrEqual(max);
+  return seconds;
+}
+
 /** A client connecting from 127.0.0.`n`. */
 const from = (n: number) => new HumanApi(platform.apiUrl, `127.0.0.${n}`);
 
@@ -97,7 +112,8 @@ function sessionCookieOf(res: HumanResponse): { value: string; attributes: strin
 }
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
+  // 127.0.0.200 plays a load balancer in front of the gateway (see the trusted proxy tests).
+  platform = await startTestPlatform({ env: { TRUSTED_PROXIES: TRUSTED_PROXY } });
   log = await PlatformLog.attach(platform);
   operator = new Operator(platform);
   api = new Api(platform.apiUrl);
@@ -276,6 +292,7 @@ describe("signed-in people", () => {
       const refused = await from(5).request("POST", "/api/v1/auth/logout", { cookie });
       expectError(refused, 403, "CSRF_TOKEN_INVALID");
       expect(refused.setCookies).toEqual([]);
+      expect(refused.headers.get("clear-site-data")).toBeNull();
       expect((await from(5).request("GET", "/api/v1/auth/session", { cookie })).status).toBe(200);
     });
 
@@ -285,6 +302,7 @@ describe("signed-in people", () => {
       const cleared = sessionCookieOf(res);
       expect(cleared.value).toBe("");
       expect(cleared.attributes).toContain("Max-Age=0");
+      expect(res.headers.get("clear-site-data")).toBe('"cookies"');
       expectError(await from(5).request("GET", "/api/v1/auth/session", { cookie }), 401);
     });
   });
@@ -300,6 +318,8 @@ describe("signed-in people", () => {
       const logout = await from(6).request("POST", "/api/v1/auth/logout", { token });
       expect(logout.status, logout.text).toBe(204);
       expect(logout.setCookies).toEqual([]);
+      // No cookie, nothing for the browser to clear.
+      expect(logout.headers.get("clear-site-data")).toBeNull();
       expectError(await from(6).request("GET", "/api/v1/auth/session", { token }), 401);
       expectError(await api.list(shopA.uuid, token), 401);
     });
@@ -420,6 +440,62 @@ describe("signed-in people", () => {
       ]);
       expect(JSON.stringify(events)).not.toContain(next);
     });
+
+    it("refuses a guessable new password or one containing the email's name (400), keeping the old one", async () => {
+      const maria = await createIdentity("maria.santos", ["merchant_member"]);
+      const token = keep(await from(17).login(maria.email, maria.password, "bearer"));
+      const change = (newPass: string) =>
+        from(17).request("POST", "/api/v1/auth/password", { token, json: { current_password: maria.password, new_password: newPass } });
+      const local = maria.email.slice(0, maria.email.indexOf("@"));
+      for (const [weak, why] of [
+        ["password1234", /too common or easy to guess/],
+        ["Password1234!", /too common or easy to guess/],
+        [`${local}-2024!`, /must not contain the email address's name/],
+      ] as const) {
+        const error = expectError(await change(weak), 400, "VALIDATION_ERROR");
+        expect(error.message).toMatch(why);
+        expect(error.message).not.toContain(weak);
+      }
+      keep(await from(17).login(maria.email, maria.password));
+    });
+  });
+
+  describe("signing in again", () => {
+    const login = (presenting: { token?: string; cookie?: string }, transport: "cookie" | "bearer", who = alice) =>
+      from(16).request("POST", "/api/v1/auth/login", { ...presenting, json: { email: who.email, password: who.password, transport } });
+    const sessionStatus = async (presenting: { token?: string; cookie?: string }) => (await from(16).request("GET", "/api/v1/auth/session", presenting)).status;
+
+    it("ends the bearer session a sign-in presents; the new session works", async () => {
+      const old = keep(await from(16).login(alice.email, alice.password, "bearer"));
+      const again = await login({ token: old }, "bearer");
+      const fresh = keep(again);
+      expect(fresh).not.toBe(old);
+      expectError(await from(16).request("GET", "/api/v1/auth/session", { token: old }), 401, "AUTH_INVALID_CREDENTIALS");
+      expect(await sessionStatus({ token: fresh })).toBe(200);
+    });
+
+    it("ends the cookie session a sign-in presents, also for another person", async () => {
+      const old = keep(await from(16).login(alice.email, alice.password, "cookie"));
+      const again = await login({ cookie: old }, "cookie", bob);
+      const fresh = keep(again);
+      expect(sessionCookieOf(again).value).toBe(fresh);
+      expectError(await from(16).request("GET", "/api/v1/auth/session", { cookie: old }), 401, "AUTH_INVALID_CREDENTIALS");
+      const session = await from(16).request("GET", "/api/v1/auth/session", { cookie: fresh });
+      expect(session.status, session.text).toBe(200);
+      expect(session.body.identity.uuid).toBe(bob.uuid);
+    });
+
+    it("signs in whatever else was presented: an unknown token, a machine token; a refused sign-in ends nothing", async () => {
+      keep(await login({ token: randomBytes(32).toString("base64url") }, "bearer"));
+      keep(await login({ cookie: randomBytes(32).toString("base64url") }, "cookie"));
+      keep(await login({ token: shopA.token }, "bearer"));
+      // A machine token is no session: it keeps working.
+      expect((await api.list(shopA.uuid, shopA.token)).status).toBe(200);
+      const kept = keep(await from(16).login(alice.email, alice.password, "bearer"));
+      const refused = await from(16).request("POST", "/api/v1/auth/login", { token: kept, json: { email: alice.email, password: newPassword(), transport: "bearer" } });
+      expectError(refused, 401, "AUTH_INVALID_CREDENTIALS");
+      expect(await sessionStatus({ token: kept })).toBe(200);
+    });
   });
 
   describe("TOTP enrolment", () => {
@@ -430,7 +506,7 @@ describe("signed-in people", () => {
       const cookie = keep(cookieLogin);
       // Enrolment changes state: a cookie session needs the CSRF token.
       expectError(await client.request("POST", "/api/v1/auth/mfa/totp", { cookie }), 403, "CSRF_TOKEN_INVALID");
-      const enrol = await client.request("POST", "/api/v1/auth/mfa/totp", { cookie, csrf: cookieLogin.body.csrf_token });
+      const enrol = await client.request("POST", "/api/v1/auth/mfa/totp", { cookie, csrf: cookieLogin.body.csrf_token, json: { current_password: carol.password } });
       expect(enrol.status, enrol.text).toBe(200);
       expectKeys(enrol.body, ["otpauth_uri"]);
       expect(enrol.body.otpauth_uri).toMatch(/^otpauth:\/\/totp\//);
@@ -484,20 +560,22 @@ describe("signed-in people", () => {
   });
 
   describe("throttling (429)", () => {
-    it("refuses sign-in for an email after repeated failures, even with the right password", async () => {
+    it("refuses sign-in for an email from one address after 5 failures, even with the right password, but not the owner elsewhere", async () => {
       const dave = await createIdentity("dave", ["merchant_member"]);
       const client = from(11);
       for (let i = 0; i < 5; i++) expectError(await client.login(dave.email, newPassword()), 401, "AUTH_INVALID_CREDENTIALS");
-      expectError(await client.login(dave.email, dave.password), 429, "RATE_LIMITED");
-      // Per email, not per address: another address is refused as well.
-      expectError(await from(12).login(dave.email, dave.password), 429, "RATE_LIMITED");
+      // Until the failures leave the 15 minutes.
+      expectRateLimited(await client.login(dave.email, dave.password), 15 * 60 - 60, 15 * 60);
+      // Per email and address: the owner signs in from another one, and this one stays refused.
+      keep(await from(12).login(dave.email, dave.password));
+      expectRateLimited(await client.login(dave.email, dave.password), 15 * 60 - 60, 15 * 60);
     });
 
     it("refuses MFA completion after repeated wrong codes, even with the right one", async () => {
       const erin = await createIdentity("erin", ["merchant_member"]);
       const client = from(15);
       const bearer = keep(await client.login(erin.email, erin.password, "bearer"));
-      const enrol = await client.request("POST", "/api/v1/auth/mfa/totp", { token: bearer });
+      const enrol = await client.request("POST", "/api/v1/auth/mfa/totp", { token: bearer, json: { current_password: erin.password } });
       expect(enrol.status, enrol.text).toBe(200);
       const secret = totpSecretOf(enrol.body.otpauth_uri);
       secrets.push(secret);
@@ -511,9 +589,14 @@ describe("signed-in people", () => {
       secrets.push(challenge);
       const wrong = totpCodeAt(secret, totpStepAt() + 7);
       for (let i = 0; i < 5; i++) expectError(await client.completeMfa(challenge, wrong), 401, "AUTH_INVALID_CREDENTIALS");
-      expectError(await client.completeMfa(challenge, totpCodeAt(secret, totpStepAt())), 429, "RATE_LIMITED");
-      // The email's sign-in is throttled as well.
-      expectError(await client.login(erin.email, erin.password, "bearer"), 429, "RATE_LIMITED");
+      expectRateLimited(await client.completeMfa(challenge, totpCodeAt(secret, totpStepAt())));
+      // The wrong codes count for the email from this address: its sign-in is throttled as well …
+      expectRateLimited(await client.login(erin.email, erin.password, "bearer"), 15 * 60 - 60, 15 * 60);
+      // … but not the owner's from another address.
+      const elsewhere = await from(18).login(erin.email, erin.password, "bearer");
+      expect(elsewhere.status, elsewhere.text).toBe(200);
+      expect(elsewhere.body.status).toBe("mfa_required");
+      secrets.push(elsewhere.body.mfa_challenge_token);
     });
 
     it("refuses sign-in from a client address after too many attempts", async () => {
@@ -523,14 +606,111 @@ describe("signed-in people", () => {
         const res = await client.login(newEmail("spray"), newPassword());
         status = res.status;
         if (status !== 429) expectError(res, 401, "AUTH_INVALID_CREDENTIALS");
-        else expectError(res, 429, "RATE_LIMITED");
+        else expectRateLimited(res, 1, 15 * 60);
       }
       expect(status).toBe(429);
       // Another address is unaffected.
       expectError(await from(14).login(newEmail("spray"), newPassword()), 401, "AUTH_INVALID_CREDENTIALS");
     });
+
+    it("ignores X-Forwarded-For from an address that is no trusted proxy", async () => {
+      const frank = await createIdentity("frank", ["merchant_member"]);
+      const client = from(19);
+      const forwarded = (n: number) => ({ headers: { "x-forwarded-for": `198.51.100.${n}` } });
+      const login = (password: string, n: number) =>
+        client.request("POST", "/api/v1/auth/login", { ...forwarded(n), json: { email: frank.email, password, transport: "bearer" } });
+      for (let i = 0; i < 5; i++) expectError(await login(newPassword(), i), 401, "AUTH_INVALID_CREDENTIALS");
+      // Each claimed another address; all were counted for 127.0.0.19.
+      expectRateLimited(await login(frank.password, 9), 15 * 60 - 60, 15 * 60);
+    });
+
+    it("counts the forwarded client address behind a trusted proxy, and logs it in the security events", async () => {
+      const grace = await createIdentity("grace", ["merchant_member"]);
+      const proxy = new HumanApi(platform.apiUrl, TRUSTED_PROXY);
+      const login = (password: string, client: string) =>
+        proxy.request("POST", "/api/v1/auth/login", { headers: { "x-forwarded-for": client }, json: { email: grace.email, password, transport: "bearer" } });
+      for (let i = 0; i < 5; i++) expectError(await login(newPassword(), "198.51.100.7"), 401, "AUTH_INVALID_CREDENTIALS");
+      const refused = await login(grace.password, "198.51.100.7");
+      expectRateLimited(refused, 15 * 60 - 60, 15 * 60);
+      // Another client behind the same proxy is another address: the owner gets in.
+      keep(await login(grace.password, "198.51.100.8"));
+
+      // Identity logged the refusal with the forwarded address, the identity and the request id.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const { captured } = await log.text();
+      const events = captured
+        .split("\n")
+        .filter((line) => line.includes('"auth.'))
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line) as Record<string, unknown>];
+          } catch {
+            return [];
+          }
+        });
+      expect(events.find((e) => e.requestId === refused.headers.get("x-request-id"))).toMatchObject({
+        event: "auth.throttled",
+        identity_uuid: grace.uuid,
+        client_ip: "198.51.100.7",
+        limit: "email_client_ip",
+        step: "login",
+      });
+      const mine = events.filter((e) => e.identity_uuid === grace.uuid).map((e) => [e.event, e.client_ip]);
+      expect(mine).toEqual([
+        ...Array.from({ length: 5 }, () => ["auth.login.failed", "198.51.100.7"]),
+        ["auth.throttled", "198.51.100.7"],
+        ["auth.login.succeeded", "198.51.100.8"],
+      ]);
+    });
   });
 });
+
+describe("response headers", () => {
+  const expectSecurityHeaders = (headers: Headers, what: string) => {
+    expect(headers.get("content-security-policy"), what).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(headers.get("referrer-policy"), what).toBe("no-referrer");
+    expect(headers.get("x-content-type-options"), what).toBe("nosniff");
+  };
+
+  it("carries CSP, Referrer-Policy and nosniff on successes, errors, 404, 405, /health and the OpenAPI document", async () => {
+    const success = await api.list(shopA.uuid, shopA.token);
+    expect(success.status).toBe(200);
+    expectSecurityHeaders(success.headers, "a success");
+    expectSecurityHeaders(expectErrorResponse(await api.list(shopA.uuid, undefined), 401), "a 401");
+    expectSecurityHeaders(expectErrorResponse(await api.request("GET", "/api/v1/nothing-here"), 404), "a 404");
+    expectSecurityHeaders(expectErrorResponse(await api.request("PATCH", "/health"), 405), "a 405");
+    const health = await api.request("GET", "/health");
+    expect(health.status).toBe(200);
+    expectSecurityHeaders(health.headers, "/health");
+    const openApi = await api.request("GET", "/api/v1/openapi.json");
+    expect(openApi.status).toBe(200);
+    expectSecurityHeaders(openApi.headers, "/api/v1/openapi.json");
+  });
+
+  it("carries them on a request the HTTP parser refuses", async () => {
+    const { hostname, port } = new URL(platform.apiUrl);
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname);
+      const chunks: Buffer[] = [];
+      socket.setTimeout(10_000, () => socket.destroy(new Error("no answer")));
+      socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+      socket.on("error", reject);
+      socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      socket.write("GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n");
+    });
+    const [head] = text.split("\r\n\r\n");
+    const lines = head!.split("\r\n");
+    expect(lines[0]).toBe("HTTP/1.1 400 Bad Request");
+    const headers = new Headers(lines.slice(1).map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()] as [string, string]));
+    expectSecurityHeaders(headers, "a client-error answer");
+  });
+});
+
+/** Checks the error envelope and returns the headers. */
+function expectErrorResponse(res: Parameters<typeof expectError>[0], status: number): Headers {
+  expectError(res, status);
+  return res.headers;
+}
 
 describe("machine tokens on the session routes", () => {
   it("are never a human session (401)", async () => {

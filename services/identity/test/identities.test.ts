@@ -78,6 +78,18 @@ describe("CreateIdentity", () => {
     await expectFailure(h.client.createIdentity(request), Code.InvalidArgument, "INVALID_ARGUMENT");
   });
 
+  it.each([
+    ["a common password", "maria.santos@example.com", "password1234", "password is too common or easy to guess"],
+    ["a keyboard pattern", "maria.santos@example.com", "qwertyuiop12", "password is too common or easy to guess"],
+    ["the email's name", "Maria.Santos@Example.com", "maria.santos-2024!", "password must not contain the email address's name"],
+  ])("refuses %s as a password with INVALID_ARGUMENT saying why, and creates nothing", async (_name, email, password, why) => {
+    const token = await adminSession();
+    const error = await expectFailure(h.client.createIdentity({ ...caller(token), email, password, roles: [] }), Code.InvalidArgument, "INVALID_ARGUMENT");
+    expect(error.rawMessage).toContain(why);
+    expect(error.rawMessage).not.toContain(password);
+    await expectFailure(h.client.login({ email, password, transport: "bearer", clientIp: randomIp() }), Code.Unauthenticated, "AUTH_INVALID_CREDENTIALS");
+  });
+
   it("needs identity.create: operators, merchants and machines are FORBIDDEN", async () => {
     const token = await adminSession();
     const operator = await createPerson(h, token, ["platform_operator"]);
@@ -106,7 +118,7 @@ describe("CreateIdentity", () => {
     }
     await h.client.createIdentity(request(token));
     h.advance(2 * MINUTE);
-    await expectFailure(h.client.createIdentity(request(token)), Code.PermissionDenied, "MFA_REQUIRED");
+    await expectFailure(h.client.createIdentity(request(token)), Code.PermissionDenied, "MFA_RECENT_REQUIRED");
   });
 });
 
@@ -114,7 +126,8 @@ describe("ListIdentities", () => {
   it("pages identities for identity.read holders", async () => {
     const token = await adminSession();
     const operator = await createPerson(h, token, ["platform_operator"]);
-    const operatorToken = await signIn(h, operator);
+    // A platform_operator is privileged: it reads only through a session that completed MFA.
+    const operatorToken = await signInAdminWithMfa(operator);
     const all = await h.client.listIdentities({ ...caller(operatorToken), limit: 100 });
     expect(Number(all.total)).toBe(all.identities.length);
     expect(all.identities.map((i) => i.uuid)).toContain(admin.uuid);
@@ -184,9 +197,14 @@ describe("SetIdentityStatus", () => {
     const token = await adminSession();
     await expectFailure(h.client.setIdentityStatus({ ...caller(token), identityUuid: uuidv7(), status: "locked" }), Code.NotFound, "IDENTITY_NOT_FOUND");
     await expectFailure(h.client.setIdentityStatus({ ...caller(token), identityUuid: "x", status: "locked" }), Code.NotFound, "IDENTITY_NOT_FOUND");
-    for (const status of ["active", "", "LOCKED"]) {
+    for (const status of ["", "LOCKED", "ACTIVE", "enabled"]) {
       await expectFailure(h.client.setIdentityStatus({ ...caller(token), identityUuid: admin.uuid, status }), Code.InvalidArgument, "INVALID_ARGUMENT");
     }
+    await expectFailure(
+      h.client.setIdentityStatus({ ...caller(token), identityUuid: admin.uuid, status: "active" }),
+      Code.FailedPrecondition,
+      "IDENTITY_ALREADY_ACTIVE",
+    );
     const operator = await signIn(h, await createPerson(h, token, ["platform_operator"]));
     await expectFailure(h.client.setIdentityStatus({ ...caller(operator), identityUuid: admin.uuid, status: "locked" }), Code.PermissionDenied, "FORBIDDEN");
   });
@@ -266,7 +284,7 @@ describe("RemoveRole", () => {
 
 /** Signs in a platform_admin that was created without MFA, enrolling TOTP first. */
 async function signInAdminWithMfa(person: Person): Promise<string> {
-  const { secret } = await enrolTotp(h, await signIn(h, person));
+  const { secret } = await enrolTotp(h, await signIn(h, person), person.password);
   return signIn(h, { ...person, secret });
 }
 

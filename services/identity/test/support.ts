@@ -7,9 +7,11 @@ import { identityV1 } from "@payin/proto";
 import { ConnectError, domainErrorInterceptor, reasonOf } from "@payin/rpc";
 import { createTestDatabase } from "@payin/testing";
 import { base32Decode } from "../src/domain/base32.js";
+import { saltUnsaltedRecoveryCodes } from "../src/domain/recovery-codes.js";
 import { totpCode } from "../src/domain/totp.js";
 import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { IdentityRepository } from "../src/store/identity-repository.js";
 import { ormOptions } from "../src/store/orm.js";
 
 export type IdentityClient = Client<typeof identityV1.IdentityService>;
@@ -53,16 +55,22 @@ function recordingLogger(lines: string[]): Logger {
   return logger as unknown as Logger;
 }
 
-/** Starts the harness on a new database. */
-export async function startHarness(): Promise<Harness> {
+/**
+ * Starts the harness on a new database. With `frozenClock` the service's time
+ * moves only when a test advances it, so waits it computes are exact.
+ */
+export async function startHarness(options: { frozenClock?: boolean } = {}): Promise<Harness> {
   const url = await createTestDatabase("identity");
   await migrate(ormOptions(url));
   const orm = await openOrm(ormOptions(url, 30));
   const logLines: string[] = [];
   const logger = recordingLogger(logLines);
   const totpKey = randomBytes(32);
+  // What identity's main does after its migrations (a fresh database has nothing to salt).
+  await saltUnsaltedRecoveryCodes(new IdentityRepository(orm.em.fork()), totpKey);
   let offsetMs = 0;
-  const now = () => new Date(Date.now() + offsetMs);
+  const frozenAt = Date.now();
+  const now = () => new Date((options.frozenClock ? frozenAt : Date.now()) + offsetMs);
   const transport = createRouterTransport(routes(orm, logger, { totpKey, clock: now }), {
     router: { interceptors: [domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
@@ -131,6 +139,7 @@ export async function bootstrap(h: Harness, email = randomEmail("admin")): Promi
   const response = await h.client.bootstrapAdmin({ email });
   const secret = secretOfUri(response.totpUri);
   h.secrets.add(response.password).add(response.totpUri).add(secret.toString("hex"));
+  for (const code of response.recoveryCodes) h.secrets.add(code);
   return { email, password: response.password, secret, uuid: response.identity!.uuid };
 }
 
@@ -160,9 +169,12 @@ export async function createPerson(h: Harness, adminToken: string, roles: string
   return { email, password, uuid: identity!.uuid };
 }
 
-/** Enrols and confirms TOTP for a person signed in with `token`; answers the secret and recovery codes. */
-export async function enrolTotp(h: Harness, token: string): Promise<{ secret: Buffer; recoveryCodes: string[] }> {
-  const { otpauthUri } = await h.client.enrollTotp({ caller: { sessionToken: token } });
+/**
+ * Enrols and confirms TOTP for a person signed in with `token` (whose password is
+ * `currentPassword`); answers the secret and recovery codes.
+ */
+export async function enrolTotp(h: Harness, token: string, currentPassword: string): Promise<{ secret: Buffer; recoveryCodes: string[] }> {
+  const { otpauthUri } = await h.client.enrollTotp({ caller: { sessionToken: token }, currentPassword });
   const secret = secretOfUri(otpauthUri);
   h.secrets.add(otpauthUri).add(secret.toString("hex"));
   const { recoveryCodes } = await h.client.confirmTotp({ caller: { sessionToken: token }, code: freshCode(h, secret) });

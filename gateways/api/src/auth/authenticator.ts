@@ -20,8 +20,15 @@ export interface Principal {
   sessionUuid?: string | null;
   /** How this request carried the session token (always the session's own transport). */
   transport?: "cookie" | "bearer" | null;
+  /**
+   * Holds an administrative permission (identity decides, from its permission
+   * table): may act only through a session that completed MFA. False for machines.
+   */
+  privileged?: boolean;
   mfaSatisfied?: boolean;
   mfaAuthenticatedAt?: Date | null;
+  /** MFA was completed within RECENT_MFA_MS of this request (by the Authenticator's clock). */
+  mfaRecent?: boolean;
 }
 
 /** A person acting through a live session: every human field is set. */
@@ -33,14 +40,18 @@ export interface HumanPrincipal extends Principal {
   sessionToken: string;
   sessionUuid: string;
   transport: "cookie" | "bearer";
+  privileged: boolean;
   mfaSatisfied: boolean;
   mfaAuthenticatedAt: Date | null;
+  mfaRecent: boolean;
 }
 
 /** The fixed prefix of machine credential tokens (spec "Authentication" 4). */
 export const MACHINE_TOKEN_PREFIX = "mpk_";
 /** Header a cookie session's state-changing request must carry (spec "Authentication" 2). */
 export const CSRF_HEADER = "x-csrf-token";
+/** "A recent MFA session" (DESIGN §7), as the identity service counts it: MFA within 15 minutes. */
+export const RECENT_MFA_MS = 15 * 60_000;
 
 /** After a failed background re-verification, the next one waits this long. */
 const REFRESH_RETRY_MS = 250;
@@ -100,6 +111,8 @@ export class Authenticator {
     private readonly identity: Client<typeof identityV1.IdentityService>,
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
+    /** Wall clock for MFA recency (tests move it); cache expiry uses the monotonic clock. */
+    private readonly clock: () => Date = () => new Date(),
   ) {}
 
   /**
@@ -111,9 +124,14 @@ export class Authenticator {
     if (presented.token.startsWith(MACHINE_TOKEN_PREFIX)) {
       // A machine token is a bearer credential only; as a cookie it is nothing.
       if (presented.transport === "cookie") throw invalidToken();
-      return this.resolveMachine(presented.token);
+      const machine = await this.resolveMachine(presented.token);
+      ctx.state.principal = machine;
+      return machine;
     }
     const principal = await this.resolveHuman(presented);
+    // Kept before the CSRF check, so a refusal can still name who was refused
+    // (security events, see routes/admin/security-events.ts).
+    ctx.state.principal = principal.principal;
     if (presented.transport === "cookie" && STATE_CHANGING_METHODS.has(ctx.method)) {
       checkCsrf(ctx.get(CSRF_HEADER), principal.csrfToken);
     }
@@ -186,6 +204,7 @@ export class Authenticator {
     if (p.transport !== presented.transport) {
       throw unauthenticated(`this session was opened for the ${p.transport || "other"} transport; send its token that way`);
     }
+    const mfaAuthenticatedAt = fromTimestamp(p.mfaAuthenticatedAt) ?? null;
     return {
       principal: {
         kind: "human",
@@ -196,8 +215,10 @@ export class Authenticator {
         sessionToken: presented.token,
         sessionUuid: p.sessionUuid,
         transport: presented.transport,
+        privileged: p.privileged,
         mfaSatisfied: p.mfaSatisfied,
-        mfaAuthenticatedAt: fromTimestamp(p.mfaAuthenticatedAt) ?? null,
+        mfaAuthenticatedAt,
+        mfaRecent: mfaAuthenticatedAt !== null && this.clock().getTime() - mfaAuthenticatedAt.getTime() <= RECENT_MFA_MS,
       },
       csrfToken: p.csrfToken,
     };
@@ -269,10 +290,45 @@ export function requireHuman(principal: Principal): HumanPrincipal {
   return principal as HumanPrincipal;
 }
 
-/** Throws 403 unless the principal holds `permission`. */
+/**
+ * Throws 403 unless the principal holds `permission` (FORBIDDEN) and, when it is
+ * privileged, its session completed MFA (MFA_REQUIRED): an identity with an
+ * administrative permission acts only after enrolling TOTP and signing in with it.
+ */
 export function requirePermission(principal: Principal, permission: string): void {
   if (!principal.permissions.has(permission)) {
     throw new ApiError(403, "FORBIDDEN", `this operation needs the permission ${permission}`);
+  }
+  requireMfaIfPrivileged(principal);
+}
+
+const ENROL_HINT = "enrol TOTP (POST /api/v1/auth/mfa/totp, then /auth/mfa/totp/confirm) and sign in again completing MFA";
+
+/** Throws 403 MFA_REQUIRED when a privileged principal's session has not completed MFA. */
+export function requireMfaIfPrivileged(principal: Principal): void {
+  if (principal.privileged && !principal.mfaSatisfied) {
+    throw new ApiError(403, "MFA_REQUIRED", `an identity with administrative permissions must complete MFA before acting: ${ENROL_HINT}`);
+  }
+}
+
+/** Throws 403 MFA_REQUIRED unless the session completed MFA (at any time). */
+export function requireMfa(principal: Principal): void {
+  if (!principal.mfaSatisfied) {
+    throw new ApiError(403, "MFA_REQUIRED", `this operation needs a session that completed MFA: ${ENROL_HINT}`);
+  }
+}
+
+/**
+ * For changes that move money or trust: throws 403 unless the session completed
+ * MFA within the last 15 minutes — MFA_REQUIRED when it never did,
+ * MFA_RECENT_REQUIRED when it did longer ago.
+ */
+export function requireRecentMfa(principal: Principal): void {
+  if (!principal.mfaSatisfied) {
+    throw new ApiError(403, "MFA_REQUIRED", `this operation needs a session that completed MFA within the last 15 minutes: ${ENROL_HINT}`);
+  }
+  if (!principal.mfaRecent) {
+    throw new ApiError(403, "MFA_RECENT_REQUIRED", "this operation needs MFA completed within the last 15 minutes; sign in again completing MFA");
   }
 }
 

@@ -159,6 +159,7 @@ const schemas: Record<string, Schema> = {
   SessionList: object({ sessions: { type: "array", items: ref("SessionListItem") } }),
   TotpEnrollment: object({ otpauth_uri: str({ description: "otpauth://totp/… shown once" }) }),
   TotpConfirm: object({ code: str() }),
+  TotpEnrollmentRequest: object({ current_password: str() }),
   RecoveryCodes: object({ recovery_codes: { type: "array", items: str(), minItems: 10, maxItems: 10 } }),
   IdentityCreate: object({
     email: str({ format: "email" }),
@@ -327,9 +328,13 @@ const OPERATIONS: Record<string, Op> = {
   },
   "GET /api/v1/auth/sessions": { summary: "List own sessions", responses: { 200: "SessionList", 401: "Error" } },
   "DELETE /api/v1/auth/sessions/{uuid}": { summary: "Revoke one own session", responses: { 204: null, 401: "Error", 404: "Error" } },
-  "POST /api/v1/auth/mfa/totp": { summary: "Start TOTP enrolment", responses: { 200: "TotpEnrollment", 401: "Error", 409: "Error" } },
+  "POST /api/v1/auth/mfa/totp": {
+    summary: "Start TOTP enrolment (current password required)",
+    body: "TotpEnrollmentRequest",
+    responses: { 200: "TotpEnrollment", 400: "Error", 401: "Error", 409: "Error", 429: "Error" },
+  },
   "POST /api/v1/auth/mfa/totp/confirm": {
-    summary: "Confirm TOTP enrolment (recovery codes shown once)",
+    summary: "Confirm TOTP enrolment (recovery codes shown once; ends the other sessions)",
     body: "TotpConfirm",
     responses: { 200: "RecoveryCodes", 400: "Error", 401: "Error", 409: "Error" },
   },
@@ -341,6 +346,10 @@ const OPERATIONS: Record<string, Op> = {
   "GET /api/v1/admin/identities": { summary: "List identities", responses: { 200: "IdentityList", 401: "Error", 403: "Error" } },
   "POST /api/v1/admin/identities/{uuid}/disable": { summary: "Disable an identity", responses: { 200: "IdentityEnvelope", 403: "Error", 404: "Error", 409: "Error" } },
   "POST /api/v1/admin/identities/{uuid}/lock": { summary: "Lock an identity", responses: { 200: "IdentityEnvelope", 403: "Error", 404: "Error", 409: "Error" } },
+  "POST /api/v1/admin/identities/{uuid}/activate": {
+    summary: "Restore a disabled or locked identity (identity.manage, recent MFA)",
+    responses: { 200: "IdentityEnvelope", 403: "Error", 404: "Error", 409: "Error" },
+  },
   "DELETE /api/v1/admin/identities/{uuid}/roles/{role}": {
     summary: "Remove a role",
     responses: { 200: "IdentityEnvelope", 403: "Error", 404: "Error", 409: "Error" },
@@ -454,6 +463,11 @@ function operation(key: string, op: Op): Schema {
     responses[status] = schema
       ? { description: status, content: { "application/json": { schema: ref(schema) } } }
       : { description: status };
+    if (status === "429") {
+      responses[status]!.headers = {
+        "Retry-After": { description: "whole seconds until an attempt can succeed", required: true, schema: int({ minimum: 1 }) },
+      };
+    }
   }
   return {
     summary: op.summary,

@@ -3,8 +3,10 @@ import type { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, isoFromTimestamp } from "@payin/rpc";
 import type { Context } from "koa";
 import type { AppDeps } from "../app.js";
+import { MACHINE_TOKEN_PREFIX, requireMfaIfPrivileged } from "../auth/authenticator.js";
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../auth/cookie.js";
 import { ApiError } from "../http/api-error.js";
+import { clientAddressOf } from "../http/client-address.js";
 import { readJsonObject } from "../http/body.js";
 import { emailField, enumField, lowerCaseUuidParams, onlyFields, requiredString } from "../http/fields.js";
 import { identityView } from "./admin/views.js";
@@ -76,14 +78,36 @@ function answerAuthenticated(ctx: Context, authenticated: identityV1.Authenticat
   };
 }
 
+
 /**
- * The client address used for sign-in throttling: the TCP peer. The gateway does
- * not trust X-Forwarded-For (Koa runs with proxy: false), so a client cannot pick
- * its own throttling bucket; behind a load balancer every client shares the
- * balancer's address unless the gateway is taught which proxies to trust.
+ * The session tokens a sign-in request presents: the session cookie and a bearer
+ * token, never a machine token. Nothing here refuses the sign-in: a malformed,
+ * repeated or unknown token is simply not ended.
  */
-function clientIp(ctx: Context): string {
-  return ctx.socket.remoteAddress ?? "";
+function presentedSessionTokens(ctx: Context): string[] {
+  const tokens: string[] = [];
+  const cookie = readSessionCookie(ctx.get("cookie"));
+  if (cookie.kind === "present") tokens.push(cookie.value);
+  const bearer = /^bearer ([\x21-\x7e]{1,512})$/i.exec(ctx.get("authorization"));
+  if (bearer) tokens.push(bearer[1]!);
+  return tokens.filter((token) => !token.startsWith(MACHINE_TOKEN_PREFIX));
+}
+
+/**
+ * Ends the sessions a sign-in presented, once the new sign-in was accepted, so
+ * that signing in anew (as the same person or another) never leaves the old
+ * session alive behind the new one. Best effort: a token identity refuses (ended,
+ * expired, never a session) is ignored, and a failure leaves the sign-in's answer as it is.
+ */
+async function endPresentedSessions(deps: AppDeps, tokens: readonly string[]): Promise<void> {
+  for (const sessionToken of tokens) {
+    try {
+      await deps.identity.logout({ caller: { sessionToken } });
+    } catch (error) {
+      if (error instanceof ConnectError && error.code === Code.Unauthenticated) continue;
+      deps.logger.warn({ err: error }, "could not end the session presented at sign-in");
+    }
+  }
 }
 
 /** /api/v1/auth/*: sign-in, MFA, sessions, password, TOTP enrolment (DESIGN §8). */
@@ -91,9 +115,16 @@ export function authRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: "/api/v1/auth" });
   lowerCaseUuidParams(router, ["uuid"]);
   const { identity, auth } = deps;
+  // The client address used for sign-in throttling: the TCP peer, or behind a
+  // configured trusted proxy what it forwarded (TRUSTED_PROXIES). Koa itself runs
+  // with proxy: false, so no other header ever picks a throttling bucket.
+  const addressOf = deps.clientAddress ?? clientAddressOf([]);
+  const clientIp = (ctx: Context) => addressOf(ctx.req);
 
   // Sign in. Answers an authenticated session, or `mfa_required` with a challenge
-  // token and neither a cookie nor a session token.
+  // token and neither a cookie nor a session token. A session the request
+  // presents ends once the password is accepted (either answer); a refused
+  // sign-in leaves it alone.
   router.post("/login", async (ctx) => {
     readQuery(ctx, []);
     const body = await readJsonObject(ctx);
@@ -102,6 +133,7 @@ export function authRoutes(deps: AppDeps): Router {
     const password = requiredString(body, "password", { min: PASSWORD_MIN, max: PASSWORD_MAX });
     const transport = enumField(body, "transport", TRANSPORTS);
     const res = await identity.login({ email, password, transport, clientIp: clientIp(ctx) });
+    await endPresentedSessions(deps, presentedSessionTokens(ctx));
     if (res.result.case === "mfaChallengeToken") {
       ctx.status = 200;
       ctx.body = { status: "mfa_required", mfa_challenge_token: res.result.value };
@@ -111,7 +143,7 @@ export function authRoutes(deps: AppDeps): Router {
   });
 
   // Completes an MFA challenge with a TOTP or recovery code; the session gets the
-  // transport chosen at login.
+  // transport chosen at login. A session the request presents ends, as at login.
   router.post("/mfa", async (ctx) => {
     readQuery(ctx, []);
     const body = await readJsonObject(ctx);
@@ -119,6 +151,7 @@ export function authRoutes(deps: AppDeps): Router {
     const mfaChallengeToken = requiredString(body, "mfa_challenge_token", { min: 1, max: CHALLENGE_TOKEN_MAX });
     const code = requiredString(body, "code", { min: 1, max: CODE_MAX });
     const res = await identity.completeMfa({ mfaChallengeToken, code, clientIp: clientIp(ctx) });
+    await endPresentedSessions(deps, presentedSessionTokens(ctx));
     answerAuthenticated(ctx, res.authenticated);
   });
 
@@ -131,11 +164,14 @@ export function authRoutes(deps: AppDeps): Router {
 
   // Ends the session and clears the cookie; also clears a cookie that no longer
   // works (401). A refused logout (400 both transports, 403 CSRF) changes nothing,
-  // the cookie included.
+  // the cookie included. With the cookie, `Clear-Site-Data: "cookies"` also has
+  // the browser drop the site's other cookies (all of its registrable domain).
   router.post("/logout", async (ctx) => {
     readQuery(ctx, []);
     const clearCookie = () => {
-      if (readSessionCookie(ctx.get("cookie")).kind !== "absent") ctx.append("Set-Cookie", clearedSessionCookie());
+      if (readSessionCookie(ctx.get("cookie")).kind === "absent") return;
+      ctx.append("Set-Cookie", clearedSessionCookie());
+      ctx.set("Clear-Site-Data", '"cookies"');
     };
     try {
       const principal = await auth.authenticateHuman(ctx);
@@ -153,9 +189,12 @@ export function authRoutes(deps: AppDeps): Router {
   });
 
   // Changes the password; the identity's other sessions are revoked at once.
+  // A privileged identity without MFA may only read its session, log out and
+  // enrol TOTP here: its password alone must not entrench it (403 MFA_REQUIRED).
   router.post("/password", async (ctx) => {
     readQuery(ctx, []);
     const principal = await auth.authenticateHuman(ctx);
+    requireMfaIfPrivileged(principal);
     const body = await readJsonObject(ctx);
     onlyFields(body, ["current_password", "new_password"]);
     // Any string: the spec bounds only new passwords, and one that cannot match is simply wrong (401).
@@ -171,6 +210,7 @@ export function authRoutes(deps: AppDeps): Router {
   router.get("/sessions", async (ctx) => {
     readQuery(ctx, []);
     const principal = await auth.authenticateHuman(ctx);
+    requireMfaIfPrivileged(principal);
     const res = await identity.listSessions({ caller: { sessionToken: principal.sessionToken } });
     ctx.body = { sessions: res.sessions.map((s) => sessionListItem(s, principal.sessionUuid)) };
   });
@@ -179,6 +219,7 @@ export function authRoutes(deps: AppDeps): Router {
   router.delete("/sessions/:uuid", async (ctx) => {
     readQuery(ctx, []);
     const principal = await auth.authenticateHuman(ctx);
+    requireMfaIfPrivileged(principal);
     const target = { type: "session", uuid: ctx.params.uuid };
     await change(deps, ctx, principal, { action: "session.revoke", target, successRecordedBy: "gateway" }, async () => {
       await identity.revokeSession({ caller: { sessionToken: principal.sessionToken }, sessionUuid: ctx.params.uuid! });
@@ -187,19 +228,26 @@ export function authRoutes(deps: AppDeps): Router {
     ctx.status = 204;
   });
 
-  // Starts TOTP enrolment: the otpauth:// URI (with the secret) is shown once.
+  // Starts TOTP enrolment after checking the current password (401 when wrong):
+  // the otpauth:// URI (with the secret) is shown once.
   router.post("/mfa/totp", async (ctx) => {
     readQuery(ctx, []);
     const principal = await auth.authenticateHuman(ctx);
+    const body = await readJsonObject(ctx);
+    onlyFields(body, ["current_password"]);
+    // Any string, as for a password change: one that cannot match is simply wrong (401).
+    const currentPassword = requiredString(body, "current_password");
     let otpauthUri = "";
     const target = { type: "identity", uuid: principal.identityUuid };
     await change(deps, ctx, principal, { action: "identity.totp.start", target, successRecordedBy: "gateway" }, async () => {
-      otpauthUri = (await identity.enrollTotp({ caller: { sessionToken: principal.sessionToken } })).otpauthUri;
+      otpauthUri = (await identity.enrollTotp({ caller: { sessionToken: principal.sessionToken }, currentPassword })).otpauthUri;
     });
     ctx.body = { otpauth_uri: otpauthUri };
   });
 
-  // Confirms enrolment with a first code: ten recovery codes, shown once.
+  // Confirms enrolment with a first code: ten recovery codes, shown once. Every
+  // other session of the identity ends; this one is not upgraded (MFA counts
+  // from the next sign-in).
   router.post("/mfa/totp/confirm", async (ctx) => {
     readQuery(ctx, []);
     const principal = await auth.authenticateHuman(ctx);

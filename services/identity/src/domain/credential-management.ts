@@ -1,6 +1,6 @@
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
-import { requireMfa, requirePermission } from "./caller.js";
+import { requireMfa, requirePermission, requireRecentMfa } from "./caller.js";
 import { issueMachineCredential, type MachineCredential } from "./machine-credential.js";
 import { generateMachineToken } from "./machine-token.js";
 import type { HumanPrincipal } from "./principal.js";
@@ -9,11 +9,13 @@ import type { IdentityDeps } from "./stores.js";
 
 /**
  * Credential management needs a person with credential.manage whose session
- * completed MFA (spec "Authentication" 8); a machine token is FORBIDDEN.
+ * completed MFA (spec "Authentication" 8), within the last 15 minutes for a
+ * change (`recent`): a credential moves money. A machine token is FORBIDDEN.
  */
-async function requireCredentialManager(deps: IdentityDeps, sessionToken: string, now: Date): Promise<HumanPrincipal> {
+async function requireCredentialManager(deps: IdentityDeps, sessionToken: string, now: Date, recent: boolean): Promise<HumanPrincipal> {
   const caller = await requirePermission(deps, sessionToken, "credential.manage", now);
-  requireMfa(caller);
+  if (recent) requireRecentMfa(caller, now);
+  else requireMfa(caller);
   return caller;
 }
 
@@ -35,7 +37,7 @@ export async function createMachineCredential(
   input: { sessionToken: string | null; merchantUuid: string },
 ): Promise<{ credential: MachineCredential; token: string }> {
   const now = deps.clock();
-  if (input.sessionToken !== null) await requireCredentialManager(deps, input.sessionToken, now);
+  if (input.sessionToken !== null) await requireCredentialManager(deps, input.sessionToken, now, true);
   return issueMachineCredential(deps.stores.machineCredentials, { credentialUuid: deps.newId(), merchantUuid: input.merchantUuid, now });
 }
 
@@ -44,7 +46,7 @@ export async function listMachineCredentials(
   deps: IdentityDeps,
   input: { sessionToken: string; merchantUuid: string },
 ): Promise<MachineCredential[]> {
-  await requireCredentialManager(deps, input.sessionToken, deps.clock());
+  await requireCredentialManager(deps, input.sessionToken, deps.clock(), false);
   checkMerchantUuid(input.merchantUuid);
   return deps.stores.machineCredentials.listByMerchant(input.merchantUuid);
 }
@@ -60,7 +62,7 @@ export async function rotateMachineCredential(
   input: { sessionToken: string; merchantUuid: string },
 ): Promise<{ credential: MachineCredential; token: string }> {
   const now = deps.clock();
-  await requireCredentialManager(deps, input.sessionToken, now);
+  await requireCredentialManager(deps, input.sessionToken, now, true);
   checkMerchantUuid(input.merchantUuid);
   const { token, keyId, secretHash } = generateMachineToken();
   const credential: MachineCredential = {
@@ -93,7 +95,7 @@ export async function revokeMachineCredential(
   input: { sessionToken: string; merchantUuid: string; credentialUuid: string },
 ): Promise<MachineCredential> {
   const now = deps.clock();
-  await requireCredentialManager(deps, input.sessionToken, now);
+  await requireCredentialManager(deps, input.sessionToken, now, true);
   checkMerchantUuid(input.merchantUuid);
   if (!isUuid(input.credentialUuid)) throw credentialNotFound();
   return deps.stores.transaction(async (tx) => {

@@ -2,9 +2,10 @@ import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { requirePermission, requireRecentMfa } from "./caller.js";
 import { normalizeEmail } from "./email.js";
-import { checkPasswordRules, generatePassword, hashPassword } from "./password.js";
+import { checkNewPassword, generatePassword, hashPassword } from "./password.js";
 import { isRole, ROLES, type Role } from "./permissions.js";
 import { IdentityReason } from "./reasons.js";
+import { issueRecoveryCodes } from "./recovery-codes.js";
 import { seal } from "./secret-box.js";
 import { withoutHash, type Identity, type IdentityDeps, type IdentityStatus } from "./stores.js";
 import { generateTotpSecret, otpauthUri } from "./totp.js";
@@ -38,8 +39,11 @@ export function checkRoles(roles: readonly string[]): Role[] {
 
 /**
  * Creates an identity. The caller needs identity.create and MFA completed within
- * the last 15 minutes (else PERMISSION_DENIED: FORBIDDEN or MFA_REQUIRED). The
+ * the last 15 minutes (else PERMISSION_DENIED: FORBIDDEN, MFA_REQUIRED, or
+ * MFA_RECENT_REQUIRED when it was completed longer ago). The
  * email is stored lower-cased; a taken email (in any case) is IDENTITY_EMAIL_TAKEN.
+ * A guessable password, or one containing the email's name, is INVALID_ARGUMENT
+ * (checkNewPassword).
  */
 export async function createIdentity(
   deps: IdentityDeps,
@@ -49,7 +53,7 @@ export async function createIdentity(
   const caller = await requirePermission(deps, input.sessionToken, "identity.create", now);
   requireRecentMfa(caller, now);
   const email = checkedEmail(input.email);
-  checkPasswordRules(input.password);
+  await checkNewPassword(input.password, email);
   const roles = checkRoles(input.roles);
   const identity: Identity = { identityUuid: deps.newId(), email, status: "active", roles, mfaEnrolled: false, createdAt: now };
   if (!(await deps.stores.identities.insert(identity, await hashPassword(input.password)))) throw emailTaken();
@@ -80,17 +84,23 @@ export async function getIdentity(deps: IdentityDeps, identityUuid: string): Pro
 }
 
 /**
- * Disables or locks an identity (permission identity.manage) and revokes all its
- * sessions in the same transaction. Already in that state: IDENTITY_ALREADY_DISABLED
- * or IDENTITY_ALREADY_LOCKED; the last active platform_admin: LAST_PLATFORM_ADMIN.
+ * Disables or locks an identity and revokes all its sessions in the same
+ * transaction, or restores a disabled or locked one to active (its sessions stay
+ * revoked: it signs in again). Needs identity.manage and MFA completed within the
+ * last 15 minutes. Already in that state: IDENTITY_ALREADY_DISABLED,
+ * IDENTITY_ALREADY_LOCKED or IDENTITY_ALREADY_ACTIVE; disabling or locking the
+ * last active platform_admin: LAST_PLATFORM_ADMIN.
  */
 export async function setIdentityStatus(
   deps: IdentityDeps,
   input: { sessionToken: string; identityUuid: string; status: string },
 ): Promise<Identity> {
   const now = deps.clock();
-  await requirePermission(deps, input.sessionToken, "identity.manage", now);
-  if (input.status !== "disabled" && input.status !== "locked") throw invalid('status must be "disabled" or "locked"');
+  const caller = await requirePermission(deps, input.sessionToken, "identity.manage", now);
+  requireRecentMfa(caller, now);
+  if (input.status !== "disabled" && input.status !== "locked" && input.status !== "active") {
+    throw invalid('status must be "disabled", "locked" or "active"');
+  }
   const status: IdentityStatus = input.status;
   if (!isUuid(input.identityUuid)) throw notFound();
   return deps.stores.transaction(async (tx) => {
@@ -99,10 +109,10 @@ export async function setIdentityStatus(
     await tx.identities.lockAdminRoster();
     const target = await tx.identities.findByUuid(input.identityUuid, { forUpdate: true });
     if (!target) throw notFound();
-    if (target.status === status) {
-      throw status === "disabled"
-        ? new DomainError(IdentityReason.IdentityAlreadyDisabled, "the identity is already disabled")
-        : new DomainError(IdentityReason.IdentityAlreadyLocked, "the identity is already locked");
+    if (target.status === status) throw alreadyInStatus(status);
+    if (status === "active") {
+      await tx.identities.setStatus(target.identityUuid, status, now);
+      return { ...withoutHash(target), status };
     }
     // Disabling or locking the last active platform_admin would leave the platform
     // with nobody to administer it, as removing its role would.
@@ -119,9 +129,18 @@ export async function setIdentityStatus(
   });
 }
 
+function alreadyInStatus(status: IdentityStatus): DomainError<IdentityReason> {
+  const reasons: Record<IdentityStatus, IdentityReason> = {
+    active: IdentityReason.IdentityAlreadyActive,
+    disabled: IdentityReason.IdentityAlreadyDisabled,
+    locked: IdentityReason.IdentityAlreadyLocked,
+  };
+  return new DomainError(reasons[status], `the identity is already ${status}`);
+}
+
 /**
- * Removes a role (permission identity.manage). Not held (a name that is no role
- * at all is not held either): ROLE_NOT_HELD. Taking
+ * Removes a role (permission identity.manage, MFA within the last 15 minutes).
+ * Not held (a name that is no role at all is not held either): ROLE_NOT_HELD. Taking
  * platform_admin from the last active platform_admin: LAST_PLATFORM_ADMIN; the
  * roster lock makes that check safe against concurrent removals and status changes.
  */
@@ -130,7 +149,8 @@ export async function removeRole(
   input: { sessionToken: string; identityUuid: string; role: string },
 ): Promise<Identity> {
   const now = deps.clock();
-  await requirePermission(deps, input.sessionToken, "identity.manage", now);
+  const caller = await requirePermission(deps, input.sessionToken, "identity.manage", now);
+  requireRecentMfa(caller, now);
   const role = input.role;
   if (!isUuid(input.identityUuid)) throw notFound();
   return deps.stores.transaction(async (tx) => {
@@ -150,19 +170,21 @@ export async function removeRole(
 }
 
 /**
- * Creates the first platform_admin with a generated password and a confirmed TOTP
- * factor, and returns both once. ADMIN_EXISTS when any identity holds
- * platform_admin; the roster lock serialises concurrent bootstraps.
+ * Creates the first platform_admin with a generated password, a confirmed TOTP
+ * factor and RECOVERY_CODE_COUNT recovery codes (as any enrolment gets), and
+ * returns them once. ADMIN_EXISTS when any identity holds platform_admin; the
+ * roster lock serialises concurrent bootstraps.
  */
 export async function bootstrapAdmin(
   deps: IdentityDeps,
   input: { email: string },
-): Promise<{ identity: Identity; password: string; totpUri: string }> {
+): Promise<{ identity: Identity; password: string; totpUri: string; recoveryCodes: string[] }> {
   const now = deps.clock();
   const email = checkedEmail(input.email);
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
   const secret = generateTotpSecret();
+  const recovery = issueRecoveryCodes(deps.totpKey);
   const identity: Identity = {
     identityUuid: deps.newId(),
     email,
@@ -180,6 +202,7 @@ export async function bootstrapAdmin(
     const sealed = seal(deps.totpKey, secret, identity.identityUuid);
     await tx.identities.savePendingTotp(identity.identityUuid, sealed, now);
     await tx.identities.confirmTotp(identity.identityUuid, sealed, null, now);
+    await tx.identities.replaceRecoveryCodes(identity.identityUuid, recovery.stored, now);
   });
-  return { identity, password, totpUri: otpauthUri(email, secret) };
+  return { identity, password, totpUri: otpauthUri(email, secret), recoveryCodes: recovery.codes };
 }

@@ -1,32 +1,11 @@
-import { createHash, randomBytes } from "node:crypto";
 import { DomainError } from "@payin/errors";
-import { base32Encode } from "./base32.js";
 import { callerSession } from "./caller.js";
+import { verifyCurrentPassword } from "./own-sessions.js";
 import { IdentityReason } from "./reasons.js";
+import { issueRecoveryCodes, useRecoveryCode } from "./recovery-codes.js";
 import { open, seal } from "./secret-box.js";
 import type { IdentityDeps, IdentityStore, TotpFactor } from "./stores.js";
 import { generateTotpSecret, looksLikeTotpCode, matchTotp, otpauthUri } from "./totp.js";
-
-/** Recovery codes issued at confirmation, each usable once. */
-export const RECOVERY_CODE_COUNT = 10;
-/** A recovery code is 10 base32 characters (50 bits), shown as two groups of 5. */
-const RECOVERY_CODE = /^[A-Z2-7]{10}$/;
-
-/** A new recovery code, e.g. `K7QXM-3FJ2A`. */
-export function generateRecoveryCode(): string {
-  const text = base32Encode(randomBytes(8)).slice(0, 10);
-  return `${text.slice(0, 5)}-${text.slice(5)}`;
-}
-
-/**
- * The stored hash of a recovery code, tolerant of case, spaces and hyphens; null
- * when the text cannot be a recovery code.
- */
-export function hashRecoveryCode(code: string): Buffer | null {
-  const normalized = code.replace(/[\s-]/g, "").toUpperCase();
-  if (!RECOVERY_CODE.test(normalized)) return null;
-  return createHash("sha256").update(normalized).digest();
-}
 
 /** The plaintext TOTP secret of a factor. */
 export function factorSecret(totpKey: Buffer, factor: TotpFactor): Buffer {
@@ -51,18 +30,23 @@ export async function useSecondFactor(
     const step = matchTotp(factorSecret(totpKey, factor), code, now, factor.lastUsedStep);
     return step !== null && (await identities.useTotpStep(factor.identityUuid, step));
   }
-  const hash = hashRecoveryCode(code);
-  return hash !== null && (await identities.useRecoveryCode(factor.identityUuid, hash, now));
+  return useRecoveryCode(identities, totpKey, factor.identityUuid, code, now);
 }
 
 /**
  * Starts (or restarts) TOTP enrolment for the caller and returns the otpauth://
- * URI. A pending secret is replaced; after confirmation it fails with
- * TOTP_ALREADY_ENROLLED. The secret is stored sealed with AES-256-GCM.
+ * URI. The current password is checked first (a wrong one is
+ * AUTH_INVALID_CREDENTIALS): a session alone, e.g. one left open, must not bind a
+ * second factor the owner does not hold. A pending secret is replaced; after
+ * confirmation it fails with TOTP_ALREADY_ENROLLED. The secret is stored sealed
+ * with AES-256-GCM.
  */
-export async function enrollTotp(deps: IdentityDeps, input: { sessionToken: string }): Promise<{ otpauthUri: string }> {
+export async function enrollTotp(deps: IdentityDeps, input: { sessionToken: string; currentPassword: string }): Promise<{ otpauthUri: string }> {
   const now = deps.clock();
   const { identity } = await callerSession(deps, input.sessionToken, now);
+  const enrolled = await deps.stores.identities.findTotpFactor(identity.identityUuid);
+  if (enrolled?.confirmedAt) throw new DomainError(IdentityReason.TotpAlreadyEnrolled, "TOTP is already enrolled");
+  await verifyCurrentPassword(deps, identity, input.currentPassword, now);
   const secret = generateTotpSecret();
   const sealed = seal(deps.totpKey, secret, identity.identityUuid);
   if (!(await deps.stores.identities.savePendingTotp(identity.identityUuid, sealed, now))) {
@@ -73,26 +57,29 @@ export async function enrollTotp(deps: IdentityDeps, input: { sessionToken: stri
 
 /**
  * Confirms the caller's pending TOTP factor with a code from it and returns ten
- * recovery codes, which exist only in this return value (only their SHA-256 is
- * stored). Without a pending factor: TOTP_NOT_PENDING (TOTP_ALREADY_ENROLLED once
- * confirmed); with a wrong code: TOTP_CODE_INVALID. The session itself is not
- * upgraded: MFA counts from the next sign-in.
+ * recovery codes, which exist only in this return value (only salted keyed
+ * hashes of them are stored, see recovery-codes.ts). Without a pending factor:
+ * TOTP_NOT_PENDING (TOTP_ALREADY_ENROLLED once confirmed); with a wrong code:
+ * TOTP_CODE_INVALID. Every other session of the identity ends (one opened by
+ * whoever else knew the password must not outlive the new factor). The session
+ * itself is not upgraded: MFA counts from the next sign-in.
  */
 export async function confirmTotp(deps: IdentityDeps, input: { sessionToken: string; code: string }): Promise<{ recoveryCodes: string[] }> {
   const now = deps.clock();
-  const { identity } = await callerSession(deps, input.sessionToken, now);
+  const { session, identity } = await callerSession(deps, input.sessionToken, now);
   const factor = await deps.stores.identities.findTotpFactor(identity.identityUuid);
   if (factor?.confirmedAt) throw new DomainError(IdentityReason.TotpAlreadyEnrolled, "TOTP is already enrolled");
   if (!factor) throw new DomainError(IdentityReason.TotpNotPending, "no TOTP enrolment is pending");
   const step = matchTotp(factorSecret(deps.totpKey, factor), input.code, now, null);
   if (step === null) throw new DomainError(IdentityReason.TotpCodeInvalid, "the code does not match");
-  const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, generateRecoveryCode);
+  const { codes: recoveryCodes, stored } = issueRecoveryCodes(deps.totpKey);
   await deps.stores.transaction(async (tx) => {
     if (!(await tx.identities.confirmTotp(identity.identityUuid, factor.secretCiphertext, step, now))) {
       // Re-enrolled (or confirmed) meanwhile: the code was checked against a secret that is gone.
       throw new DomainError(IdentityReason.TotpNotPending, "the pending TOTP enrolment changed; enrol again");
     }
-    await tx.identities.replaceRecoveryCodes(identity.identityUuid, recoveryCodes.map((c) => hashRecoveryCode(c)!), now);
+    await tx.identities.replaceRecoveryCodes(identity.identityUuid, stored, now);
+    await tx.sessions.revokeAllOf(identity.identityUuid, now, session.sessionUuid);
   });
   return { recoveryCodes };
 }

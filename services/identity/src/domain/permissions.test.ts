@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GRANT_PERMISSIONS, isRole, PERMISSIONS, permissionsOf, ROLES } from "./permissions.js";
+import { GRANT_PERMISSIONS, isPrivileged, isRole, PERMISSIONS, permissionsOf, ROLES } from "./permissions.js";
 
 describe("permissionsOf", () => {
   it("gives a machine credential exactly the two pay-in permissions", () => {
@@ -45,5 +45,18 @@ describe("permissionsOf", () => {
     expect(ROLES).toEqual(["platform_admin", "platform_operator", "merchant_admin", "merchant_member"]);
     expect(isRole("platform_admin")).toBe(true);
     for (const other of ["machine_credential", "PLATFORM_ADMIN", "admin", ""]) expect(isRole(other)).toBe(false);
+  });
+});
+
+describe("isPrivileged", () => {
+  it("is true for any administrative permission, false for merchant-side ones only", () => {
+    expect(isPrivileged(permissionsOf(["platform_admin"]))).toBe(true);
+    expect(isPrivileged(permissionsOf(["platform_operator"]))).toBe(true);
+    expect(isPrivileged(permissionsOf(["merchant_admin", "platform_operator"]))).toBe(true);
+    for (const grant of ["merchant_admin", "merchant_member", "machine_credential"] as const) expect(isPrivileged(permissionsOf([grant]))).toBe(false);
+    expect(isPrivileged([])).toBe(false);
+    // Every permission but the three merchant-side ones makes a principal privileged.
+    const administrative = PERMISSIONS.filter((p) => isPrivileged([p]));
+    expect(PERMISSIONS.filter((p) => !administrative.includes(p))).toEqual(["merchant.payin.create", "merchant.payin.read", "checkout.manage"]);
   });
 });

@@ -52,6 +52,20 @@ export const GRANT_PERMISSIONS: Record<Grant, readonly Permission[]> = {
   machine_credential: ["merchant.payin.create", "merchant.payin.read"],
 };
 
+/**
+ * Permissions that act for a merchant (its pay-ins and checkout), as merchant
+ * people and machine credentials do. Every other permission is administrative.
+ */
+export const MERCHANT_PERMISSIONS: readonly Permission[] = ["merchant.payin.create", "merchant.payin.read", "checkout.manage"];
+
+/**
+ * True when `permissions` include an administrative one: such a principal may act
+ * only through a session that completed MFA (DESIGN §7).
+ */
+export function isPrivileged(permissions: readonly Permission[]): boolean {
+  return permissions.some((permission) => !MERCHANT_PERMISSIONS.includes(permission));
+}
+
 /** The permissions of a set of grants: their union, in the order of PERMISSIONS. */
 export function permissionsOf(grants: readonly Grant[]): Permission[] {
   const granted = new Set(grants.flatMap((grant) => GRANT_PERMISSIONS[grant]));

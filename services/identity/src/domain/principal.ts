@@ -18,6 +18,8 @@ export interface HumanPrincipal {
   sessionUuid: string;
   roles: readonly Role[];
   permissions: readonly Permission[];
+  /** Holds an administrative permission: may act only after completing MFA. */
+  privileged: boolean;
   mfaSatisfied: boolean;
   /** When MFA was completed in this session; null when it was not. */
   mfaAuthenticatedAt: Date | null;

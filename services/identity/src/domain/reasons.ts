@@ -15,12 +15,19 @@ export enum IdentityReason {
   RateLimited = "RATE_LIMITED",
   /** The caller lacks the permission the operation needs (or is a machine). */
   Forbidden = "FORBIDDEN",
-  /** The caller holds the permission but its session has not (recently) satisfied MFA. */
+  /**
+   * The caller's session has not completed MFA, and the operation (or, for a
+   * privileged identity, any operation but enrolling TOTP) needs it.
+   */
   MfaRequired = "MFA_REQUIRED",
+  /** The session completed MFA, but longer ago than the operation allows (15 minutes). */
+  MfaRecentRequired = "MFA_RECENT_REQUIRED",
   IdentityNotFound = "IDENTITY_NOT_FOUND",
   IdentityEmailTaken = "IDENTITY_EMAIL_TAKEN",
   IdentityAlreadyDisabled = "IDENTITY_ALREADY_DISABLED",
   IdentityAlreadyLocked = "IDENTITY_ALREADY_LOCKED",
+  /** Activating an identity that is active. */
+  IdentityAlreadyActive = "IDENTITY_ALREADY_ACTIVE",
   RoleNotHeld = "ROLE_NOT_HELD",
   /** Removing platform_admin would leave no active platform_admin. */
   LastPlatformAdmin = "LAST_PLATFORM_ADMIN",

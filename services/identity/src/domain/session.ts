@@ -1,7 +1,7 @@
 import { DomainError } from "@payin/errors";
 import { invalidToken } from "./machine-credential.js";
 import { hashOpaqueToken, newOpaqueToken, randomBase64url } from "./opaque-token.js";
-import { permissionsOf } from "./permissions.js";
+import { isPrivileged, permissionsOf } from "./permissions.js";
 import type { HumanPrincipal, Transport } from "./principal.js";
 import { IdentityReason } from "./reasons.js";
 import type { Identity, SessionStore, StoredSession } from "./stores.js";
@@ -74,12 +74,14 @@ export function sessionView(session: StoredSession, identity: Identity, withCsrf
 
 /** The principal a live session acts as; permissions come from the one table. */
 export function humanPrincipal({ session, identity }: LiveSession): HumanPrincipal {
+  const permissions = permissionsOf(identity.roles);
   return {
     kind: "human",
     identityUuid: identity.identityUuid,
     sessionUuid: session.sessionUuid,
     roles: identity.roles,
-    permissions: permissionsOf(identity.roles),
+    permissions,
+    privileged: isPrivileged(permissions),
     mfaSatisfied: session.mfaAuthenticatedAt !== null,
     mfaAuthenticatedAt: session.mfaAuthenticatedAt,
     csrfToken: session.csrfToken,

@@ -1,6 +1,7 @@
 import type { MachineCredential, MachineCredentialStore, StoredMachineCredential } from "./machine-credential.js";
 import type { Role } from "./permissions.js";
 import type { Transport } from "./principal.js";
+import type { SecurityEvent } from "./security-events.js";
 
 export type IdentityStatus = "active" | "disabled" | "locked";
 
@@ -30,6 +31,13 @@ export interface TotpFactor {
   confirmedAt: Date | null;
   /** Last step accepted; a step at or below it is refused. */
   lastUsedStep: number | null;
+}
+
+/** A recovery code as stored: HMAC-SHA256(pepper, salt ‖ SHA-256(code)) and its salt (see mfa.ts). */
+export interface StoredRecoveryCode {
+  /** 16 random bytes, one per code. */
+  salt: Buffer;
+  codeHash: Buffer;
 }
 
 /** A session as stored (its token only as a hash). */
@@ -90,10 +98,20 @@ export interface IdentityStore {
   confirmTotp(identityUuid: string, secretCiphertext: Buffer, lastUsedStep: number | null, at: Date): Promise<boolean>;
   /** Records `step` as used, only if it is newer than the stored one; false otherwise. */
   useTotpStep(identityUuid: string, step: number): Promise<boolean>;
-  /** Replaces every recovery code of the identity with these hashes. */
-  replaceRecoveryCodes(identityUuid: string, codeHashes: Buffer[], at: Date): Promise<void>;
-  /** Marks an unused recovery code used; false when there is no such unused code. */
+  /** Replaces every recovery code of the identity with these. */
+  replaceRecoveryCodes(identityUuid: string, codes: StoredRecoveryCode[], at: Date): Promise<void>;
+  /** The identity's unused recovery codes that have a salt. */
+  listUnusedRecoveryCodes(identityUuid: string): Promise<StoredRecoveryCode[]>;
+  /**
+   * Marks an unused recovery code used, in one conditional statement, so two
+   * concurrent uses of one code cannot both succeed; false when there is no such
+   * unused code.
+   */
   useRecoveryCode(identityUuid: string, codeHash: Buffer, at: Date): Promise<boolean>;
+  /** Up to `limit` recovery codes, used or not, still in the unsalted form (SHA-256 of the code). */
+  listUnsaltedRecoveryCodes(limit: number): Promise<{ identityUuid: string; digest: Buffer }[]>;
+  /** Replaces one unsalted code by its salted form; false when it is gone or was salted meanwhile. */
+  saltRecoveryCode(identityUuid: string, digest: Buffer, code: StoredRecoveryCode): Promise<boolean>;
 }
 
 /** Storage of sessions and MFA challenges. */
@@ -116,28 +134,62 @@ export interface SessionStore {
   consumeChallenge(challengeUuid: string, at: Date): Promise<boolean>;
 }
 
-export type AttemptOutcome = "failed" | "succeeded" | "throttled";
+/**
+ * How a counted attempt ended: `succeeded` is a completed sign-in (password
+ * without MFA, or a right code); `verified` a right password whose second factor
+ * is still to come (neither a failure nor a completed sign-in); `throttled` a
+ * refused attempt, which checked nothing and counts for nothing.
+ */
+export type AttemptOutcome = "failed" | "succeeded" | "verified" | "throttled";
+
+/** Failures an attempt sees before it (failed, or pending: not settled yet), itself not included. */
+export interface FailureCount {
+  count: number;
+  /** When the most recent of them was attempted; null when there is none. */
+  latestAt: Date | null;
+  /**
+   * When the `limit`-th most recent of them was attempted (null with fewer): once
+   * it leaves the window, fewer than `limit` remain.
+   */
+  nthLatestAt: Date | null;
+}
+
+/** A recorded (pending) attempt and what it sees of the earlier ones. */
+export interface Reservation {
+  attemptId: string;
+  /** For this email from this client IP since `pairSince`, after the pair's last completed sign-in. */
+  pair: FailureCount;
+  /** For this email from anywhere since `accountSince`, after the email's last completed sign-in. */
+  account: FailureCount;
+  /**
+   * From this client IP since `ipSince`, whatever the email, including failures a
+   * later success of their email forgave; none when the client IP is null.
+   */
+  ip: FailureCount;
+  /** Wrong codes for this MFA challenge; 0 without a challenge. */
+  challengeFailures: number;
+}
 
 /** Sign-in attempts, kept in PostgreSQL so throttling holds across replicas. */
 export interface LoginAttemptStore {
   /**
-   * Records a pending attempt (counted as a failure until settled) and then counts,
-   * since `since`: unforgiven failed or pending attempts for `email`, and failed
-   * (forgiven or not) or pending attempts from `clientIp` (null: not counted per
-   * IP). Both counts include this attempt. Recording before counting means concurrent
-   * attempts see each other and cannot all slip under the limit.
+   * Records a pending attempt (counted as a failure until settled), commits it,
+   * and then counts the earlier failures it sees (see Reservation). Recording
+   * before counting means concurrent attempts see each other and cannot all slip
+   * under a limit. `limits` are the `limit` of each FailureCount.
    */
-  reserve(input: { email: string; clientIp: string | null; at: Date; since: Date }): Promise<{
-    attemptId: string;
-    emailFailures: number;
-    ipFailures: number;
-  }>;
-  /**
-   * Records the attempt's outcome. With `forgive` (a successful sign-in), the
-   * earlier failures of that email since `since` also stop counting against it,
-   * in the same statement.
-   */
-  settle(attemptId: string, outcome: AttemptOutcome, forgive?: { email: string; since: Date }): Promise<void>;
+  reserve(input: {
+    email: string;
+    clientIp: string | null;
+    challengeUuid: string | null;
+    at: Date;
+    pairSince: Date;
+    accountSince: Date;
+    ipSince: Date;
+    limits: { pair: number; account: number; ip: number };
+  }): Promise<Reservation>;
+  /** Records the attempt's outcome. */
+  settle(attemptId: string, outcome: AttemptOutcome): Promise<void>;
 }
 
 /** Machine-credential storage for management operations. */
@@ -174,6 +226,8 @@ export interface IdentityDeps {
   totpKey: Buffer;
   /** Receives failures of work done after answering (recording machine token use). */
   onBackgroundError: (error: unknown, credentialUuid: string) => void;
+  /** Receives sign-in security events (see security-events.ts). */
+  securityEvents: (event: SecurityEvent) => void;
 }
 
 /** The public view of a stored identity: everything but the password hash. */

@@ -21,6 +21,7 @@ import type { Principal } from "../domain/principal.js";
 import type { SessionView } from "../domain/session.js";
 import type { Identity, IdentityDeps } from "../domain/stores.js";
 import { pgStores } from "../store/pg-stores.js";
+import { securityEventLog } from "./security-event-log.js";
 
 const {
   AuthenticatedSchema,
@@ -106,6 +107,7 @@ function principalToPb(p: Principal): identityV1.Principal {
     sessionUuid: p.sessionUuid,
     roles: [...p.roles],
     permissions: [...p.permissions],
+    privileged: p.privileged,
     mfaSatisfied: p.mfaSatisfied,
     mfaAuthenticatedAt: optionalTimestamp(p.mfaAuthenticatedAt),
     csrfToken: p.csrfToken,
@@ -124,12 +126,14 @@ export function identityHandlers(orm: MikroORM, logger: Logger, options: Identit
   const onBackgroundError = (err: unknown, credentialUuid: string) => {
     logger.warn({ err, credentialUuid }, "could not record machine credential use");
   };
+  const securityEvents = securityEventLog(logger);
   const deps = (): IdentityDeps => ({
     stores: pgStores(orm.em.fork()),
     clock,
     newId: uuidv7,
     totpKey: options.totpKey,
     onBackgroundError,
+    securityEvents,
   });
   return {
     async createMachineCredential(req) {
@@ -171,7 +175,7 @@ export function identityHandlers(orm: MikroORM, logger: Logger, options: Identit
       return {};
     },
     async enrollTotp(req) {
-      return enrollTotp(deps(), { sessionToken: tokenOf(req) });
+      return enrollTotp(deps(), { sessionToken: tokenOf(req), currentPassword: req.currentPassword });
     },
     async confirmTotp(req) {
       return confirmTotp(deps(), { sessionToken: tokenOf(req), code: req.code });
@@ -212,8 +216,8 @@ export function identityHandlers(orm: MikroORM, logger: Logger, options: Identit
       return { credential: credentialToPb(credential) };
     },
     async bootstrapAdmin(req) {
-      const { identity, password, totpUri } = await bootstrapAdmin(deps(), { email: req.email });
-      return { identity: identityToPb(identity), password, totpUri };
+      const { identity, password, totpUri, recoveryCodes } = await bootstrapAdmin(deps(), { email: req.email });
+      return { identity: identityToPb(identity), password, totpUri, recoveryCodes };
     },
   };
 }

@@ -131,6 +131,8 @@ export async function change(
     const mapped = mapError(error);
     if (mapped.status >= 400 && mapped.status < 500) {
       await recordAudit(deps, actor, spec.action, spec.target, { outcome: "failed", errorCode: mapped.code });
+      // Recorded under the change's own action: a security event is not recorded again.
+      ctx.state.refusalAudited = true;
     }
     throw error;
   }
@@ -139,7 +141,8 @@ export async function change(
   }
 }
 
-async function recordAudit(
+/** Records one audit event; best effort, and only for a person (see below). */
+export async function recordAudit(
   deps: AppDeps,
   actor: Actor,
   action: string,

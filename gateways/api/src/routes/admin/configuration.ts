@@ -7,7 +7,7 @@
  */
 import type Router from "@koa/router";
 import type { AppDeps } from "../../app.js";
-import { requirePermission } from "../../auth/authenticator.js";
+import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
 import { badRequest } from "../../http/api-error.js";
 import { readQuery } from "../../http/query.js";
 import { ApiError } from "../../http/api-error.js";
@@ -24,6 +24,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
     const principal = await deps.auth.authenticate(ctx);
     await change(deps, ctx, principal, { action: "rule.create", target: { type: "rule" }, successRecordedBy: "merchants" }, async (actor) => {
       requirePermission(principal, "rule.manage");
+      requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["capability", "jurisdiction", "effect"]);
       const res = await deps.merchants.createRule({
@@ -59,6 +60,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
       { action: "merchant.operating_profile.ensure", target: { type: "merchant", uuid }, successRecordedBy: "merchants" },
       async (actor) => {
         requirePermission(principal, "policy.manage");
+        requireRecentMfa(principal);
         readQuery(ctx, []);
         const body = await readBody(ctx, ["operating_mode"]);
         const operatingMode = requiredString(body, "operating_mode", SHORT);
@@ -74,6 +76,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
     const uuid = param(ctx, "uuid");
     await change(deps, ctx, principal, { action: "policy.create", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
       requirePermission(principal, "policy.manage");
+      requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["scope", "effect"]);
       const res = await deps.merchants.createPolicy({
@@ -99,6 +102,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
     const principal = await deps.auth.authenticate(ctx);
     await change(deps, ctx, principal, { action: "provider.create", target: { type: "provider" }, successRecordedBy: "merchants" }, async (actor) => {
       requirePermission(principal, "provider.manage");
+      requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["name"]);
       const res = await deps.merchants.createProvider({ name: requiredString(body, "name", { min: 1, max: 100 }), actor });
@@ -113,6 +117,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
     const uuid = param(ctx, "uuid");
     await change(deps, ctx, principal, { action: "provider_binding.create", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
       requirePermission(principal, "provider.manage");
+      requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["provider_uuid", "capability", "jurisdiction"]);
       const res = await deps.merchants.ensureProviderBinding({
@@ -134,6 +139,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
     const uuid = param(ctx, "uuid");
     await change(deps, ctx, principal, { action: "provider_connection.create", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
       requirePermission(principal, "provider.manage");
+      requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["provider_uuid", "secret_reference"]);
       const res = await deps.merchants.ensureProviderConnection({
@@ -158,6 +164,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
       { action: "provider_connection.rotate_secret", target: { type: "provider_connection", uuid: connectionUuid }, successRecordedBy: "merchants" },
       async (actor) => {
         requirePermission(principal, "provider.manage");
+        requireRecentMfa(principal);
         readQuery(ctx, []);
         const body = await readBody(ctx, ["secret_reference"]);
         const secretReference = requiredString(body, "secret_reference", SECRET_REFERENCE);
@@ -175,6 +182,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
     const uuid = param(ctx, "uuid");
     await change(deps, ctx, principal, { action: "wallet.set", target: { type: "merchant", uuid }, successRecordedBy: "gateway" }, async () => {
       requirePermission(principal, "provider.manage");
+      requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["xpub"]);
       const xpub = requiredString(body, "xpub", { min: 1, max: 200 });

@@ -2,15 +2,15 @@
  * /admin/merchants/{uuid}/machine-credentials: list, create, rotate, revoke.
  * Only a person may manage credentials (a machine bearer gets 403 before
  * anything else); the identity service then requires credential.manage and a
- * session that completed MFA, from the session token passed as the caller. The
+ * session that completed MFA (within the last 15 minutes for create, rotate and
+ * revoke), from the session token passed as the caller. The
  * merchant must exist (404) and, to issue a credential, must not be closed (409).
  * Tokens appear only in the create and rotate responses, never in logs or audit.
  */
 import type Router from "@koa/router";
 import type { Context } from "koa";
 import type { AppDeps } from "../../app.js";
-import { requirePermission, type Principal } from "../../auth/authenticator.js";
-import { ApiError } from "../../http/api-error.js";
+import { requireMfa, requirePermission, requireRecentMfa, type Principal } from "../../auth/authenticator.js";
 import { readQuery } from "../../http/query.js";
 import { change, existingMerchant, openMerchant, param, readNoBody, requireHuman } from "./common.js";
 import { credentialView, issuedCredentialView } from "./views.js";
@@ -25,14 +25,14 @@ async function person(deps: AppDeps, ctx: Context): Promise<Principal> {
 }
 
 /**
- * credential.manage and a session that completed MFA, checked before any lookup;
- * the identity service checks both again from the session token.
+ * credential.manage and a session that completed MFA, within the last 15 minutes
+ * for a change (a credential moves money), checked before any lookup; the
+ * identity service checks them again from the session token.
  */
-function requireCredentialManager(principal: Principal): void {
+function requireCredentialManager(principal: Principal, change: boolean): void {
   requirePermission(principal, "credential.manage");
-  if (!principal.mfaSatisfied) {
-    throw new ApiError(403, "MFA_REQUIRED", "managing machine credentials needs a session that completed MFA");
-  }
+  if (change) requireRecentMfa(principal);
+  else requireMfa(principal);
 }
 
 function caller(principal: Principal) {
@@ -42,7 +42,7 @@ function caller(principal: Principal) {
 export function credentialRoutes(router: Router, deps: AppDeps): void {
   router.get(PATH, async (ctx) => {
     const principal = await person(deps, ctx);
-    requireCredentialManager(principal);
+    requireCredentialManager(principal, false);
     readQuery(ctx, []);
     const merchantUuid = param(ctx, "uuid");
     await existingMerchant(deps, merchantUuid);
@@ -54,7 +54,7 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
     const principal = await person(deps, ctx);
     const merchantUuid = param(ctx, "uuid");
     await change(deps, ctx, principal, { action: "credential.create", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "gateway" }, async () => {
-      requireCredentialManager(principal);
+      requireCredentialManager(principal, true);
       readQuery(ctx, []);
       await readNoBody(ctx);
       await openMerchant(deps, merchantUuid);
@@ -69,7 +69,7 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
     const principal = await person(deps, ctx);
     const merchantUuid = param(ctx, "uuid");
     await change(deps, ctx, principal, { action: "credential.rotate", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "gateway" }, async () => {
-      requireCredentialManager(principal);
+      requireCredentialManager(principal, true);
       readQuery(ctx, []);
       await readNoBody(ctx);
       await openMerchant(deps, merchantUuid);
@@ -86,7 +86,7 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
     const merchantUuid = param(ctx, "uuid");
     const credentialUuid = param(ctx, "credential_uuid");
     await change(deps, ctx, principal, { action: "credential.revoke", target: { type: "machine_credential", uuid: credentialUuid }, successRecordedBy: "gateway" }, async () => {
-      requireCredentialManager(principal);
+      requireCredentialManager(principal, true);
       readQuery(ctx, []);
       await readNoBody(ctx);
       await existingMerchant(deps, merchantUuid);

@@ -1,13 +1,13 @@
 /**
- * /admin/identities: create, list, disable, lock, remove a role. The identity
- * service re-checks the caller's permission (and, for create, MFA within the last
- * 15 minutes) from the session token; the gateway checks permissions first so a
- * refusal needs no round trip, and records every change in the audit log.
+ * /admin/identities: create, list, disable, lock, activate, remove a role. Every
+ * change needs MFA completed within the last 15 minutes; the identity service
+ * re-checks the permission and MFA from the session token; the gateway checks
+ * them first so a refusal needs no round trip, and records every change in the
+ * audit log.
  */
 import type Router from "@koa/router";
 import type { AppDeps } from "../../app.js";
-import { requirePermission } from "../../auth/authenticator.js";
-import { ApiError } from "../../http/api-error.js";
+import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
 import { intParam, offsetParam, readQuery, rpcOffset } from "../../http/query.js";
 import { change, param, readBody, readNoBody, requiredString, requiredStringArray } from "./common.js";
 import { identityView } from "./views.js";
@@ -16,10 +16,9 @@ export function identityRoutes(router: Router, deps: AppDeps): void {
   router.post("/identities", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     await change(deps, ctx, principal, { action: "identity.create", target: { type: "identity" }, successRecordedBy: "gateway" }, async () => {
+      // Refused before the body is looked at: 403 whatever it holds.
       requirePermission(principal, "identity.create");
-      // Refused before the body is looked at: 403 whatever it holds. (The service
-      // also checks that the MFA is recent: within 15 minutes.)
-      if (!principal.mfaSatisfied) throw new ApiError(403, "MFA_REQUIRED", "creating identities needs a session that completed MFA within the last 15 minutes");
+      requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["email", "password", "roles"]);
       const email = requiredString(body, "email", { min: 3, max: 254 });
@@ -42,12 +41,14 @@ export function identityRoutes(router: Router, deps: AppDeps): void {
     ctx.body = { data: res.identities.map(identityView), pagination: { total: Number(res.total), limit, offset } };
   });
 
-  for (const [verb, status] of [["disable", "disabled"], ["lock", "locked"]] as const) {
+  // Activate restores a disabled or locked identity (409 IDENTITY_ALREADY_ACTIVE when active).
+  for (const [verb, status] of [["disable", "disabled"], ["lock", "locked"], ["activate", "active"]] as const) {
     router.post(`/identities/:uuid/${verb}`, async (ctx) => {
       const principal = await deps.auth.authenticate(ctx);
       const uuid = param(ctx, "uuid");
       await change(deps, ctx, principal, { action: `identity.${verb}`, target: { type: "identity", uuid }, successRecordedBy: "gateway" }, async () => {
         requirePermission(principal, "identity.manage");
+        requireRecentMfa(principal);
         readQuery(ctx, []);
         await readNoBody(ctx);
         const res = await deps.identity.setIdentityStatus({ caller: { sessionToken: principal.sessionToken ?? "" }, identityUuid: uuid, status });
@@ -61,6 +62,7 @@ export function identityRoutes(router: Router, deps: AppDeps): void {
     const uuid = param(ctx, "uuid");
     await change(deps, ctx, principal, { action: "identity.role.remove", target: { type: "identity", uuid }, successRecordedBy: "gateway" }, async () => {
       requirePermission(principal, "identity.manage");
+      requireRecentMfa(principal);
       readQuery(ctx, []);
       await readNoBody(ctx);
       const res = await deps.identity.removeRole({ caller: { sessionToken: principal.sessionToken ?? "" }, identityUuid: uuid, role: param(ctx, "role") });

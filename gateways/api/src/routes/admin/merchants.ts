@@ -6,7 +6,7 @@
 import type Router from "@koa/router";
 import { isMerchantStatusName, MERCHANT_STATUS_BY_NAME, merchantsV1, type MerchantStatusName } from "@payin/proto";
 import type { AppDeps } from "../../app.js";
-import { requirePermission } from "../../auth/authenticator.js";
+import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
 import { badRequest } from "../../http/api-error.js";
 import { intParam, offsetParam, readQuery, rpcOffset } from "../../http/query.js";
 import { change, charLength, isUuid, optionalString, param, readBody, readNoBody, requiredString, UUID_RULE } from "./common.js";
@@ -74,6 +74,7 @@ export function merchantRoutes(router: Router, deps: AppDeps): void {
       const uuid = param(ctx, "uuid");
       await change(deps, ctx, principal, { action: `merchant.${verb}`, target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
         requirePermission(principal, "merchant.manage");
+        requireRecentMfa(principal);
         readQuery(ctx, []);
         await readNoBody(ctx);
         const res = await deps.merchants.transitionMerchant({ uuid, transition, actor });
@@ -90,6 +91,7 @@ export function merchantRoutes(router: Router, deps: AppDeps): void {
     const uuid = param(ctx, "uuid");
     await change(deps, ctx, principal, { action: "merchant.member.attach", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
       requirePermission(principal, "merchant.manage");
+      requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["identity_uuid"]);
       const identityUuid = requiredString(body, "identity_uuid", UUID_RULE).toLowerCase();
