@@ -91,6 +91,8 @@ describe("AllocationService wallets", () => {
       devMaster.derive("m/44'/60'/0'").privateExtendedKey,
       devMaster.publicExtendedKey,
       devMaster.derive("m/44'/60'/0'/0").publicExtendedKey,
+      devMaster.derive("m/44'/60'/5").publicExtendedKey,
+      devMaster.derive("m/44'/60'").publicExtendedKey,
       "xpub-garbage",
       "",
     ]) {
@@ -125,6 +127,40 @@ describe("AllocationService.AllocateAddress", () => {
     const second = await client.allocateAddress({ merchantUuid, intentUuid: uuidv7(), rail: "erc20" });
     expect(second).toMatchObject({ address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", index: 1, derivationPath: "m/44'/60'/0'/0/1" });
     expect(await nextIndex(merchantUuid)).toBe(2);
+  });
+
+  it("derives from any hardened account's xpub and names its true path", async () => {
+    // Addresses of m/44'/60'/N'/0/i of the development mnemonic, computed by private
+    // derivation from its seed (see the hd tests).
+    const merchantUuid = uuidv7();
+    await client.setWallet({ merchantUuid, xpub: devMaster.derive("m/44'/60'/7'").publicExtendedKey });
+    const intentUuid = uuidv7();
+    const first = await client.allocateAddress({ merchantUuid, intentUuid, rail: "bep20" });
+    expect(first).toMatchObject({ address: "0xAF4311d557fBC876059e39306ec1f3343753df29", index: 0, derivationPath: "m/44'/60'/7'/0/0" });
+    expect(await client.allocateAddress({ merchantUuid, intentUuid, rail: "bep20" })).toMatchObject({
+      address: first.address,
+      index: 0,
+      derivationPath: "m/44'/60'/7'/0/0",
+    });
+    const second = await client.allocateAddress({ merchantUuid, intentUuid: uuidv7(), rail: "erc20" });
+    expect(second).toMatchObject({ address: "0xd2378898c87F72dE22eb67673fD23889796C694E", index: 1, derivationPath: "m/44'/60'/7'/0/1" });
+    const third = await client.allocateAddress({ merchantUuid, intentUuid: uuidv7(), rail: "erc20" });
+    expect(third).toMatchObject({ address: "0x40cba5b7A6dC4fd081e247A64029Cb6B63DFB595", index: 2, derivationPath: "m/44'/60'/7'/0/2" });
+
+    // What is stored says the same: the allocations and the pool rows derived ahead.
+    const stored = await orm.em.fork().execute(
+      `select address_index, address, derivation_path from allocations where merchant_uuid = ? order by address_index`,
+      [merchantUuid],
+    );
+    expect(stored.map((r) => r.derivation_path)).toEqual(["m/44'/60'/7'/0/0", "m/44'/60'/7'/0/1", "m/44'/60'/7'/0/2"]);
+    const pool = await orm.em.fork().execute(`select address_index, derivation_path from address_pool where merchant_uuid = ?`, [merchantUuid]);
+    expect(pool.length).toBeGreaterThan(0);
+    for (const row of pool) expect(row.derivation_path).toBe(`m/44'/60'/7'/0/${row.address_index}`);
+
+    // Replacing the key with another account's moves later paths to that account; the counter goes on.
+    await client.setWallet({ merchantUuid, xpub: devMaster.derive("m/44'/60'/1'").publicExtendedKey });
+    const fourth = await client.allocateAddress({ merchantUuid, intentUuid: uuidv7(), rail: "bep20" });
+    expect(fourth).toMatchObject({ address: "0x9BF4beE5bfbEbb3a4b7060dAe40CA6fD49305D60", index: 3, derivationPath: "m/44'/60'/1'/0/3" });
   });
 
   it("answers WALLET_NOT_READY for a merchant without wallet", async () => {

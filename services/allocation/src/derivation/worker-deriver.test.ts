@@ -24,6 +24,18 @@ describe("WorkerDeriver", () => {
     expect((await deriver.deriveRange(xpub, 0, 1))[0]!.address).toBe("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
   });
 
+  it("names each address by its xpub's own account, in the thread as inline", async () => {
+    const account7 = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC)).derive("m/44'/60'/7'").publicExtendedKey;
+    const [viaWorker, inline] = await Promise.all([deriver.deriveRange(account7, 0, 3), deriveRangeInline(account7, 0, 3)]);
+    expect(viaWorker).toEqual(inline);
+    // m/44'/60'/7'/0/i of the mnemonic, by private derivation (see the hd tests).
+    expect(viaWorker).toEqual([
+      { index: 0, derivationPath: "m/44'/60'/7'/0/0", address: "0xAF4311d557fBC876059e39306ec1f3343753df29" },
+      { index: 1, derivationPath: "m/44'/60'/7'/0/1", address: "0xd2378898c87F72dE22eb67673fD23889796C694E" },
+      { index: 2, derivationPath: "m/44'/60'/7'/0/2", address: "0x40cba5b7A6dC4fd081e247A64029Cb6B63DFB595" },
+    ]);
+  });
+
   it("answers concurrent ranges each with its own addresses", async () => {
     const ranges = Array.from({ length: 20 }, (_, i) => [i * 7, i * 7 + 7] as const);
     const results = await Promise.all(ranges.map(([from, to]) => deriver.deriveRange(xpub, from, to)));

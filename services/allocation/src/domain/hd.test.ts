@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { HDKey } from "@scure/bip32";
+import { HARDENED_OFFSET, HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
+import { secp256k1 } from "@noble/curves/secp256k1";
 import { sha256 } from "@noble/hashes/sha2";
+import { keccak_256 } from "@noble/hashes/sha3";
 import { createBase58check } from "@scure/base";
 import { DomainError } from "@payin/errors";
 import { addressFromPublicKey } from "./eip55.js";
-import { ACCOUNT_PATH, deriveAddress, derivationPath, parseAccountXpub, tweakOutOfRange } from "./hd.js";
+import { accountNumber, accountPath, deriveAddress, derivationPath, parseAccountXpub, tweakOutOfRange } from "./hd.js";
 import { AllocationReason } from "./reasons.js";
 
 // The well-known development mnemonic (Hardhat, Anvil): its first accounts are public.
@@ -13,6 +15,30 @@ const MNEMONIC = "test test test test test test test test test test test junk";
 const master = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC));
 const account = master.derive("m/44'/60'/0'");
 const accountXpub = account.publicExtendedKey;
+
+/**
+ * The EIP-55 address of a private key, computed without the code under test:
+ * noble's point and keccak, and the checksum spelled out again here.
+ */
+function independentAddress(privateKey: Uint8Array): string {
+  const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
+  const lower = hex(keccak_256(secp256k1.getPublicKey(privateKey, false).subarray(1))).slice(24);
+  const hash = hex(keccak_256(new TextEncoder().encode(lower)));
+  return "0x" + [...lower].map((c, i) => (parseInt(hash[i]!, 16) >= 8 ? c.toUpperCase() : c)).join("");
+}
+
+/** The address of a full path of the development mnemonic, from its private keys. */
+function addressOfPath(path: string): string {
+  return independentAddress(master.derive(path).privateKey!);
+}
+
+/** Re-encodes the account xpub with another child number (same key and chain code). */
+function withChildNumber(childNumber: number): string {
+  const base58check = createBase58check(sha256);
+  const bytes = base58check.decode(accountXpub);
+  new DataView(bytes.buffer, bytes.byteOffset).setUint32(9, childNumber, false);
+  return base58check.encode(bytes);
+}
 
 /** BIP32 test vector 5: every key a parser must refuse, with the BIP's reason. */
 const TEST_VECTOR_5: [string, string][] = [
@@ -55,6 +81,19 @@ describe("parseAccountXpub", () => {
     expect(node.depth).toBe(3);
     expect(node.privateKey).toBeNull();
     expect(node.publicKey).toEqual(account.publicKey);
+    expect(accountNumber(node)).toBe(0);
+  });
+
+  it("accepts the xpub of any hardened account m/44'/60'/N', and reads N from it", () => {
+    for (const n of [1, 7, 2 ** 31 - 1]) {
+      const other = master.derive(`m/44'/60'/${n}'`);
+      const node = parseAccountXpub(other.publicExtendedKey);
+      expect(node.index).toBe(HARDENED_OFFSET + n);
+      expect(node.privateKey).toBeNull();
+      expect(node.publicKey).toEqual(other.publicKey);
+      expect(node.chainCode).toEqual(other.chainCode);
+      expect(accountNumber(node)).toBe(n);
+    }
   });
 
   it("refuses the account's xprv, and never repeats it", () => {
@@ -63,13 +102,24 @@ describe("parseAccountXpub", () => {
   });
 
   it("refuses keys of the wrong depth", () => {
-    expectRefused(master.publicExtendedKey, /depth 3\), got depth 0/);
+    expectRefused(master.publicExtendedKey, /^xpub must be the account key of m\/44'\/60'\/N' \(depth 3\), got depth 0$/);
     expectRefused(master.derive("m/44'/60'/0'/0").publicExtendedKey, /got depth 4/);
     expectRefused(master.derive("m/44'/60'").publicExtendedKey, /got depth 2/);
   });
 
-  it("refuses another account than 0'", () => {
-    expectRefused(master.derive("m/44'/60'/1'").publicExtendedKey, /account 0'/);
+  it("refuses a non-hardened account", () => {
+    const nonHardened = master.derive("m/44'/60'/5").publicExtendedKey;
+    expect(HDKey.fromExtendedKey(nonHardened)).toMatchObject({ depth: 3, index: 5 });
+    expectRefused(nonHardened, /^xpub must be the account key of m\/44'\/60'\/N' \(a hardened account\), got non-hardened child 5$/);
+    expectRefused(withChildNumber(0), /got non-hardened child 0$/);
+    // The highest non-hardened child sits just below the hardened offset.
+    expectRefused(withChildNumber(HARDENED_OFFSET - 1), /got non-hardened child 2147483647$/);
+  });
+
+  it("takes the account number from the child number at both ends of the hardened range", () => {
+    expect(accountNumber(parseAccountXpub(withChildNumber(HARDENED_OFFSET)))).toBe(0);
+    expect(accountNumber(parseAccountXpub(withChildNumber(HARDENED_OFFSET + 1)))).toBe(1);
+    expect(accountNumber(parseAccountXpub(withChildNumber(0xffffffff)))).toBe(2 ** 31 - 1);
   });
 
   it("refuses a testnet key", () => {
@@ -111,6 +161,16 @@ describe("parseAccountXpub", () => {
   });
 });
 
+describe("paths", () => {
+  it("spell the account and address levels of BIP44 for Ethereum", () => {
+    expect(accountPath(0)).toBe("m/44'/60'/0'");
+    expect(accountPath(7)).toBe("m/44'/60'/7'");
+    expect(derivationPath(0, 0)).toBe("m/44'/60'/0'/0/0");
+    expect(derivationPath(1, 19)).toBe("m/44'/60'/1'/0/19");
+    expect(derivationPath(2 ** 31 - 1, 2 ** 31 - 1)).toBe("m/44'/60'/2147483647'/0/2147483647");
+  });
+});
+
 describe("tweakOutOfRange", () => {
   const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
   const bytes = (value: bigint) => Buffer.from(value.toString(16).padStart(64, "0"), "hex");
@@ -144,18 +204,67 @@ describe("deriveAddress", () => {
 
   it("agrees with the private derivation of the same path", () => {
     for (const index of [0, 2, 7, 19, 1000, 2 ** 31 - 1]) {
-      const expected = addressFromPublicKey(master.derive(derivationPath(index)).publicKey!);
+      const expected = addressFromPublicKey(master.derive(derivationPath(0, index)).publicKey!);
       expect(deriveAddress(accountXpub, index).address).toBe(expected);
+    }
+  });
+
+  // Known values, computed from the mnemonic by private derivation (independentAddress):
+  // account 0' gives Anvil's published accounts, so the oracle itself is checked.
+  it.each([
+    [0, 0, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"],
+    [0, 2, "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"],
+    [0, 19, "0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199"],
+    [1, 0, "0x8C8d35429F74ec245F8Ef2f4Fd1e551cFF97d650"],
+    [1, 1, "0x40FBBE484b8Ee6139Af08446950B088e10b2306A"],
+    [1, 2, "0x2b382887D362cCae885a421C978c7e998D3c95a6"],
+    [1, 19, "0xc4c855fa65a599ea3a89c6d5281D07B84c2Fc86B"],
+    [1, 1000, "0x31DF5297Fc7cCdC9492d53519466279F7a6Fd9d4"],
+    [7, 0, "0xAF4311d557fBC876059e39306ec1f3343753df29"],
+    [7, 1, "0xd2378898c87F72dE22eb67673fD23889796C694E"],
+    [7, 2, "0x40cba5b7A6dC4fd081e247A64029Cb6B63DFB595"],
+    [7, 19, "0x5b36cd65745251Dd7C0024c6b154530bb5c006F8"],
+    [7, 1000, "0x115e4093519d78f173A5d8dca43a4a6D97b0E6E9"],
+  ])("derives account %i' address %i of the mnemonic with its true path", (n, index, address) => {
+    const path = `m/44'/60'/${n}'/0/${index}`;
+    expect(addressOfPath(path)).toBe(address);
+    const xpub = master.derive(`m/44'/60'/${n}'`).publicExtendedKey;
+    expect(deriveAddress(xpub, index)).toEqual({ address, index, derivationPath: path });
+  });
+
+  it("derives from an account xpub exactly the addresses of its private path, for any account", () => {
+    for (const n of [1, 7, 44, 2 ** 31 - 1]) {
+      const xpub = master.derive(accountPath(n)).publicExtendedKey;
+      for (const index of [3, 20, 2 ** 31 - 1]) {
+        const path = `m/44'/60'/${n}'/0/${index}`;
+        expect(deriveAddress(xpub, index)).toEqual({ address: addressOfPath(path), index, derivationPath: path });
+      }
+    }
+  });
+
+  it("keeps each cached account's own path", () => {
+    const one = master.derive("m/44'/60'/1'").publicExtendedKey;
+    const seven = master.derive("m/44'/60'/7'").publicExtendedKey;
+    // Alternating keys hit the cache of external-chain nodes: each keeps its account.
+    for (let round = 0; round < 2; round++) {
+      expect(deriveAddress(one, 5).derivationPath).toBe("m/44'/60'/1'/0/5");
+      expect(deriveAddress(seven, 5).derivationPath).toBe("m/44'/60'/7'/0/5");
+      expect(deriveAddress(accountXpub, 5).derivationPath).toBe("m/44'/60'/0'/0/5");
     }
   });
 
   it("agrees with @scure/bip32's public derivation for random keys and indexes", () => {
     for (let k = 0; k < 4; k++) {
-      const randomAccount = HDKey.fromMasterSeed(crypto.getRandomValues(new Uint8Array(32))).derive(ACCOUNT_PATH);
+      const accountN = Math.floor(Math.random() * 2 ** 31);
+      const randomAccount = HDKey.fromMasterSeed(crypto.getRandomValues(new Uint8Array(32))).derive(accountPath(accountN));
       const external = HDKey.fromExtendedKey(randomAccount.publicExtendedKey).deriveChild(0);
       for (let n = 0; n < 50; n++) {
         const index = Math.floor(Math.random() * 2 ** 31);
-        expect(deriveAddress(randomAccount.publicExtendedKey, index).address).toBe(addressFromPublicKey(external.deriveChild(index).publicKey!));
+        expect(deriveAddress(randomAccount.publicExtendedKey, index)).toEqual({
+          address: addressFromPublicKey(external.deriveChild(index).publicKey!),
+          index,
+          derivationPath: `m/44'/60'/${accountN}'/0/${index}`,
+        });
       }
     }
   });

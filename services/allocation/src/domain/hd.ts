@@ -11,15 +11,25 @@ import { AllocationReason } from "./reasons.js";
 const VERSIONS = { public: 0x0488b21e, private: 0x0488ade4 } as const;
 /** version(4) depth(1) parent fingerprint(4) child number(4) chain code(32) key(33). */
 const SERIALIZED_LENGTH = 78;
-/** The account level of m/44'/60'/0'. */
+/** The account level of m/44'/60'/N'. */
 const ACCOUNT_DEPTH = 3;
-const ACCOUNT_CHILD = HARDENED_OFFSET + 0;
 /** A serialized key is 111 characters; anything far longer is refused before decoding. */
 const MAX_XPUB_LENGTH = 120;
 /** Addresses come from the external chain, `xpub/0`, non-hardened indexes only. */
 export const MAX_ADDRESS_INDEX = HARDENED_OFFSET - 1;
-/** Path of the account key every registered xpub stands for. */
-export const ACCOUNT_PATH = "m/44'/60'/0'";
+/**
+ * The levels above the account, BIP44 purpose and Ethereum's coin type. A
+ * depth-3 key records only its own child number, not its parents' (its parent
+ * fingerprint cannot be checked without their keys), so these are assumed.
+ */
+const ACCOUNT_PARENT_PATH = "m/44'/60'";
+/** How refusals name the keys that are accepted. */
+const ACCOUNT_PATTERN = `${ACCOUNT_PARENT_PATH}/N'`;
+
+/** The path of hardened account `account`: m/44'/60'/N'. */
+export function accountPath(account: number): string {
+  return `${ACCOUNT_PARENT_PATH}/${account}'`;
+}
 
 const base58check = createBase58check(sha256);
 
@@ -30,10 +40,11 @@ function invalid(problem: string): DomainError<AllocationReason> {
 
 /**
  * Parses a merchant's account key and checks it is what a receiving wallet needs:
- * a mainnet BIP32 extended PUBLIC key of depth 3, child 0' (m/44'/60'/0'), whose
- * key is a valid compressed secp256k1 point. Private keys of any form are refused,
- * and so is every invalid key of BIP32 test vector 5. Fails with
- * WALLET_XPUB_INVALID; the message never repeats the key.
+ * a mainnet BIP32 extended PUBLIC key of depth 3 with a hardened child number
+ * (m/44'/60'/N', any account N), whose key is a valid compressed secp256k1
+ * point. Private keys of any form are refused, and so is every invalid key of
+ * BIP32 test vector 5. Fails with WALLET_XPUB_INVALID; the message never
+ * repeats the key.
  */
 export function parseAccountXpub(xpub: string): HDKey {
   if (typeof xpub !== "string" || xpub.length === 0) throw invalid("is required");
@@ -58,9 +69,13 @@ export function parseAccountXpub(xpub: string): HDKey {
   if (version !== VERSIONS.public) throw invalid("must be a mainnet extended public key (xpub…)");
   if (key[0] !== 0x02 && key[0] !== 0x03) throw invalid("holds an invalid public key");
   if (depth !== ACCOUNT_DEPTH) {
-    throw invalid(`must be the account key of ${ACCOUNT_PATH} (depth ${ACCOUNT_DEPTH}), got depth ${depth}`);
+    throw invalid(`must be the account key of ${ACCOUNT_PATTERN} (depth ${ACCOUNT_DEPTH}), got depth ${depth}`);
   }
-  if (index !== ACCOUNT_CHILD) throw invalid(`must be the account key of ${ACCOUNT_PATH} (account 0')`);
+  // BIP44 accounts are hardened: a non-hardened child here is no wallet's account
+  // key, and no m/44'/60'/N' path would be true of its addresses.
+  if (index < HARDENED_OFFSET) {
+    throw invalid(`must be the account key of ${ACCOUNT_PATTERN} (a hardened account), got non-hardened child ${index}`);
+  }
   try {
     // The constructor checks the point is on the curve.
     return new HDKey({ versions: VERSIONS, depth, index, parentFingerprint, chainCode, publicKey: key });
@@ -69,13 +84,20 @@ export function parseAccountXpub(xpub: string): HDKey {
   }
 }
 
-/** The derivation path of address `index`, also its `allocation_reference`. */
-export function derivationPath(index: number): string {
-  return `${ACCOUNT_PATH}/0/${index}`;
+/** The account number N of an account key accepted by parseAccountXpub: m/44'/60'/N'. */
+export function accountNumber(accountKey: HDKey): number {
+  return accountKey.index - HARDENED_OFFSET;
+}
+
+/** The derivation path of address `index` of account `account`, also its `allocation_reference`. */
+export function derivationPath(account: number, index: number): string {
+  return `${accountPath(account)}/0/${index}`;
 }
 
 /** The `xpub/0` node: its key and chain code, the inputs of public child derivation. */
 interface ChainNode {
+  /** The account number N of the xpub, for the paths of its addresses. */
+  account: number;
   /** Compressed SEC1 encoding, the HMAC input of public child derivation. */
   publicKey: Uint8Array;
   /** The same point uncompressed: libsecp256k1 then skips a square root per child. */
@@ -107,9 +129,15 @@ function externalChain(xpub: string): ChainNode {
     externalChains.set(xpub, cached);
     return cached;
   }
-  const hd = parseAccountXpub(xpub).deriveChild(0);
+  const accountKey = parseAccountXpub(xpub);
+  const hd = accountKey.deriveChild(0);
   if (hd.index !== 0 || !hd.publicKey || !hd.chainCode) throw new Error("the external chain of this xpub is not derivable");
-  const node = { publicKey: hd.publicKey, uncompressed: libsecp256k1.publicKeyConvert(hd.publicKey, false), chainCode: hd.chainCode };
+  const node: ChainNode = {
+    account: accountNumber(accountKey),
+    publicKey: hd.publicKey,
+    uncompressed: libsecp256k1.publicKeyConvert(hd.publicKey, false),
+    chainCode: hd.chainCode,
+  };
   externalChains.set(xpub, node);
   if (externalChains.size > CACHE_SIZE) externalChains.delete(externalChains.keys().next().value!);
   return node;
@@ -146,11 +174,14 @@ export interface DerivedAddress {
   derivationPath: string;
 }
 
-/** The address of `xpub/0/index` for an account key accepted by parseAccountXpub. */
+/**
+ * The address of `xpub/0/index` for an account key accepted by parseAccountXpub,
+ * with its path m/44'/60'/N'/0/index, N the key's own account number.
+ */
 export function deriveAddress(xpub: string, index: number): DerivedAddress {
   if (!Number.isInteger(index) || index < 0 || index > MAX_ADDRESS_INDEX) {
     throw new Error(`address index out of range: ${index}`);
   }
-  const publicKey = childPublicKey(externalChain(xpub), index);
-  return { address: addressFromPublicKey(publicKey), index, derivationPath: derivationPath(index) };
+  const node = externalChain(xpub);
+  return { address: addressFromPublicKey(childPublicKey(node, index)), index, derivationPath: derivationPath(node.account, index) };
 }

@@ -8,7 +8,7 @@ export type Rail = (typeof RAILS)[number];
 
 export interface Wallet {
   merchantUuid: string;
-  /** Account-level extended public key of m/44'/60'/0', as registered. */
+  /** Account-level extended public key of m/44'/60'/N' (any hardened account N), as registered. */
   xpub: string;
   /** Index the counter hands out next. */
   nextIndex: number;

@@ -67,7 +67,7 @@ export type SetWalletRequest = Message<"payin.allocation.v1.SetWalletRequest"> &
   merchantUuid: string;
 
   /**
-   * BIP32 extended public key (xpub...) of m/44'/60'/0'.
+   * BIP32 extended public key (xpub...) of m/44'/60'/N', any hardened account N.
    *
    * @generated from field: string xpub = 2;
    */
@@ -182,7 +182,8 @@ export type AllocateAddressResponse = Message<"payin.allocation.v1.AllocateAddre
   index: number;
 
   /**
-   * Full derivation path, e.g. "m/44'/60'/0'/0/7".
+   * Full derivation path, m/44'/60'/N'/0/index with N the xpub's account,
+   * e.g. "m/44'/60'/0'/0/7".
    *
    * @generated from field: string derivation_path = 3;
    */
@@ -385,8 +386,9 @@ export const GetReadinessResponseSchema: GenMessage<GetReadinessResponse> = /*@_
 export const AllocationService: GenService<{
   /**
    * Registers (or replaces) a merchant's receiving wallet. INVALID_ARGUMENT
-   * (WALLET_XPUB_INVALID) for anything but a valid public key of depth 3
-   * (m/44'/60'/0'); private keys are refused. Replacing keeps the counter.
+   * (WALLET_XPUB_INVALID) for anything but a valid public key of depth 3 with a
+   * hardened child number (m/44'/60'/N', any account N); private keys are
+   * refused. Replacing keeps the counter.
    *
    * @generated from rpc payin.allocation.v1.AllocationService.SetWallet
    */
