@@ -162,7 +162,7 @@ export const serviceBase = {
   MIGRATE_ON_BOOT: oneOf(["true", "false"] as const, "true"),
 };
 
-/** Default ports (DESIGN §9); each is overridable by its variable. */
+/** Default ports (README, "Configuration"); each is overridable by its variable. */
 export const DEFAULT_PORTS = {
   API_PORT: 8080,
   CHECKOUT_PORT: 8081,

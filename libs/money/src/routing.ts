@@ -6,7 +6,7 @@ export type Asset = (typeof ASSETS)[number];
 export type Rail = "bep20" | "erc20";
 
 /**
- * Routing: the one table that picks a rail for an asset (DESIGN §5), used by
+ * Routing: the one table that picks a rail for an asset, used by
  * payins to route a pay-in and by allocation to decide readiness. Later rails
  * extend it; clients never choose the rail.
  */

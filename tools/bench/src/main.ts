@@ -2,15 +2,18 @@
  * `npm run bench`: starts an embedded PostgreSQL and the whole platform on free
  * ports, sets up merchants through the services' RPC clients, seeds two list
  * merchants straight in SQL, and loads the API gateway with autocannon from a
- * second process (create, read, list at 50 connections), next to two baselines
+ * second process (create, read, list at 50 connections), next to baselines
  * measured in the same run:
  *
- *   B1  the SQL of a create (payins transaction with the allocation transaction
- *       inside it) driven straight at PostgreSQL with `pg` from a second process;
- *   B2  a bare Koa handler making one Connect call (the project's client) to a
- *       trivial Connect service, each in its own process.
+ *   B1   every statement of a create (claim ∥ catch-up with merchant changes,
+ *        allocate, store; each autocommits, as in the services) driven straight at
+ *        PostgreSQL with `pg` from a second process: create's own SQL;
+ *   B1a  payins' statements of a create only (reference);
+ *   B2   a bare Koa handler making one Connect call (the project's client) to a
+ *        trivial Connect service, each in its own process: one hop;
+ *   B2-0 the same Koa handler without the call (reference).
  *
- * Then the mixed run of issue 3: the read path's capacity (closed loop), then
+ * Then the mixed run (do sign-ins hold reads up?): the read path's capacity (closed loop), then
  * BENCH_MIXED_REPEATS pairs back to back of reads offered open-loop at
  * BENCH_MIXED_READ_PERCENT of that capacity, alone and while a third process
  * signs in (successful logins of identities without MFA through the gateway) at
@@ -18,8 +21,9 @@
  * judged on the pairs pooled. A last window repeats the logins under the
  * closed-loop read load, reported only.
  *
- * Prints a table, the ratios against the targets of issues 2 and 3, and CPU use
- * per process during each measured window; writes everything to
+ * Prints a table, the ratios against the targets (create vs its own SQL, read vs
+ * one hop, read p99 with logins vs without), and CPU use per process during each
+ * measured window; writes everything to
  * tmp/bench-results.json. Exits 0 whether or not targets are met.
  *
  * BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
@@ -534,7 +538,7 @@ async function main(): Promise<void> {
   }
   await db.end();
 
-  // Issue 3's mixed run: the read load alone, then at once the same read load
+  // The mixed run: the read load alone, then at once the same read load
   // while a third process signs in at LOGINS_PER_S; pairs back to back so that
   // drift of the machine affects both halves alike.
   const readConfig = http(auth(createToken), "get", readPaths);
@@ -677,15 +681,15 @@ async function main(): Promise<void> {
   };
   const failedNote = (s: Scenario) => (s.result.non2xx + s.result.errors > 0 ? ` (${s.result.non2xx + s.result.errors} failed requests!)` : "");
   out();
-  out("Targets (issue 2)");
+  out("Targets");
   if (create) {
-    out(`  create req/s / B1 tx/s   ${fmt(create.result.rps)} / ${fmt(b1?.result.rps)} = ${createVsB1?.toFixed(2) ?? "-"}   target ≥ ${TARGETS.createVsB1}   ${verdict(ratios.createVsB1.met ?? undefined)}${failedNote(create)}`);
-    out(`  create p99               ${fmt(create.result.p99, 2)} ms   target < ${TARGETS.createP99Ms} ms   ${verdict(ratios.createP99Ms.met ?? undefined)}`);
+    out(`  create vs its own SQL (B1): create req/s / B1 tx/s   ${fmt(create.result.rps)} / ${fmt(b1?.result.rps)} = ${createVsB1?.toFixed(2) ?? "-"}   target ≥ ${TARGETS.createVsB1}   ${verdict(ratios.createVsB1.met ?? undefined)}${failedNote(create)}`);
+    out(`  create p99 at ${CONNECTIONS} connections   ${fmt(create.result.p99, 2)} ms   target < ${TARGETS.createP99Ms} ms   ${verdict(ratios.createP99Ms.met ?? undefined)}`);
     if (b2) out(`    (B2, one trivial Connect call, in this run: p99 ${fmt(b2.result.p99, 2)} ms at ${fmt(b2.result.rps)} req/s; a create makes two calls and three transactions)`);
   }
   if (read) {
     const pairs = readPairs.map((p) => (p.read.result.rps / p.b2.result.rps).toFixed(2)).join(", ");
-    out(`  read req/s / B2 req/s    ${fmt(read.result.rps)} / ${fmt(readB2?.result.rps)} = ${readVsB2?.toFixed(2) ?? "-"}   target ≥ ${TARGETS.readVsB2}   ${verdict(ratios.readVsB2.met ?? undefined)}${failedNote(read)}`);
+    out(`  read vs one hop (B2): read req/s / B2 req/s   ${fmt(read.result.rps)} / ${fmt(readB2?.result.rps)} = ${readVsB2?.toFixed(2) ?? "-"}   target ≥ ${TARGETS.readVsB2}   ${verdict(ratios.readVsB2.met ?? undefined)}${failedNote(read)}`);
     out(`    (medians of ${readPairs.length} alternating B2/read windows; per pair: ${pairs})`);
   }
   if (listSmall && listBig && list) {
@@ -694,7 +698,7 @@ async function main(): Promise<void> {
     out(`  (for reference: create / B1a ${ratios.createVsB1a?.toFixed(2) ?? "-"}; list at ${countCreated.toLocaleString("en")} intents p99 ${fmt(list.result.p99, 2)} ms)`);
   }
   out();
-  if (runs("mixed")) out(`Target (issue 3): read p99 with ${LOGINS_PER_S} logins/s / read p99 alone ≤ ${TARGETS.readP99WithLoginsVsAlone.toFixed(2)}, reads offered at ${pacedRate}/s = ${Math.round(READ_SHARE * 100)}% of flat out (pairs measured back to back; identity threads by nice value ${JSON.stringify(identityNices)})`);
+  if (runs("mixed")) out(`Target: read p99 with logins vs without: read p99 with ${LOGINS_PER_S} logins/s / read p99 alone ≤ ${TARGETS.readP99WithLoginsVsAlone.toFixed(2)}, reads offered at ${pacedRate}/s = ${Math.round(READ_SHARE * 100)}% of flat out (pairs measured back to back; identity threads by nice value ${JSON.stringify(identityNices)})`);
   for (const [i, pair] of mixedPairs.entries()) {
     const { alone, mixed } = pair;
     const l = mixed.logins!;

@@ -12,7 +12,7 @@ export function isUuid(value: string | undefined): value is string {
   return value !== undefined && UUID_PATTERN.test(value);
 }
 
-/** Length in Unicode code points: the spec's "characters", as the services count them. */
+/** Length in Unicode code points: the "characters" of the contract's limits (docs/api.md), as the services count them. */
 export function charLength(value: string): number {
   let n = 0;
   for (const _ of value) n++;

@@ -20,7 +20,7 @@ const REQUIRED_FIELDS = ["asset", "amount", "jurisdiction", "expires_at"];
 /** RFC 3339 date-time in UTC: `Z`, or the offset `+00:00` that RFC 3339 makes the same. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|\+00:00)$/;
 
-/** Create response: exactly the spec's fields. */
+/** Create response: exactly the contract's fields (docs/api.md). */
 export function createView(i: payinsV1.PayInIntent) {
   return {
     intent_uuid: i.intentUuid,

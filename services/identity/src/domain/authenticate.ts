@@ -12,7 +12,7 @@ export interface AuthenticationStores {
 
 /**
  * Turns a bearer token into a principal. A token with the machine prefix is only
- * ever checked as a machine token (spec "Authentication" 4); any other token is
+ * ever checked as a machine token (docs/api.md, "Authentication"); any other token is
  * looked up as a human session. Every failure is the same AUTH_INVALID_TOKEN.
  */
 export async function authenticate(

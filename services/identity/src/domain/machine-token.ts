@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /**
- * Machine tokens (DESIGN §7): `mpk_` + key id (16 random bytes, 32 lower-case hex)
+ * Machine tokens (docs/api.md, "Authentication"): `mpk_` + key id (16 random bytes, 32 lower-case hex)
  * + secret (32 random bytes, 43 base64url characters without padding). Only the key
  * id and SHA-256 of the secret's bytes are kept; the plaintext exists once, in the
  * response that issues it.

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { MACHINE_TOKEN_PREFIX } from "./machine-token.js";
 
 /**
- * Session tokens and MFA challenge tokens (DESIGN §7): 32 random bytes, base64url
+ * Session tokens and MFA challenge tokens: 32 random bytes, base64url
  * without padding (43 characters). Only SHA-256 of the token text is stored.
  */
 const OPAQUE_TOKEN = /^[A-Za-z0-9_-]{43}$/;

@@ -12,7 +12,7 @@ describe("permissionsOf", () => {
     expect(permissionsOf(["merchant_admin", "merchant_member"])).toEqual(["merchant.payin.create", "merchant.payin.read", "checkout.manage"]);
   });
 
-  it("maps every role as DESIGN §7 decides", () => {
+  it("maps every role as docs/platform-api.md's table decides", () => {
     expect(permissionsOf(["platform_admin"]).sort()).toEqual(
       [
         "identity.create",

@@ -1,7 +1,7 @@
 /**
- * Permissions, not role names, are what callers check (DESIGN §7). This file is the
- * one table from what a principal is (a machine credential, or a person's roles) to
- * what it may do.
+ * Permissions, not role names, are what callers check (docs/platform-api.md, "Roles
+ * and permissions"). This file is the one table from what a principal is (a machine
+ * credential, or a person's roles) to what it may do.
  */
 
 /** Every permission the platform knows. */
@@ -48,7 +48,7 @@ export const GRANT_PERMISSIONS: Record<Grant, readonly Permission[]> = {
   platform_operator: ["merchant.read", "identity.read", "audit.read"],
   merchant_admin: ["merchant.payin.create", "merchant.payin.read", "checkout.manage"],
   merchant_member: ["merchant.payin.create", "merchant.payin.read"],
-  // Spec "Authentication" 5: a machine credential has exactly these two.
+  // A machine credential has exactly these two (docs/api.md, "Authentication").
   machine_credential: ["merchant.payin.create", "merchant.payin.read"],
 };
 
@@ -60,7 +60,7 @@ export const MERCHANT_PERMISSIONS: readonly Permission[] = ["merchant.payin.crea
 
 /**
  * True when `permissions` include an administrative one: such a principal may act
- * only through a session that completed MFA (DESIGN §7).
+ * only through a session that completed MFA.
  */
 export function isPrivileged(permissions: readonly Permission[]): boolean {
   return permissions.some((permission) => !MERCHANT_PERMISSIONS.includes(permission));

@@ -17,7 +17,7 @@ export function invalid(message: string): never {
   throw new DomainError(MerchantsReason.InvalidArgument, message);
 }
 
-/** Length in Unicode code points, as the spec's "characters". */
+/** Length in Unicode code points: the "characters" of the contract's limits (docs/api.md). */
 export function charLength(value: string): number {
   let n = 0;
   for (const _ of value) n++;

@@ -8,7 +8,7 @@ import { merchantStatusName, type merchantsV1 } from "@payin/proto";
 import { isoFromTimestamp } from "@payin/rpc";
 
 
-/** Exactly the spec's merchant fields. */
+/** Exactly the contract's merchant fields (docs/api.md). */
 export function merchantView(m: merchantsV1.Merchant) {
   return {
     uuid: m.uuid,
@@ -20,7 +20,7 @@ export function merchantView(m: merchantsV1.Merchant) {
   };
 }
 
-/** Identity exactly as the spec shows it: uuid, email, status, roles. */
+/** Identity exactly as the contract shows it: uuid, email, status, roles. */
 export function identityView(i: identityV1.Identity | undefined) {
   return { uuid: i?.uuid ?? "", email: i?.email ?? "", status: i?.status ?? "", roles: [...(i?.roles ?? [])] };
 }
@@ -38,14 +38,14 @@ function credentialCore(c: identityV1.MachineCredential) {
 
 /**
  * A credential just issued (create, rotate), with its token shown once: the
- * spec's fields without the three it marks "listing only" (last_used_at,
+ * contract's fields without the three that only the listing carries (last_used_at,
  * revoked_at, replaced_by_uuid).
  */
 export function issuedCredentialView(c: identityV1.MachineCredential, token: string) {
   return { ...credentialCore(c), token };
 }
 
-/** The spec's credential fields as listed; never token, secret or secret_hash. */
+/** The contract's credential fields as listed; never token, secret or secret_hash. */
 export function credentialView(c: identityV1.MachineCredential) {
   return {
     ...credentialCore(c),
