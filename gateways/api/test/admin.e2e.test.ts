@@ -1,5 +1,5 @@
 /**
- * The platform administration API (/api/v1/admin, DESIGN §8) end to end on the
+ * The platform administration API (/api/v1/admin, docs/platform-api.md) end to end on the
  * real platform: identities, merchants and their lifecycle, members, machine
  * credentials, rules, policies, operating profiles, providers, bindings,
  * connections, wallets and the audit log, with every 400/401/403/404/409.
@@ -28,7 +28,7 @@ const A = "/api/v1/admin";
 const MERCHANT_KEYS = ["created_at", "display_name", "legal_name", "status", "updated_at", "uuid"];
 const IDENTITY_KEYS = ["email", "roles", "status", "uuid"];
 const CREDENTIAL_KEYS = ["created_at", "credential_uuid", "key_id", "last_used_at", "merchant_uuid", "replaced_by_uuid", "revoked_at", "status"];
-/** Create and rotate answer without the fields the spec marks "listing only", and with the token. */
+/** Create and rotate answer without the fields only the listing carries, and with the token. */
 const ISSUED_CREDENTIAL_KEYS = ["created_at", "credential_uuid", "key_id", "merchant_uuid", "status", "token"];
 const AUDIT_KEYS = ["action", "actor", "error_code", "event_uuid", "occurred_at", "outcome", "request_id", "target_type", "target_uuid"];
 const UNKNOWN_UUID = "01a2008d-7400-7000-8000-0000000000ff";
@@ -348,7 +348,7 @@ describe("identities", () => {
 });
 
 describe("merchants", () => {
-  it("creates a merchant (201, always inactive, exactly the spec's fields) and reads it", async () => {
+  it("creates a merchant (201, always inactive, exactly the contract's fields) and reads it", async () => {
     const res = await api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "Acme", legal_name: "Acme GmbH" } });
     expect(res.status, res.text).toBe(201);
     expectKeys(res.body, ["merchant"]);

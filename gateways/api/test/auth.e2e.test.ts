@@ -10,6 +10,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import net from "node:net";
+import pg from "pg";
 import { startTestPlatform, type TestPlatform } from "@payin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -103,6 +104,31 @@ async function auditEventsBy(identityUuid: string): Promise<any[]> {
   }
 }
 
+/** Identity's sign-in security events in the platform's log so far. */
+async function authEvents(): Promise<Record<string, unknown>[]> {
+  const { captured } = await log.text();
+  return captured
+    .split("\n")
+    .filter((line) => line.includes('"auth.'))
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Identity's security events once `ready` says they are all there (polled; at most 10 s), or as they are then. */
+async function authEventsWhen(ready: (events: Record<string, unknown>[]) => boolean): Promise<Record<string, unknown>[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const events = await authEvents();
+    if (ready(events) || Date.now() >= deadline) return events;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The value and attributes of the one session cookie a response sets. */
 function sessionCookieOf(res: HumanResponse): { value: string; attributes: string[] } {
   const cookies = res.setCookies.filter((c) => c.startsWith(`${COOKIE_NAME}=`));
@@ -179,7 +205,7 @@ describe("MFA sign-in of the bootstrapped admin", () => {
     expectError(await from(3).completeMfa(challenge, totpCodeAt(admin.totpSecret, step)), 401, "AUTH_INVALID_CREDENTIALS");
   });
 
-  it("reads the MFA-satisfied session with exactly the spec's fields", async () => {
+  it("reads the MFA-satisfied session with exactly the contract's fields", async () => {
     const res = await from(3).request("GET", "/api/v1/auth/session", { token: adminToken });
     expect(res.status, res.text).toBe(200);
     expectKeys(res.body, SESSION_KEYS);
@@ -414,7 +440,7 @@ describe("signed-in people", () => {
       secrets.push(next);
 
       expectError(await change({ current_password: newPassword(), new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");
-      // current_password is any string (the spec bounds only new passwords): one that cannot match is a wrong one.
+      // current_password is any string (the contract bounds only new passwords): one that cannot match is a wrong one.
       expectError(await change({ current_password: "", new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");
       expectError(await change({ current_password: "x".repeat(200), new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");
       expectError(await change({ new_password: next }), 400, "VALIDATION_ERROR");
@@ -599,6 +625,37 @@ describe("signed-in people", () => {
       secrets.push(elsewhere.body.mfa_challenge_token);
     });
 
+    it(`lifts the cap of ${100} consecutive failures when an admin forgives them (POST /admin/identities/{uuid}/sign-in-failures/reset)`, async () => {
+      const heidi = await createIdentity("heidi", ["merchant_member"]);
+      // 100 failures from another address, recorded as identity records them: reaching the cap by
+      // signing in would wait through the growing delays.
+      const db = new pg.Client({ connectionString: platform.databaseUrl });
+      await db.connect();
+      try {
+        await db.query(
+          `insert into identity.login_attempts (email, client_ip, attempted_at, outcome) select $1, '198.51.100.77', now(), 'failed' from generate_series(1, 100)`,
+          [heidi.email.toLowerCase()],
+        );
+      } finally {
+        await db.end();
+      }
+      const client = from(21);
+      // At the cap: refused, even with the right password from a fresh address, for the better part of a day.
+      expectRateLimited(await client.login(heidi.email, heidi.password), 15 * 60 + 1);
+
+      const reset = await api.request("POST", `/api/v1/admin/identities/${heidi.uuid}/sign-in-failures/reset`, { token: adminToken });
+      expect(reset.status, reset.text).toBe(200);
+      expect(reset.body).toEqual({ identity: { uuid: heidi.uuid, email: heidi.email, status: "active", roles: ["merchant_member"] }, forgiven_failures: 100 });
+      keep(await client.login(heidi.email, heidi.password));
+      // Audited under the admin, naming the identity.
+      const audited = (await auditEventsBy(admin.uuid)).filter((e) => e.action === "identity.sign_in_failures.reset");
+      expect(audited.map((e) => [e.outcome, e.target_type, e.target_uuid])).toEqual([["succeeded", "identity", heidi.uuid]]);
+      // An unknown identity is 404; one without identity.manage is 403.
+      expectError(await api.request("POST", `/api/v1/admin/identities/${randomUUID()}/sign-in-failures/reset`, { token: adminToken }), 404, "IDENTITY_NOT_FOUND");
+      const member = keep(await from(22).login(heidi.email, heidi.password));
+      expectError(await api.request("POST", `/api/v1/admin/identities/${heidi.uuid}/sign-in-failures/reset`, { token: member }), 403, "FORBIDDEN");
+    });
+
     it("refuses sign-in from a client address after too many attempts", async () => {
       const client = from(13);
       let status = 0;
@@ -635,19 +692,9 @@ describe("signed-in people", () => {
       // Another client behind the same proxy is another address: the owner gets in.
       keep(await login(grace.password, "198.51.100.8"));
 
-      // Identity logged the refusal with the forwarded address, the identity and the request id.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const { captured } = await log.text();
-      const events = captured
-        .split("\n")
-        .filter((line) => line.includes('"auth.'))
-        .flatMap((line) => {
-          try {
-            return [JSON.parse(line) as Record<string, unknown>];
-          } catch {
-            return [];
-          }
-        });
+      // Identity logged the refusal with the forwarded address, the identity and the request id
+      // (the log reaches the file when the child process writes it: polled, not waited for).
+      const events = await authEventsWhen((all) => all.filter((e) => e.identity_uuid === grace.uuid).length >= 7);
       expect(events.find((e) => e.requestId === refused.headers.get("x-request-id"))).toMatchObject({
         event: "auth.throttled",
         identity_uuid: grace.uuid,

@@ -126,6 +126,7 @@ function moneyOrTrustRoutes(m: string, target: string, providerUuid: string): [s
     ["POST", `${A}/identities/${target}/lock`, undefined],
     ["POST", `${A}/identities/${target}/activate`, undefined],
     ["DELETE", `${A}/identities/${target}/roles/merchant_member`, undefined],
+    ["POST", `${A}/identities/${target}/sign-in-failures/reset`, undefined],
     ["POST", `${mp}/activate`, undefined],
     ["POST", `${mp}/deactivate`, undefined],
     ["POST", `${mp}/suspend`, undefined],
@@ -309,6 +310,60 @@ describe("recent MFA for changes that move money or trust (the gateway's clock m
     expect(wallet.status, wallet.text).toBe(200);
     const lock = await shifted.request("POST", `${A}/identities/${target.uuid}/lock`, { token });
     expect(lock.status, lock.text).toBe(200);
+    offsetMs = 0;
+  });
+});
+
+describe("a password change (the gateway's clock moved)", () => {
+  let server: http.Server;
+  let offsetMs = 0;
+  let shifted: Api;
+
+  beforeAll(async () => {
+    const options = (name: string) => ({ baseUrl: platform.serviceUrls[name]!, serviceToken: platform.serviceToken, timeoutMs: 15_000 });
+    const identity = createServiceClient(identityV1.IdentityService, options("identity"));
+    const app = createApp({
+      logger: createLogger("api-test", { level: "silent" }),
+      auth: new Authenticator(identity, 0, 10_000, () => new Date(Date.now() + offsetMs)),
+      identity,
+      payins: createServiceClient(payinsV1.PayinsService, options("payins")),
+      merchants: createServiceClient(merchantsV1.MerchantsService, options("merchants")),
+      allocation: createServiceClient(allocationV1.AllocationService, options("allocation")),
+    });
+    server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    shifted = new Api(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  });
+
+  afterAll(async () => {
+    offsetMs = 0;
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const change = (p: Person, newPassword: string) =>
+    shifted.request("POST", "/api/v1/auth/password", { token: p.token, json: { current_password: p.password, new_password: newPassword } });
+  const newPassword = () => {
+    const password = `pw-${randomBytes(12).toString("base64url")}`;
+    secrets.push(password);
+    return password;
+  };
+
+  it("needs MFA within 15 minutes for a privileged identity (403 MFA_RECENT_REQUIRED), not for others", async () => {
+    const admin = await personWithMfa(["platform_admin"]);
+    const member = await person(["merchant_member"]);
+    offsetMs = 16 * MINUTE;
+    const error = expectError(await change(admin, newPassword()), 403, "MFA_RECENT_REQUIRED");
+    expect(error.message).toMatch(/15 minutes/);
+    // Unchanged: the old password still signs in.
+    expect((await human.login(admin.email, admin.password, "bearer")).body.status).toBe("mfa_required");
+    // A person without an administrative permission changes theirs whatever the age of the session.
+    const changed = await change(member, newPassword());
+    expect(changed.status, changed.text).toBe(204);
+    // 14 minutes after MFA it is still recent.
+    offsetMs = 14 * MINUTE;
+    const next = newPassword();
+    const recent = await change(admin, next);
+    expect(recent.status, recent.text).toBe(204);
     offsetMs = 0;
   });
 });

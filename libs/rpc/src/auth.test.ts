@@ -3,7 +3,7 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import { describe, expect, it } from "vitest";
 import { callerDigestsFor, deriveCredential, parseCallerDigests } from "@payin/config";
 import { identityV1 } from "@payin/proto";
-import { ALL_METHODS, allowCallers, CallerAuthenticator, callerInterceptor, mergeCallerPolicies } from "./auth.js";
+import { actAsCaller, ALL_METHODS, allowCallers, CallerAuthenticator, callerInterceptor, callerNameOf, mergeCallerPolicies } from "./auth.js";
 
 const MASTER = "auth-test-master-secret-0123456789abcdef";
 const Identity = identityV1.IdentityService;
@@ -64,5 +64,35 @@ describe("callerInterceptor", () => {
     expect(await codeOf(client.authenticate({}, as("payins")))).toBe(Code.PermissionDenied);
     expect(await codeOf(client.authenticate({}, as("observer")))).toBe(Code.Unauthenticated);
     expect(await codeOf(client.authenticate({}))).toBe(Code.Unauthenticated);
+  });
+});
+
+describe("callerNameOf", () => {
+  /** A client whose Authenticate answers, as the principal's permissions, the caller the handler was told. */
+  const clientWith = (interceptors: Parameters<typeof createRouterTransport>[1]) =>
+    createClient(
+      Identity,
+      createRouterTransport(
+        (router) =>
+          router.service(Identity, {
+            authenticate: (_req, ctx) =>
+              create(identityV1.AuthenticateResponseSchema, { principal: { permissions: [callerNameOf(ctx.values) ?? "(none)"] } }),
+          }),
+        interceptors,
+      ),
+    );
+  const callerSeen = async (client: ReturnType<typeof clientWith>, caller?: string) =>
+    (await client.authenticate({}, caller ? { headers: { authorization: `Bearer ${deriveCredential(MASTER, caller)}` } } : {})).principal?.permissions[0];
+
+  it("tells the handler which caller the credential authenticated", async () => {
+    const policy = allowCallers(Identity, { api: ["authenticate"], payins: ["authenticate"] });
+    const client = clientWith({ router: { interceptors: [callerInterceptor(new CallerAuthenticator(digests), policy)] } });
+    expect(await callerSeen(client, "api")).toBe("api");
+    expect(await callerSeen(client, "payins")).toBe("payins");
+  });
+
+  it("is undefined without a caller check, and what actAsCaller says with one", async () => {
+    expect(await callerSeen(clientWith(undefined))).toBe("(none)");
+    expect(await callerSeen(clientWith({ router: { interceptors: [actAsCaller("payinctl")] } }))).toBe("payinctl");
   });
 });

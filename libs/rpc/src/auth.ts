@@ -1,6 +1,6 @@
 import { hash, timingSafeEqual } from "node:crypto";
 import type { DescService } from "@bufbuild/protobuf";
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createContextKey, type ContextValues, type Interceptor } from "@connectrpc/connect";
 
 /** The standard health service: open to probes, which carry no credentials. */
 export const HEALTH_SERVICE = "grpc.health.v1.Health";
@@ -111,16 +111,41 @@ export function checkCaller(
   return { ok: true, caller };
 }
 
+/** The name of the internal caller a call was authenticated as; undefined when none was. */
+const CALLER_NAME = createContextKey<string | undefined>(undefined, { description: "authenticated internal caller" });
+
+/**
+ * The internal caller a handler is serving (`ctx.values`), as the server
+ * authenticated it from its credential; undefined when no caller was
+ * authenticated (an in-process transport without `actAsCaller`).
+ */
+export function callerNameOf(values: ContextValues): string | undefined {
+  return values.get(CALLER_NAME);
+}
+
 /**
  * Checks every call as `checkCaller` does. The server already refuses at the
  * HTTP layer, before reading a body; this applies the same rule to whatever
  * reaches the handlers by another path. The errors carry no reason detail: for
- * a gateway they are a fault of the platform, not an answer to pass on.
+ * a gateway they are a fault of the platform, not an answer to pass on. An
+ * allowed call's caller is handed to the handler (callerNameOf).
  */
 export function callerInterceptor(authenticator: CallerAuthenticator, policy: CallerPolicy): Interceptor {
   return (next) => async (req) => {
     const check = checkCaller(authenticator, policy, `${req.service.typeName}/${req.method.name}`, req.header.get("authorization") ?? undefined);
     if (!check.ok) throw new ConnectError(check.message, check.code);
+    req.contextValues.set(CALLER_NAME, check.caller);
+    return next(req);
+  };
+}
+
+/**
+ * For in-process transports (tests), which have no credential to check: every
+ * call is served as if `caller` had been authenticated.
+ */
+export function actAsCaller(caller: string): Interceptor {
+  return (next) => async (req) => {
+    req.contextValues.set(CALLER_NAME, caller);
     return next(req);
   };
 }

@@ -203,6 +203,9 @@ describe("each caller may call only the RPCs its service allows it", () => {
 
 describe("connections that send nothing are closed; idle ones after a call are not", () => {
   const IDLE_MS = 200;
+  // Closed at all, within this long: generous, so a stalled event loop on a
+  // loaded machine cannot fail the tests; the default (5 s) would not be reached.
+  const CLOSED_WITHIN_MS = 4_000;
   let stub: Awaited<ReturnType<typeof startStub>>;
   beforeAll(async () => {
     stub = await startStub({ connectionIdleMs: IDLE_MS });
@@ -214,15 +217,16 @@ describe("connections that send nothing are closed; idle ones after a call are n
   it("closes a connection that sends nothing within the limit", async () => {
     const conn = await rawConnection(stub.server.port);
     const after = await conn.closed;
-    expect(after).toBeGreaterThanOrEqual(IDLE_MS - 20);
-    expect(after).toBeLessThan(IDLE_MS * 5);
+    // Not at once: it was given its time (timers never fire early; half of it allows for measuring from the client).
+    expect(after).toBeGreaterThanOrEqual(IDLE_MS / 2);
+    expect(after).toBeLessThan(CLOSED_WITHIN_MS);
   });
 
   it("closes an HTTP/1.1 connection whose request head never completes", async () => {
     const conn = await rawConnection(stub.server.port);
     conn.socket.write(`POST ${AUTHENTICATE} HTTP/1.1\r\nhost: x\r\n`);
     const after = await conn.closed;
-    expect(after).toBeLessThan(IDLE_MS * 10);
+    expect(after).toBeLessThan(CLOSED_WITHIN_MS);
   });
 
   it("closes an HTTP/2 connection that opens no stream", async () => {
@@ -230,7 +234,7 @@ describe("connections that send nothing are closed; idle ones after a call are n
     session.on("error", () => {});
     const start = performance.now();
     await new Promise<void>((resolve) => session.once("close", () => resolve()));
-    expect(performance.now() - start).toBeLessThan(IDLE_MS * 10);
+    expect(performance.now() - start).toBeLessThan(CLOSED_WITHIN_MS);
   });
 
   it("keeps an HTTP/1.1 keep-alive connection idle after a call well past the limit", async () => {

@@ -5,10 +5,10 @@ import { CALLERS } from "../src/rpc/callers.js";
 const procedures = (...methods: string[]) => methods.map((method) => `${allocationV1.AllocationService.typeName}/${method}`).sort();
 
 describe("allocation's callers", () => {
-  it("lets payins allocate, the api set wallets and read readiness, payinctl also read wallets", () => {
-    expect([...CALLERS.get("payins")!].sort()).toEqual(procedures("AllocateAddress", "BatchAllocateAddresses"));
+  it("lets payins allocate in batches, the api set wallets and read readiness, payinctl set and read wallets", () => {
+    expect([...CALLERS.get("payins")!].sort()).toEqual(procedures("BatchAllocateAddresses"));
     expect([...CALLERS.get("api")!].sort()).toEqual(procedures("SetWallet", "GetReadiness"));
-    expect([...CALLERS.get("payinctl")!].sort()).toEqual(procedures("SetWallet", "GetWallet", "GetReadiness"));
+    expect([...CALLERS.get("payinctl")!].sort()).toEqual(procedures("SetWallet", "GetWallet"));
     expect(CALLERS.get("allocation")).toBeUndefined();
   });
 });

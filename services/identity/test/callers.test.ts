@@ -6,7 +6,7 @@ import { identityV1 } from "@payin/proto";
 import { Code, createServiceClient, domainErrorInterceptor, reasonOf } from "@payin/rpc";
 import { createTestDatabase, failure, startTestServiceServer, type TestServiceServer } from "@payin/testing";
 import { routes, SERVICE_NAMES } from "../src/routes.js";
-import { CALLERS } from "../src/rpc/callers.js";
+import { ACT_WITHOUT_PERSON, CALLERS } from "../src/rpc/callers.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
 import { ormOptions } from "../src/store/orm.js";
 
@@ -20,10 +20,9 @@ describe("identity's callers", () => {
     expect(CALLERS.get("api")!.has(procedure("Authenticate"))).toBe(true);
     expect(CALLERS.get("api")!.has(procedure("BootstrapAdmin"))).toBe(false);
     expect(CALLERS.get("payinctl")!.has(procedure("BootstrapAdmin"))).toBe(true);
-    expect(CALLERS.get("payinctl")!.has(procedure("CreateMachineCredential"))).toBe(true);
-    for (const method of ["Authenticate", "Login", "CompleteMfa", "GetSession", "Logout"]) {
-      expect(CALLERS.get("payinctl")!.has(procedure(method)), method).toBe(false);
-    }
+    expect(CALLERS.get("api")!.has(procedure("ResetSignInFailures"))).toBe(true);
+    // The CLI holds no session: it can call only what needs none.
+    expect([...CALLERS.get("payinctl")!].sort()).toEqual([procedure("BootstrapAdmin"), procedure("CreateMachineCredential")]);
   });
 
   describe("on the real server", () => {
@@ -63,6 +62,36 @@ describe("identity's callers", () => {
       const refused = await failure(client("api").authenticate({ token: "pk_unknown" }));
       expect(refused.code).toBe(Code.Unauthenticated);
       expect(reasonOf(refused)).toBeDefined();
+    });
+
+    it("issues a machine credential without a person only to payinctl: the api must name the person (FORBIDDEN)", async () => {
+      expect([...ACT_WITHOUT_PERSON].sort()).toEqual(["payinctl", "test"]);
+      const merchantUuid = crypto.randomUUID();
+      const refused = await failure(client("api").createMachineCredential({ merchantUuid }));
+      expect({ code: refused.code, reason: reasonOf(refused) }).toEqual({ code: Code.PermissionDenied, reason: "FORBIDDEN" });
+      const issued = await client("payinctl").createMachineCredential({ merchantUuid });
+      expect(issued.credential?.merchantUuid).toBe(merchantUuid);
+      expect(issued.token).toMatch(/^mpk_/);
+      // Another merchant's, so the one above being active is not why the api is refused.
+      const again = await failure(client("api").createMachineCredential({ merchantUuid: crypto.randomUUID() }));
+      expect(reasonOf(again)).toBe("FORBIDDEN");
+    });
+
+    it("refuses the api's admin calls without a caller: no person, no permission", async () => {
+      const uuid = crypto.randomUUID();
+      for (const call of [
+        () => client("api").listIdentities({}),
+        () => client("api").setIdentityStatus({ identityUuid: uuid, status: "active" }),
+        () => client("api").resetSignInFailures({ identityUuid: uuid }),
+        () => client("api").listMachineCredentials({ merchantUuid: uuid }),
+        () => client("api").rotateMachineCredential({ merchantUuid: uuid }),
+        () => client("api").revokeMachineCredential({ merchantUuid: uuid, credentialUuid: uuid }),
+        () => client("api").createIdentity({ email: "x@example.com", password: "long enough password 1", roles: [] }),
+      ]) {
+        const error = await failure(call());
+        expect([Code.Unauthenticated, Code.PermissionDenied]).toContain(error.code);
+        expect(reasonOf(error)).toBeDefined();
+      }
     });
 
     it("refuses an unknown caller and a wrong secret: Unauthenticated without a reason", async () => {

@@ -6,7 +6,7 @@ import { migrate, openOrm, type MikroORM } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { createLogger } from "@payin/logging";
 import { identityV1 } from "@payin/proto";
-import { ConnectError, Code, domainErrorInterceptor, reasonOf } from "@payin/rpc";
+import { actAsCaller, ConnectError, Code, domainErrorInterceptor, reasonOf } from "@payin/rpc";
 import { createTestDatabase } from "@payin/testing";
 import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
@@ -24,7 +24,7 @@ beforeAll(async () => {
   orm = await openOrm(ormOptions(url, 20));
   const logger = createLogger("test", { level: "silent" });
   const transport = createRouterTransport(routes(orm, logger, { totpKey: randomBytes(32) }), {
-    router: { interceptors: [domainErrorInterceptor("identity", reasonCodes, logger)] },
+    router: { interceptors: [actAsCaller("test"), domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
   client = createClient(IdentityService, transport);
 });

@@ -139,6 +139,9 @@ describe("recent MFA for changes that move money or trust", () => {
       () => h.client.createMachineCredential({ ...caller(token), merchantUuid: uuidv7() }),
       () => h.client.rotateMachineCredential({ ...caller(token), merchantUuid }),
       () => h.client.revokeMachineCredential({ ...caller(token), merchantUuid, credentialUuid: issued.credential!.credentialUuid }),
+      () => h.client.resetSignInFailures({ ...caller(token), identityUuid: target.uuid }),
+      // A privileged identity's own password is trust too.
+      () => h.client.changePassword({ ...caller(token), currentPassword: admin.password, newPassword: "a brand new admin password" }),
     ];
     const stale = await signIn(h, admin);
     await age(stale, 16 * MINUTE);

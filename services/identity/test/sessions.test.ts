@@ -47,7 +47,7 @@ async function expectInvalidToken(token: string): Promise<void> {
 }
 
 describe("Login", () => {
-  it("opens a bearer or cookie session with the spec's fields", async () => {
+  it("opens a bearer or cookie session with the contract's fields", async () => {
     const person = await member();
     for (const transport of ["bearer", "cookie"]) {
       const before = h.now().getTime();

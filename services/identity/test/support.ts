@@ -4,7 +4,7 @@ import { createClient, createRouterTransport, type Client } from "@connectrpc/co
 import { migrate, openOrm, type MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { identityV1 } from "@payin/proto";
-import { ConnectError, domainErrorInterceptor, reasonOf } from "@payin/rpc";
+import { ConnectError, domainErrorInterceptor, reasonOf, actAsCaller } from "@payin/rpc";
 import { createTestDatabase } from "@payin/testing";
 import { base32Decode } from "../src/domain/base32.js";
 import { saltUnsaltedRecoveryCodes } from "../src/domain/recovery-codes.js";
@@ -72,7 +72,7 @@ export async function startHarness(options: { frozenClock?: boolean } = {}): Pro
   const frozenAt = Date.now();
   const now = () => new Date((options.frozenClock ? frozenAt : Date.now()) + offsetMs);
   const transport = createRouterTransport(routes(orm, logger, { totpKey, clock: now }), {
-    router: { interceptors: [domainErrorInterceptor("identity", reasonCodes, logger)] },
+    router: { interceptors: [actAsCaller("test"), domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
   return {
     orm,

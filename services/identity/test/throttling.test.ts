@@ -65,6 +65,14 @@ async function refused(attempt: Promise<unknown>): Promise<number> {
   return seconds!;
 }
 
+/** Records `count` failed sign-in attempts of `p` from `clientIp`, as if made just now. */
+async function failedAttempts(p: Person, clientIp: string, count: number): Promise<void> {
+  await h.sql(
+    `insert into identity.login_attempts (email, client_ip, attempted_at, outcome) select ?, ?, ?, 'failed' from generate_series(1, ?)`,
+    [p.email.toLowerCase(), clientIp, h.now(), count],
+  );
+}
+
 describe("the limit per email and client IP", () => {
   it("refuses the 6th attempt from one address for 15 minutes, but never the owner from another", async () => {
     const p = await member();
@@ -124,13 +132,50 @@ describe("the account-wide limit", () => {
     expect((await login(p, p.password, randomIp())).result.case).toBe("authenticated");
   }, 120_000);
 
-  it("is lifted by an operator forgiving the failures (docs/operations.md)", async () => {
+  it("is lifted by ResetSignInFailures: the account's cap and the pair's limit, not the address's (docs/operations.md)", async () => {
+    const adminToken = await signIn(h, admin);
     const p = await member();
-    for (let i = 0; i < FREE_CONSECUTIVE_FAILURES; i++) await wrong(p);
-    h.advance(SECOND);
-    await wrong(p);
-    expect(await refused(login(p, p.password, randomIp()))).toBe(2);
-    await h.sql(`update identity.login_attempts set outcome = 'forgiven' where email = ? and outcome = 'failed'`, [p.email.toLowerCase()]);
+    const attacker = randomIp();
+    await failedAttempts(p, attacker, MAX_CONSECUTIVE_FAILURES);
+    expect(await refused(login(p, p.password, randomIp()))).toBeGreaterThan(MAX_DELAY_MS / SECOND);
+
+    const reset = await h.client.resetSignInFailures({ caller: { sessionToken: adminToken }, identityUuid: p.uuid });
+    expect({ uuid: reset.identity?.uuid, forgiven: reset.forgiven }).toEqual({ uuid: p.uuid, forgiven: MAX_CONSECUTIVE_FAILURES });
+    expect((await login(p, p.password, randomIp())).result.case).toBe("authenticated");
+    // The address that failed 100 times is still refused: its own limit counts forgiven failures.
+    expect(await refused(login(p, p.password, attacker))).toBe(15 * 60);
+    // Nothing left to forgive: 0, no error.
+    expect((await h.client.resetSignInFailures({ caller: { sessionToken: adminToken }, identityUuid: p.uuid })).forgiven).toBe(0);
+  });
+
+  it("ResetSignInFailures lifts the limit per email and client IP", async () => {
+    const adminToken = await signIn(h, admin);
+    const p = await member();
+    const address = randomIp();
+    for (let i = 0; i < 5; i++) await wrong(p, address);
+    expect(await refused(login(p, p.password, address))).toBe(15 * 60);
+    await h.client.resetSignInFailures({ caller: { sessionToken: adminToken }, identityUuid: p.uuid });
+    expect((await login(p, p.password, address)).result.case).toBe("authenticated");
+  });
+
+  it("ResetSignInFailures needs identity.manage; an unknown identity is IDENTITY_NOT_FOUND", async () => {
+    const adminToken = await signIn(h, admin);
+    const p = await member();
+    const memberToken = await signIn(h, p);
+    await expectFailure(h.client.resetSignInFailures({ caller: { sessionToken: memberToken }, identityUuid: p.uuid }), Code.PermissionDenied, "FORBIDDEN");
+    await expectFailure(h.client.resetSignInFailures({ identityUuid: p.uuid }), Code.Unauthenticated, "AUTH_INVALID_TOKEN");
+    for (const identityUuid of [crypto.randomUUID(), "not-a-uuid"]) {
+      await expectFailure(h.client.resetSignInFailures({ caller: { sessionToken: adminToken }, identityUuid }), Code.NotFound, "IDENTITY_NOT_FOUND");
+    }
+  });
+
+  it("is lifted by activating the identity", async () => {
+    const adminToken = await signIn(h, admin);
+    const p = await member();
+    await failedAttempts(p, randomIp(), MAX_CONSECUTIVE_FAILURES);
+    await h.client.setIdentityStatus({ caller: { sessionToken: adminToken }, identityUuid: p.uuid, status: "locked" });
+    expect(await refused(login(p, p.password, randomIp()))).toBeGreaterThan(MAX_DELAY_MS / SECOND);
+    await h.client.setIdentityStatus({ caller: { sessionToken: adminToken }, identityUuid: p.uuid, status: "active" });
     expect((await login(p, p.password, randomIp())).result.case).toBe("authenticated");
   });
 
@@ -246,5 +291,35 @@ describe("security events", () => {
     for (const secretText of [p.password, "wrong password!!", "000000", token, done.authenticated!.sessionToken, p.email.toLowerCase(), unknown.toLowerCase()]) {
       expect(text.includes(secretText), `"${secretText.slice(0, 6)}…" in the log`).toBe(false);
     }
+  });
+  it("counts a wrong current password at a password change or TOTP enrolment from the gateway's client address, and logs it", async () => {
+    const p = await member();
+    const token = await signIn(h, p);
+    const clientIp = randomIp();
+    const from = h.logLines.length;
+    const newPassword = `pw-${crypto.randomUUID()}`;
+    h.secrets.add(newPassword);
+    const change = () => h.client.changePassword({ caller: { sessionToken: token }, currentPassword: "wrong password!!", newPassword, clientIp });
+    for (let i = 0; i < 4; i++) await expectFailure(change(), Code.Unauthenticated, "AUTH_INVALID_CREDENTIALS");
+    await expectFailure(
+      h.client.enrollTotp({ caller: { sessionToken: token }, currentPassword: "wrong password!!", clientIp }),
+      Code.Unauthenticated,
+      "AUTH_INVALID_CREDENTIALS",
+    );
+    // Five failures of this email from this address: the pair's limit holds, for re-checks and sign-in alike.
+    expect(await refused(change())).toBe(15 * 60);
+    expect(await refused(login(p, p.password, clientIp))).toBe(15 * 60);
+    expect((await login(p, p.password, randomIp())).result.case).toBe("authenticated");
+
+    const events = eventsSince(from).filter((e) => e.identity_uuid === p.uuid);
+    expect(events.map((e) => [e.event, e.purpose ?? e.step, e.client_ip])).toEqual([
+      ...Array.from({ length: 4 }, () => ["auth.reauth.failed", "password_change", clientIp]),
+      ["auth.reauth.failed", "totp_enrollment", clientIp],
+      ["auth.throttled", "password_change", clientIp],
+      ["auth.throttled", "login", clientIp],
+      ["auth.login.succeeded", undefined, expect.any(String)],
+    ]);
+    expect(events[5]).toMatchObject({ limit: "email_client_ip", retry_after_seconds: 15 * 60 });
+    expect(h.logLines.slice(from).join("\n").includes("wrong password!!")).toBe(false);
   });
 });

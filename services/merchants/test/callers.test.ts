@@ -57,4 +57,15 @@ describe("merchants' callers, on the real server", () => {
       expect({ caller, code: error.code }).toEqual({ caller, code: Code.PermissionDenied });
     }
   });
+
+  it("lets payinctl call only what its commands call: no listing, members or providers", async () => {
+    for (const call of [
+      () => client("payinctl").listMerchants({}),
+      () => client("payinctl").listAuditEvents({}),
+      () => client("payinctl").createProvider({}),
+    ]) {
+      const error = await failure(call());
+      expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code: Code.PermissionDenied, reason: undefined });
+    }
+  });
 });

@@ -7,7 +7,13 @@
  * then the environment is read once, and a missing or malformed variable stops
  * it with one line naming the variable (exit 78) before any call.
  * Prints JSON on stdout; errors go to stderr as JSON with a non-zero exit.
+ * `admin bootstrap` prints the first admin's secrets only to a terminal: with
+ * --out FILE they go to that new file (mode 0600) and stdout gets the identity
+ * and the file's path; with stdout not a terminal and no --out it refuses (exit
+ * 2) before any call, since piped or redirected output tends to end up in logs.
  */
+import { open, unlink } from "node:fs/promises";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { deriveCredential, loadConfig } from "@payin/config";
 import { readServiceToken } from "@payin/launcher";
@@ -30,7 +36,9 @@ const USAGE = `usage: payinctl <command>
   rule set --capability crypto.payin --jurisdiction CC --effect allow|deny
   policy set MERCHANT_UUID --scope payin|payout|custody|settlement --effect allow|deny
   profile set MERCHANT_UUID --operating-mode non_custodial|platform_custody|hybrid
-  admin bootstrap --email EMAIL
+  admin bootstrap --email EMAIL [--out FILE]
+      (the admin's secrets go to a terminal, or to FILE, created with mode 0600;
+       --out is required when stdout is not a terminal)
 `;
 
 class UsageError extends Error {}
@@ -99,12 +107,28 @@ function checkArguments(group: string, action: string, values: Record<string, un
     case "rule set":
       return (none(), needs("capability", "jurisdiction", "effect"));
     case "admin bootstrap":
-      return (none(), needs("email"));
+      none();
+      needs("email");
+      if (typeof values.out !== "string" && !process.stdout.isTTY) {
+        throw new UsageError("stdout is not a terminal: pass --out FILE to have the first admin's secrets written to FILE (mode 0600)");
+      }
+      return;
     default:
       one(positionals, "merchant uuid");
       if (`${group} ${action}` === "wallet set") needs("xpub");
       if (`${group} ${action}` === "policy set") needs("scope", "effect");
       if (`${group} ${action}` === "profile set") needs("operating-mode");
+  }
+}
+
+/** Creates `file` for the first admin's secrets (mode 0600); an existing file is refused, never overwritten. */
+async function openSecretsFile(file: string) {
+  try {
+    return await open(file, "wx", 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") throw new CliFailure("OUT_FILE_EXISTS", `${file} exists; --out must name a new file`);
+    throw new CliFailure("OUT_FILE_UNWRITABLE", `cannot create ${file} (${code ?? "error"})`);
   }
 }
 
@@ -129,6 +153,7 @@ async function run(argv: string[]): Promise<unknown> {
       scope: { type: "string" },
       "operating-mode": { type: "string" },
       email: { type: "string" },
+      out: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -240,9 +265,29 @@ async function run(argv: string[]): Promise<unknown> {
   }
   if (group === "admin" && action === "bootstrap") {
     const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken, protocol: "grpc" });
-    const res = await identity.bootstrapAdmin({ email: required("email") });
+    const out = typeof values.out === "string" ? path.resolve(values.out) : null;
+    // Created before the call, never over an existing file: secrets are only made once they have a place to go.
+    const file = out === null ? null : await openSecretsFile(out);
+    let res: identityV1.BootstrapAdminResponse;
+    try {
+      res = await identity.bootstrapAdmin({ email: required("email") });
+    } catch (error) {
+      if (file && out) {
+        await file.close();
+        await unlink(out);
+      }
+      throw error;
+    }
+    const view = bootstrapView(res);
+    if (file && out) {
+      try {
+        await file.writeFile(`${JSON.stringify(view)}\n`);
+      } finally {
+        await file.close();
+      }
+    }
     await audit("identity.bootstrap", { type: "identity", uuid: res.identity?.uuid });
-    return bootstrapView(res);
+    return out === null ? view : { identity: view.identity, secrets_file: out };
   }
   if (group === "credential" && action === "create") {
     const identity = createServiceClient(identityV1.IdentityService, { baseUrl: config.IDENTITY_URL, serviceToken, protocol: "grpc" });

@@ -3,7 +3,7 @@
  * (through `npm run -s payinctl --`) against a real platform.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "@payin/db";
@@ -76,11 +76,20 @@ describe("configuration", () => {
     ["ALLOCATION_URL", "ftp://127.0.0.1:1", "configuration error: ALLOCATION_URL must be a URL with protocol http: or https:"],
     ["SERVICE_TOKEN", "short", "configuration error: SERVICE_TOKEN must be at least 32 characters"],
   ])("a malformed %s (%s) stops it before any call, with one line naming it", async (name, value, line) => {
-    const result = await run(process.execPath, ["--import", "tsx", MAIN, "admin", "bootstrap", "--email", "ops@example.com"], {
+    const out = path.join(emptyDataDir, "never-written.json");
+    const result = await run(process.execPath, ["--import", "tsx", MAIN, "admin", "bootstrap", "--email", "ops@example.com", "--out", out], {
       ...env,
       [name]: value,
     });
     expect(result).toEqual({ code: 78, stdout: "", stderr: `${line}\n` });
+    await expect(stat(out)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("refuses admin bootstrap to a stdout that is not a terminal without --out: a usage error naming --out, before anything is read or called", async () => {
+    // A malformed setting too: the usage error comes first, so nothing was read.
+    const result = await run(process.execPath, ["--import", "tsx", MAIN, "admin", "bootstrap", "--email", "ops@example.com"], { ...env, IDENTITY_PORT: "abc" });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(result.stderr).toMatch(/^stdout is not a terminal: pass --out FILE .*\n/);
   });
 
   it("checks the command and its arguments first: a usage error is reported as one, whatever the environment", async () => {
@@ -90,10 +99,11 @@ describe("configuration", () => {
   });
 });
 
-describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL)", () => {
+describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL --out FILE)", () => {
   let platform: TestPlatform;
   let env: NodeJS.ProcessEnv;
-  const bootstrap = (email: string) => run("npm", ["run", "-s", "payinctl", "--", "admin", "bootstrap", "--email", email], env);
+  const bootstrap = (email: string, ...more: string[]) => run("npm", ["run", "-s", "payinctl", "--", "admin", "bootstrap", "--email", email, ...more], env);
+  const outFile = (name: string) => path.join(emptyDataDir, name);
 
   beforeAll(async () => {
     platform = await startTestPlatform();
@@ -110,11 +120,32 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL)
     await platform?.stopAll();
   });
 
-  it("creates the first platform admin and prints exactly its identity, password, TOTP URI and recovery codes as JSON", async () => {
+  it("refuses to write the secrets over an existing file, before any call", async () => {
+    const existing = outFile("existing.json");
+    await writeFile(existing, "kept\n");
+    const result = await bootstrap("Ops@Example.com", "--out", existing);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: "" });
+    expect(JSON.parse(result.stderr)).toEqual({ error: { code: "OUT_FILE_EXISTS", message: `${existing} exists; --out must name a new file` } });
+    expect(await readFile(existing, "utf8")).toBe("kept\n");
+  });
+
+  it("refuses without --out when stdout is not a terminal, and creates no admin", async () => {
     const result = await bootstrap("Ops@Example.com");
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(result.stderr).toContain("--out FILE");
+  });
+
+  it("creates the first platform admin: its identity, password, TOTP URI and recovery codes only in the 0600 --out file", async () => {
+    const out = outFile("first-admin.json");
+    const result = await bootstrap("Ops@Example.com", "--out", out);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
     expect(result.stdout).toMatch(/^\{.*\}\n$/); // one line of JSON, nothing else
-    const printed = JSON.parse(result.stdout);
+    const shown = JSON.parse(result.stdout);
+    expect(Object.keys(shown)).toEqual(["identity", "secrets_file"]);
+    expect(shown.secrets_file).toBe(out);
+    expect((await stat(out)).mode & 0o777).toBe(0o600);
+    const printed = JSON.parse(await readFile(out, "utf8"));
+    expect(shown.identity).toEqual(printed.identity);
     expect(Object.keys(printed)).toEqual(["identity", "password", "totp_uri", "recovery_codes"]);
     expect(Object.keys(printed.identity)).toEqual(["uuid", "email", "status", "roles"]);
     expect(printed.identity).toEqual({
@@ -128,6 +159,8 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL)
     expect(printed.totp_uri).toMatch(/^otpauth:\/\/totp\/.+\?.*secret=[A-Z2-7]+/);
     expect(printed.recovery_codes).toHaveLength(10);
     for (const code of printed.recovery_codes) expect(code).toMatch(/^[A-Z2-7]{5}-[A-Z2-7]{5}$/);
+    // None of the secrets reached stdout.
+    for (const secret of [printed.password, printed.totp_uri, ...printed.recovery_codes]) expect(result.stdout).not.toContain(secret);
   });
 
   it("records the operator's changes in the audit log: actor operator_cli, one request id per command", async () => {
@@ -155,9 +188,11 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL)
     expect(events.some((e) => e.action === "identity.bootstrap" && e.actor?.kind === "operator_cli")).toBe(true);
   });
 
-  it("refuses once an admin exists: an error on stderr, nothing on stdout, a non-zero exit", async () => {
-    const result = await bootstrap("second@example.com");
+  it("refuses once an admin exists: an error on stderr, nothing on stdout, a non-zero exit, no file left", async () => {
+    const out = outFile("second-admin.json");
+    const result = await bootstrap("second@example.com", "--out", out);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: "" });
     expect(JSON.parse(result.stderr)).toEqual({ error: { code: "ADMIN_EXISTS", message: expect.any(String) } });
+    await expect(stat(out)).rejects.toMatchObject({ code: "ENOENT" });
   });
 });

@@ -4,7 +4,7 @@ import type { Context } from "koa";
 import { describe, expect, it, vi } from "vitest";
 import { ErrorDetailSchema, identityV1 } from "@payin/proto";
 import { Code, ConnectError } from "@payin/rpc";
-import { Authenticator } from "./authenticator.js";
+import { Authenticator, bearerTokenOf, isPrivileged, requirePermission } from "./authenticator.js";
 
 const MERCHANT = "01a2008d-7400-7000-8000-00000000abcd";
 const TOKEN = `mpk_${"a".repeat(32)}${"b".repeat(43)}`;
@@ -106,5 +106,44 @@ describe("Authenticator's machine-token cache", () => {
     state.valid = false;
     // …but was not kept: the next request asks identity again.
     await expect(auth.authenticate(request())).rejects.toMatchObject({ status: 401 });
+  });
+});
+
+describe("who is privileged on the gateway", () => {
+  it("is whoever identity flags, or whoever holds a permission outside the merchant set", () => {
+    expect(isPrivileged(true, [])).toBe(true);
+    expect(isPrivileged(false, ["merchant.payin.create", "merchant.payin.read", "checkout.manage"])).toBe(false);
+    expect(isPrivileged(false, ["merchant.payin.read", "audit.read"])).toBe(true);
+    expect(isPrivileged(false, ["some.future.permission"])).toBe(true);
+  });
+
+  it("needs MFA for a person identity did not flag but who holds an administrative permission", async () => {
+    const transport = createRouterTransport(({ service }) => {
+      service(identityV1.IdentityService, {
+        authenticate: () => ({
+          principal: {
+            kind: identityV1.PrincipalKind.HUMAN,
+            identityUuid: "01a2008d-7400-7000-8000-000000000001",
+            sessionUuid: "01a2008d-7400-7000-8000-000000000002",
+            permissions: ["merchant.read"],
+            privileged: false,
+            mfaSatisfied: false,
+            transport: "bearer",
+          },
+        }),
+      });
+    });
+    const auth = new Authenticator(createClient(identityV1.IdentityService, transport), 2_000);
+    const principal = await auth.authenticate(request("session-token-0123456789"));
+    expect(principal.privileged).toBe(true);
+    expect(() => requirePermission(principal, "merchant.read")).toThrow(expect.objectContaining({ status: 403, code: "MFA_REQUIRED" }));
+  });
+});
+
+describe("bearerTokenOf", () => {
+  it("reads a Bearer header in any case of the scheme, and nothing else", () => {
+    expect(bearerTokenOf("Bearer abc.DEF")).toBe("abc.DEF");
+    expect(bearerTokenOf("bearer abc")).toBe("abc");
+    for (const header of ["", "Bearer", "Bearer ", "Bearer a b", "Basic abc", `Bearer ${"x".repeat(513)}`]) expect(bearerTokenOf(header)).toBeNull();
   });
 });

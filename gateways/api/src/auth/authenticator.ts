@@ -21,8 +21,9 @@ export interface Principal {
   /** How this request carried the session token (always the session's own transport). */
   transport?: "cookie" | "bearer" | null;
   /**
-   * Holds an administrative permission (identity decides, from its permission
-   * table): may act only through a session that completed MFA. False for machines.
+   * Holds an administrative permission: may act only through a session that
+   * completed MFA. Identity's flag, or any permission outside MERCHANT_PERMISSIONS
+   * (isPrivileged). False for machines.
    */
   privileged?: boolean;
   mfaSatisfied?: boolean;
@@ -46,12 +47,29 @@ export interface HumanPrincipal extends Principal {
   mfaRecent: boolean;
 }
 
-/** The fixed prefix of machine credential tokens (spec "Authentication" 4). */
+/** The fixed prefix of machine credential tokens (docs/api.md, "Authentication"). */
 export const MACHINE_TOKEN_PREFIX = "mpk_";
-/** Header a cookie session's state-changing request must carry (spec "Authentication" 2). */
+/** Header a cookie session's state-changing request must carry (docs/api.md, "Authentication"). */
 export const CSRF_HEADER = "x-csrf-token";
-/** "A recent MFA session" (DESIGN §7), as the identity service counts it: MFA within 15 minutes. */
+/** "A recent MFA session", as the identity service counts it: MFA within 15 minutes. */
 export const RECENT_MFA_MS = 15 * 60_000;
+
+/**
+ * The permissions of merchant users (and machine credentials): the only ones
+ * that do not make a person privileged.
+ */
+export const MERCHANT_PERMISSIONS: ReadonlySet<string> = new Set(["merchant.payin.create", "merchant.payin.read", "checkout.manage"]);
+
+/**
+ * Whether a person is privileged: identity says so, or it holds any permission
+ * outside MERCHANT_PERMISSIONS. The gateway does not rely on identity's flag
+ * alone, so a permission added there without updating the flag still needs MFA here.
+ */
+export function isPrivileged(flag: boolean, permissions: Iterable<string>): boolean {
+  if (flag) return true;
+  for (const permission of permissions) if (!MERCHANT_PERMISSIONS.has(permission)) return true;
+  return false;
+}
 
 /** After a failed background re-verification, the next one waits this long. */
 const REFRESH_RETRY_MS = 250;
@@ -215,7 +233,7 @@ export class Authenticator {
         sessionToken: presented.token,
         sessionUuid: p.sessionUuid,
         transport: presented.transport,
-        privileged: p.privileged,
+        privileged: isPrivileged(p.privileged, p.permissions),
         mfaSatisfied: p.mfaSatisfied,
         mfaAuthenticatedAt,
         mfaRecent: mfaAuthenticatedAt !== null && this.clock().getTime() - mfaAuthenticatedAt.getTime() <= RECENT_MFA_MS,
@@ -267,10 +285,18 @@ function presentedToken(ctx: Context): Presented {
   if (!header) {
     throw unauthenticated("authentication required: send Authorization: Bearer <token> or the session cookie");
   }
-  // The scheme is case-insensitive (RFC 9110 §11.1); the token is not.
-  const match = /^bearer ([\x21-\x7e]{1,512})$/i.exec(header);
-  if (!match) throw unauthenticated("the Authorization header must be: Bearer <token>");
-  return { token: match[1]!, transport: "bearer" };
+  const token = bearerTokenOf(header);
+  if (token === null) throw unauthenticated("the Authorization header must be: Bearer <token>");
+  return { token, transport: "bearer" };
+}
+
+/**
+ * The token of an `Authorization: Bearer <token>` header value, or null when it
+ * is not one. The scheme is case-insensitive (RFC 9110 §11.1); the token is not,
+ * and must be 1 to 512 printable ASCII characters without spaces.
+ */
+export function bearerTokenOf(header: string): string | null {
+  return /^bearer ([\x21-\x7e]{1,512})$/i.exec(header)?.[1] ?? null;
 }
 
 /** 403 CSRF_TOKEN_INVALID unless `sent` equals the session's CSRF token (constant time). */

@@ -167,6 +167,7 @@ const schemas: Record<string, Schema> = {
     roles: { type: "array", items: str({ enum: ["platform_admin", "platform_operator", "merchant_admin", "merchant_member"] }) },
   }),
   IdentityEnvelope: object({ identity: ref("Identity") }),
+  SignInFailuresReset: object({ identity: ref("Identity"), forgiven_failures: int({ minimum: 0 }) }),
   IdentityList: envelope("Identity"),
   MemberRequest: object({ identity_uuid: uuid }),
   MembershipEnvelope: object({ membership: object({ merchant_uuid: uuid, identity_uuid: uuid, created_at: dateTime }) }),
@@ -228,7 +229,7 @@ const schemas: Record<string, Schema> = {
       updated_at: dateTime,
     }),
   }),
-  WalletRequest: object({ xpub: str({ description: "account-level xpub of m/44'/60'/0'" }) }),
+  WalletRequest: object({ xpub: str({ description: "account-level xpub of m/44'/60'/N', any hardened account N" }) }),
   WalletEnvelope: object({
     wallet: object({ merchant_uuid: uuid, xpub: str(), next_index: int({ minimum: 0 }), created_at: dateTime, updated_at: dateTime }),
   }),
@@ -271,6 +272,8 @@ const schemas: Record<string, Schema> = {
 
 interface Op {
   summary: string;
+  /** What the operation's refusals mean, when more than the status says. */
+  description?: string;
   security?: "none" | "any";
   body?: string;
   responses: Record<string, string | null>;
@@ -323,20 +326,33 @@ const OPERATIONS: Record<string, Op> = {
   "POST /api/v1/auth/logout": { summary: "End the current session", responses: { 204: null, 400: "Error", 401: "Error", 403: "Error" } },
   "POST /api/v1/auth/password": {
     summary: "Change password (revokes other sessions)",
+    description:
+      "403 MFA_REQUIRED or MFA_RECENT_REQUIRED: the identity holds an administrative permission and the session did not complete MFA, " +
+      "or completed it more than 15 minutes ago. 403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token.",
     body: "PasswordChange",
-    responses: { 204: null, 400: "Error", 401: "Error", 429: "Error" },
+    responses: { 204: null, 400: "Error", 401: "Error", 403: "Error", 429: "Error" },
   },
-  "GET /api/v1/auth/sessions": { summary: "List own sessions", responses: { 200: "SessionList", 401: "Error" } },
-  "DELETE /api/v1/auth/sessions/{uuid}": { summary: "Revoke one own session", responses: { 204: null, 401: "Error", 404: "Error" } },
+  "GET /api/v1/auth/sessions": {
+    summary: "List own sessions",
+    description: "403 MFA_REQUIRED: the identity holds an administrative permission and the session has not completed MFA.",
+    responses: { 200: "SessionList", 401: "Error", 403: "Error" },
+  },
+  "DELETE /api/v1/auth/sessions/{uuid}": {
+    summary: "Revoke one own session",
+    description: "403 MFA_REQUIRED: the identity holds an administrative permission and the session has not completed MFA. 403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token.",
+    responses: { 204: null, 401: "Error", 403: "Error", 404: "Error" },
+  },
   "POST /api/v1/auth/mfa/totp": {
     summary: "Start TOTP enrolment (current password required)",
+    description: "403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token.",
     body: "TotpEnrollmentRequest",
-    responses: { 200: "TotpEnrollment", 400: "Error", 401: "Error", 409: "Error", 429: "Error" },
+    responses: { 200: "TotpEnrollment", 400: "Error", 401: "Error", 403: "Error", 409: "Error", 429: "Error" },
   },
   "POST /api/v1/auth/mfa/totp/confirm": {
     summary: "Confirm TOTP enrolment (recovery codes shown once; ends the other sessions)",
+    description: "403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token.",
     body: "TotpConfirm",
-    responses: { 200: "RecoveryCodes", 400: "Error", 401: "Error", 409: "Error" },
+    responses: { 200: "RecoveryCodes", 400: "Error", 401: "Error", 403: "Error", 409: "Error" },
   },
   "POST /api/v1/admin/identities": {
     summary: "Create an identity (identity.create, recent MFA)",
@@ -349,6 +365,13 @@ const OPERATIONS: Record<string, Op> = {
   "POST /api/v1/admin/identities/{uuid}/activate": {
     summary: "Restore a disabled or locked identity (identity.manage, recent MFA)",
     responses: { 200: "IdentityEnvelope", 403: "Error", 404: "Error", 409: "Error" },
+  },
+  "POST /api/v1/admin/identities/{uuid}/sign-in-failures/reset": {
+    summary: "Forgive an identity's counted sign-in failures (identity.manage, recent MFA)",
+    description:
+      "Lifts the account's sign-in delays and cap and the limit per email and client address; the failures still count toward " +
+      "their client address's own limit. Answers the identity and how many failures were forgiven (0 when none).",
+    responses: { 200: "SignInFailuresReset", 401: "Error", 403: "Error", 404: "Error" },
   },
   "DELETE /api/v1/admin/identities/{uuid}/roles/{role}": {
     summary: "Remove a role",
@@ -430,7 +453,7 @@ const OPERATIONS: Record<string, Op> = {
   "GET /api/v1/admin/providers": { summary: "List the provider registry", responses: { 200: "ProviderList", 403: "Error" } },
   "POST /api/v1/admin/providers": { summary: "Register a provider", body: "ProviderCreate", responses: { 201: "ProviderEnvelope", 400: "Error", 409: "Error" } },
   "PUT /api/v1/admin/merchants/{uuid}/wallet": {
-    summary: "Set the receiving wallet (account xpub of m/44'/60'/0')",
+    summary: "Set the receiving wallet (account xpub of m/44'/60'/N')",
     body: "WalletRequest",
     responses: { 200: "WalletEnvelope", 400: "Error", 404: "Error", 409: "Error" },
   },
@@ -471,6 +494,7 @@ function operation(key: string, op: Op): Schema {
   }
   return {
     summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
     ...(op.security === "none" ? { security: [] } : {}),
     parameters: [...pathParams, ...(op.query ?? []), ...headers],
     ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: ref(op.body) } } } } : {}),

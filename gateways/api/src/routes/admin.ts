@@ -9,7 +9,7 @@ import { merchantRoutes } from "./admin/merchants.js";
 import { securityEvents } from "./admin/security-events.js";
 
 /**
- * /api/v1/admin/*: platform administration (DESIGN §8). Every route
+ * /api/v1/admin/*: platform administration (docs/platform-api.md). Every route
  * authenticates first (401), then checks a permission from the principal's
  * permission set, never a role name (403), then validates (400) and calls the
  * owning service. Changes name the signed-in identity as their actor and reach

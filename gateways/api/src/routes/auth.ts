@@ -3,7 +3,7 @@ import type { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, isoFromTimestamp } from "@payin/rpc";
 import type { Context } from "koa";
 import type { AppDeps } from "../app.js";
-import { MACHINE_TOKEN_PREFIX, requireMfaIfPrivileged } from "../auth/authenticator.js";
+import { bearerTokenOf, MACHINE_TOKEN_PREFIX, requireMfaIfPrivileged, requireRecentMfa } from "../auth/authenticator.js";
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../auth/cookie.js";
 import { ApiError } from "../http/api-error.js";
 import { clientAddressOf } from "../http/client-address.js";
@@ -13,7 +13,7 @@ import { identityView } from "./admin/views.js";
 import { change } from "./admin/common.js";
 import { readQuery } from "../http/query.js";
 
-/** Spec "Limits": password and new_password have 12 to 128 characters. */
+/** password and new_password have 12 to 128 characters (docs/api.md, "Limits"). */
 const PASSWORD_MIN = 12;
 const PASSWORD_MAX = 128;
 const TRANSPORTS = ["cookie", "bearer"] as const;
@@ -22,8 +22,8 @@ const CHALLENGE_TOKEN_MAX = 512;
 const CODE_MAX = 64;
 
 /**
- * The session representation: exactly the spec's fields (spec "Identity and
- * session"). The session's uuid, transport and creation time are in GET /auth/sessions.
+ * The session representation: exactly the contract's fields (docs/api.md, "Other
+ * resources"). The session's uuid, transport and creation time are in GET /auth/sessions.
  */
 function sessionView(s: identityV1.Session) {
   return {
@@ -52,10 +52,10 @@ function sessionListItem(s: identityV1.Session, currentUuid: string) {
 }
 
 /**
- * Answers a new session: the authenticated response (spec "Identity and session"),
+ * Answers a new session: the authenticated response (docs/api.md, "Other resources"),
  * and for the cookie transport also the `__Host-payin_session` cookie.
  *
- * `token` is in the body for both transports, as the spec lists it among the
+ * `token` is in the body for both transports, as the contract lists it among the
  * authenticated response's fields; a cookie session's token is accepted only as
  * the cookie (see Authenticator), so a browser client can ignore it.
  */
@@ -88,8 +88,8 @@ function presentedSessionTokens(ctx: Context): string[] {
   const tokens: string[] = [];
   const cookie = readSessionCookie(ctx.get("cookie"));
   if (cookie.kind === "present") tokens.push(cookie.value);
-  const bearer = /^bearer ([\x21-\x7e]{1,512})$/i.exec(ctx.get("authorization"));
-  if (bearer) tokens.push(bearer[1]!);
+  const bearer = bearerTokenOf(ctx.get("authorization"));
+  if (bearer !== null) tokens.push(bearer);
   return tokens.filter((token) => !token.startsWith(MACHINE_TOKEN_PREFIX));
 }
 
@@ -110,14 +110,15 @@ async function endPresentedSessions(deps: AppDeps, tokens: readonly string[]): P
   }
 }
 
-/** /api/v1/auth/*: sign-in, MFA, sessions, password, TOTP enrolment (DESIGN §8). */
+/** /api/v1/auth/*: sign-in, MFA, sessions, password, TOTP enrolment (docs/platform-api.md). */
 export function authRoutes(deps: AppDeps): Router {
   const router = new Router({ prefix: "/api/v1/auth" });
   lowerCaseUuidParams(router, ["uuid"]);
   const { identity, auth } = deps;
-  // The client address used for sign-in throttling: the TCP peer, or behind a
-  // configured trusted proxy what it forwarded (TRUSTED_PROXIES). Koa itself runs
-  // with proxy: false, so no other header ever picks a throttling bucket.
+  // The client address used for sign-in throttling (and for the re-checks of the
+  // current password): the TCP peer, or behind a configured trusted proxy what it
+  // forwarded (TRUSTED_PROXIES). Koa itself runs with proxy: false, so no other
+  // header ever picks a throttling bucket.
   const addressOf = deps.clientAddress ?? clientAddressOf([]);
   const clientIp = (ctx: Context) => addressOf(ctx.req);
 
@@ -191,18 +192,20 @@ export function authRoutes(deps: AppDeps): Router {
   // Changes the password; the identity's other sessions are revoked at once.
   // A privileged identity without MFA may only read its session, log out and
   // enrol TOTP here: its password alone must not entrench it (403 MFA_REQUIRED).
+  // For a privileged identity a password change is a change of trust: it needs
+  // MFA within the last 15 minutes (403 MFA_RECENT_REQUIRED when longer ago).
   router.post("/password", async (ctx) => {
     readQuery(ctx, []);
     const principal = await auth.authenticateHuman(ctx);
-    requireMfaIfPrivileged(principal);
+    if (principal.privileged) requireRecentMfa(principal);
     const body = await readJsonObject(ctx);
     onlyFields(body, ["current_password", "new_password"]);
-    // Any string: the spec bounds only new passwords, and one that cannot match is simply wrong (401).
+    // Any string: the contract bounds only new passwords, and one that cannot match is simply wrong (401).
     const currentPassword = requiredString(body, "current_password");
     const newPassword = requiredString(body, "new_password", { min: PASSWORD_MIN, max: PASSWORD_MAX });
     const target = { type: "identity", uuid: principal.identityUuid };
     await change(deps, ctx, principal, { action: "identity.password.change", target, successRecordedBy: "gateway" }, async () => {
-      await identity.changePassword({ caller: { sessionToken: principal.sessionToken }, currentPassword, newPassword });
+      await identity.changePassword({ caller: { sessionToken: principal.sessionToken }, currentPassword, newPassword, clientIp: clientIp(ctx) });
     });
     ctx.status = 204;
   });
@@ -240,7 +243,7 @@ export function authRoutes(deps: AppDeps): Router {
     let otpauthUri = "";
     const target = { type: "identity", uuid: principal.identityUuid };
     await change(deps, ctx, principal, { action: "identity.totp.start", target, successRecordedBy: "gateway" }, async () => {
-      otpauthUri = (await identity.enrollTotp({ caller: { sessionToken: principal.sessionToken }, currentPassword })).otpauthUri;
+      otpauthUri = (await identity.enrollTotp({ caller: { sessionToken: principal.sessionToken }, currentPassword, clientIp: clientIp(ctx) })).otpauthUri;
     });
     ctx.body = { otpauth_uri: otpauthUri };
   });

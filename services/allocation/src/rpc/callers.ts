@@ -6,12 +6,12 @@ import { ALL_METHODS, allowCallers } from "@payin/rpc";
  * A caller not listed may call none.
  */
 export const CALLERS = allowCallers(allocationV1.AllocationService, {
-  // payins allocates the address of each pay-in it creates.
-  payins: ["allocateAddress", "batchAllocateAddresses"],
+  // payins allocates the address of each pay-in it creates (single allocations travel in batches).
+  payins: ["batchAllocateAddresses"],
   // The API gateway's admin API: a merchant's wallet and readiness.
   api: ["setWallet", "getReadiness"],
-  // The operator CLI: wallets, and readiness as the admin API shows it.
-  payinctl: ["setWallet", "getWallet", "getReadiness"],
+  // The operator CLI: wallets.
+  payinctl: ["setWallet", "getWallet"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

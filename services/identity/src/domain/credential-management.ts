@@ -9,7 +9,7 @@ import type { IdentityDeps } from "./stores.js";
 
 /**
  * Credential management needs a person with credential.manage whose session
- * completed MFA (spec "Authentication" 8), within the last 15 minutes for a
+ * completed MFA (docs/platform-api.md, "Machine credentials"), within the last 15 minutes for a
  * change (`recent`): a credential moves money. A machine token is FORBIDDEN.
  */
 async function requireCredentialManager(deps: IdentityDeps, sessionToken: string, now: Date, recent: boolean): Promise<HumanPrincipal> {
@@ -28,9 +28,10 @@ function credentialNotFound(): DomainError<IdentityReason> {
 }
 
 /**
- * Issues a merchant's machine credential. With a caller, the caller must be a
- * credential manager; without one (the operator CLI holding only the service
- * credential) no person is checked.
+ * Issues a merchant's machine credential. With a session token, its person must
+ * be a credential manager with recent MFA; null means no person acts (the
+ * operator CLI with its service credential alone): the RPC layer passes null
+ * only for such a caller (rpc/callers.ts, ACT_WITHOUT_PERSON).
  */
 export async function createMachineCredential(
   deps: IdentityDeps,

@@ -86,7 +86,8 @@ export async function getIdentity(deps: IdentityDeps, identityUuid: string): Pro
 /**
  * Disables or locks an identity and revokes all its sessions in the same
  * transaction, or restores a disabled or locked one to active (its sessions stay
- * revoked: it signs in again). Needs identity.manage and MFA completed within the
+ * revoked: it signs in again; its counted sign-in failures are forgiven, as
+ * resetSignInFailures does, so it is not left throttled). Needs identity.manage and MFA completed within the
  * last 15 minutes. Already in that state: IDENTITY_ALREADY_DISABLED,
  * IDENTITY_ALREADY_LOCKED or IDENTITY_ALREADY_ACTIVE; disabling or locking the
  * last active platform_admin: LAST_PLATFORM_ADMIN.
@@ -112,6 +113,7 @@ export async function setIdentityStatus(
     if (target.status === status) throw alreadyInStatus(status);
     if (status === "active") {
       await tx.identities.setStatus(target.identityUuid, status, now);
+      await tx.attempts.forgive(target.email);
       return { ...withoutHash(target), status };
     }
     // Disabling or locking the last active platform_admin would leave the platform
@@ -127,6 +129,29 @@ export async function setIdentityStatus(
     await tx.sessions.revokeAllOf(target.identityUuid, now);
     return { ...withoutHash(target), status };
   });
+}
+
+/**
+ * Forgives the counted sign-in failures of the identity's email (throttle.ts):
+ * they stop counting toward the account's delays and cap (100 consecutive
+ * failures refuse sign-in for up to 24 hours) and toward the limit per (email,
+ * client IP); they still count toward their client IP's own limit, so an
+ * address that guessed stays throttled. Needs identity.manage and MFA completed
+ * within the last 15 minutes. Unknown or malformed uuid: IDENTITY_NOT_FOUND.
+ * Answers the identity and how many failures were forgiven (0 is no error).
+ */
+export async function resetSignInFailures(
+  deps: IdentityDeps,
+  input: { sessionToken: string; identityUuid: string },
+): Promise<{ identity: Identity; forgiven: number }> {
+  const now = deps.clock();
+  const caller = await requirePermission(deps, input.sessionToken, "identity.manage", now);
+  requireRecentMfa(caller, now);
+  if (!isUuid(input.identityUuid)) throw notFound();
+  const target = await deps.stores.identities.findByUuid(input.identityUuid);
+  if (!target) throw notFound();
+  const forgiven = await deps.stores.attempts.forgive(target.email);
+  return { identity: withoutHash(target), forgiven };
 }
 
 function alreadyInStatus(status: IdentityStatus): DomainError<IdentityReason> {

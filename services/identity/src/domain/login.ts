@@ -32,7 +32,8 @@ export interface Authenticated {
 
 export type LoginResult = { kind: "authenticated"; authenticated: Authenticated } | { kind: "mfa_required"; challengeToken: string };
 
-function checkClientIp(clientIp: string): string {
+/** The client IP as given (empty when the caller gave none); INVALID_ARGUMENT when too long. */
+export function checkClientIp(clientIp: string): string {
   if (clientIp.length > CLIENT_IP_MAX_LENGTH) {
     throw new DomainError(IdentityReason.InvalidArgument, `client_ip must have at most ${CLIENT_IP_MAX_LENGTH} characters`);
   }

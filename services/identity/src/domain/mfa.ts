@@ -41,12 +41,15 @@ export async function useSecondFactor(
  * confirmation it fails with TOTP_ALREADY_ENROLLED. The secret is stored sealed
  * with AES-256-GCM.
  */
-export async function enrollTotp(deps: IdentityDeps, input: { sessionToken: string; currentPassword: string }): Promise<{ otpauthUri: string }> {
+export async function enrollTotp(
+  deps: IdentityDeps,
+  input: { sessionToken: string; currentPassword: string; clientIp: string },
+): Promise<{ otpauthUri: string }> {
   const now = deps.clock();
   const { identity } = await callerSession(deps, input.sessionToken, now);
   const enrolled = await deps.stores.identities.findTotpFactor(identity.identityUuid);
   if (enrolled?.confirmedAt) throw new DomainError(IdentityReason.TotpAlreadyEnrolled, "TOTP is already enrolled");
-  await verifyCurrentPassword(deps, identity, input.currentPassword, now);
+  await verifyCurrentPassword(deps, identity, { password: input.currentPassword, clientIp: input.clientIp, purpose: "totp_enrollment" }, now);
   const secret = generateTotpSecret();
   const sealed = seal(deps.totpKey, secret, identity.identityUuid);
   if (!(await deps.stores.identities.savePendingTotp(identity.identityUuid, sealed, now))) {

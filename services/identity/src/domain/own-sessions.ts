@@ -1,10 +1,11 @@
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
-import { callerSession, callerSessionAfterMfa } from "./caller.js";
-import { invalidCredentials } from "./login.js";
+import { callerSession, callerSessionAfterMfa, requireRecentMfa } from "./caller.js";
+import { checkClientIp } from "./login.js";
 import { checkNewPassword, hashPassword, verifyPassword } from "./password.js";
 import { IdentityReason } from "./reasons.js";
-import { isSessionLive, SESSION_IDLE_MS, sessionView, type SessionView } from "./session.js";
+import type { ReauthPurpose } from "./security-events.js";
+import { humanPrincipal, isSessionLive, SESSION_IDLE_MS, sessionView, type SessionView } from "./session.js";
 import type { Identity, IdentityDeps } from "./stores.js";
 import { throttledAttempt } from "./throttle.js";
 
@@ -45,40 +46,59 @@ export async function revokeSession(deps: IdentityDeps, input: { sessionToken: s
 
 /**
  * Checks a signed-in person's password again before a sensitive change of their
- * own: a wrong one is AUTH_INVALID_CREDENTIALS and counts as a failed attempt for
- * the email (so the check cannot be used to guess it).
+ * own (`purpose`): a wrong one is AUTH_INVALID_CREDENTIALS and counts as a
+ * failed attempt for the email and the client IP the gateway saw (so the check
+ * cannot be used to guess it), and is throttled as sign-in is (RATE_LIMITED).
+ * Failures and throttling are security events. An empty client IP (unknown)
+ * counts toward the email only.
  */
-export async function verifyCurrentPassword(deps: IdentityDeps, identity: Identity, password: string, now: Date): Promise<void> {
+export async function verifyCurrentPassword(
+  deps: IdentityDeps,
+  identity: Identity,
+  input: { password: string; clientIp: string; purpose: ReauthPurpose },
+  now: Date,
+): Promise<void> {
   const { stores } = deps;
-  const ok = await throttledAttempt(stores.attempts, { email: identity.email, clientIp: null }, now, async () => {
-    const stored = await stores.identities.findByUuid(identity.identityUuid);
-    return stored !== null && (await verifyPassword(stored.passwordHash, password)) ? true : null;
-  });
-  if (ok === null) throw new DomainError(IdentityReason.InvalidCredentials, "current password is incorrect");
+  const clientIp = checkClientIp(input.clientIp);
+  const ok = await throttledAttempt(
+    stores.attempts,
+    { email: identity.email, clientIp: clientIp === "" ? null : clientIp },
+    now,
+    async () => {
+      const stored = await stores.identities.findByUuid(identity.identityUuid);
+      return stored !== null && (await verifyPassword(stored.passwordHash, input.password)) ? true : null;
+    },
+    undefined,
+    (refusal) => {
+      deps.securityEvents({ event: "auth.throttled", identityUuid: identity.identityUuid, clientIp, step: input.purpose, ...refusal });
+    },
+  );
+  if (ok === null) {
+    deps.securityEvents({ event: "auth.reauth.failed", identityUuid: identity.identityUuid, clientIp, purpose: input.purpose });
+    throw new DomainError(IdentityReason.InvalidCredentials, "current password is incorrect");
+  }
 }
 
 /**
- * Changes the caller's password after checking the current one (a wrong one is
- * AUTH_INVALID_CREDENTIALS and counts as a failed attempt for the email), then
- * revokes every other session of the identity in the same transaction. The new
- * password must pass checkNewPassword (else INVALID_ARGUMENT, before the current
- * one is checked).
+ * Changes the caller's password after checking the current one
+ * (verifyCurrentPassword), then revokes every other session of the identity in
+ * the same transaction. For a privileged identity it is a change of trust: it
+ * needs MFA within the last 15 minutes (MFA_RECENT_REQUIRED). The new password
+ * must pass checkNewPassword (else INVALID_ARGUMENT, before the current one is checked).
  */
 export async function changePassword(
   deps: IdentityDeps,
-  input: { sessionToken: string; currentPassword: string; newPassword: string },
+  input: { sessionToken: string; currentPassword: string; newPassword: string; clientIp: string },
 ): Promise<void> {
   const now = deps.clock();
-  const { session, identity } = await callerSessionAfterMfa(deps, input.sessionToken, now);
+  const live = await callerSessionAfterMfa(deps, input.sessionToken, now);
+  const { session, identity } = live;
+  const principal = humanPrincipal(live);
+  if (principal.privileged) requireRecentMfa(principal, now);
   await checkNewPassword(input.newPassword, identity.email, "new_password");
-  const { stores } = deps;
-  const ok = await throttledAttempt(stores.attempts, { email: identity.email, clientIp: null }, now, async () => {
-    const stored = await stores.identities.findByUuid(identity.identityUuid);
-    return stored !== null && (await verifyPassword(stored.passwordHash, input.currentPassword)) ? true : null;
-  });
-  if (ok === null) throw invalidCredentials();
+  await verifyCurrentPassword(deps, identity, { password: input.currentPassword, clientIp: input.clientIp, purpose: "password_change" }, now);
   const passwordHash = await hashPassword(input.newPassword);
-  await stores.transaction(async (tx) => {
+  await deps.stores.transaction(async (tx) => {
     await tx.identities.setPasswordHash(identity.identityUuid, passwordHash, now);
     await tx.sessions.revokeAllOf(identity.identityUuid, now, session.sessionUuid);
   });

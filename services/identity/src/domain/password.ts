@@ -4,9 +4,9 @@ import { DomainError } from "@payin/errors";
 import { IdentityReason } from "./reasons.js";
 
 /**
- * Passwords are hashed with argon2id at OWASP's minimum (19 MiB, 2 passes, 1 lane;
- * DESIGN §7). Hashing runs on libuv's thread pool through the async API, so a login
- * does not block the event loop.
+ * Passwords are hashed with argon2id at OWASP's minimum (19 MiB, 2 passes, 1 lane).
+ * Hashing runs on libuv's thread pool through the async API, so a login does not
+ * block the event loop.
  *
  * Every argon2 operation of the process (hash, verify, and the dummy verify for an
  * unknown email) also waits its turn behind a semaphore of ARGON2_CONCURRENCY

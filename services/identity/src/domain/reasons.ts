@@ -1,7 +1,7 @@
 /** Every reason the identity service fails with. */
 export enum IdentityReason {
   InvalidArgument = "INVALID_ARGUMENT",
-  /** The merchant already has an active machine credential (at most one, spec "Limits"). */
+  /** The merchant already has an active machine credential (at most one, docs/api.md "Limits"). */
   CredentialAlreadyActive = "CREDENTIAL_ALREADY_ACTIVE",
   /**
    * Malformed, unknown, revoked or expired token, an MFA challenge token used as a

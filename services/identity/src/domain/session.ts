@@ -6,7 +6,7 @@ import type { HumanPrincipal, Transport } from "./principal.js";
 import { IdentityReason } from "./reasons.js";
 import type { Identity, SessionStore, StoredSession } from "./stores.js";
 
-/** A session ends after this long without use (DESIGN §7). */
+/** A session ends after this long without use (docs/platform-api.md, "Sign-in and sessions"). */
 export const SESSION_IDLE_MS = 15 * 60_000;
 /** A session ends this long after it was created, however much it is used. */
 export const SESSION_ABSOLUTE_MS = 12 * 60 * 60_000;
@@ -15,7 +15,7 @@ export const SESSION_ABSOLUTE_MS = 12 * 60 * 60_000;
  * not cost a write each; the idle expiry may therefore come up to this much early.
  */
 export const SESSION_TOUCH_RESOLUTION_MS = 10_000;
-/** "A recent MFA session" (DESIGN §7): MFA completed within this long. */
+/** "A recent MFA session": MFA completed within this long (docs/platform-api.md, "Roles and permissions"). */
 export const RECENT_MFA_MS = 15 * 60_000;
 
 /** A session as callers see it (never its token). */

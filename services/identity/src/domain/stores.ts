@@ -190,6 +190,12 @@ export interface LoginAttemptStore {
   }): Promise<Reservation>;
   /** Records the attempt's outcome. */
   settle(attemptId: string, outcome: AttemptOutcome): Promise<void>;
+  /**
+   * Forgives the email's failed attempts: they no longer count toward the
+   * account's delays and cap nor toward the limit per (email, client IP), only
+   * toward their client IP's own limit. Answers how many were forgiven.
+   */
+  forgive(email: string): Promise<number>;
 }
 
 /** Machine-credential storage for management operations. */

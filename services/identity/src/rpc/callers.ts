@@ -1,14 +1,14 @@
 import { identityV1 } from "@payin/proto";
 import { ALL_METHODS, allowCallers } from "@payin/rpc";
 
-/** What an operator does: the first admin, people's accounts and roles, machine credentials. */
-const OPERATOR = [
-  "bootstrapAdmin",
+/** The admin API's operations on people's accounts and roles, and on machine credentials. */
+const ADMINISTRATION = [
   "createIdentity",
   "listIdentities",
   "getIdentity",
   "setIdentityStatus",
   "removeRole",
+  "resetSignInFailures",
   "createMachineCredential",
   "listMachineCredentials",
   "rotateMachineCredential",
@@ -16,12 +16,20 @@ const OPERATOR = [
 ] as const;
 
 /**
+ * Internal callers that may issue a machine credential with no person behind
+ * the call (CreateMachineCredential without `caller`): the operator CLI, which
+ * holds no session, and the test harness. From any other caller an operation
+ * without a person is FORBIDDEN: the API gateway always acts for a person.
+ */
+export const ACT_WITHOUT_PERSON: ReadonlySet<string> = new Set(["payinctl", "test"]);
+
+/**
  * Which internal caller may call which identity RPC (see docs/architecture.md).
  * A caller not listed, or listed with nothing, may call none.
  */
 export const CALLERS = allowCallers(identityV1.IdentityService, {
   // The API gateway: token checks, sign-in and sessions, and the admin API
-  // (everything but bootstrapping the first admin, which only operators do).
+  // (always for a signed-in person; bootstrapping the first admin is the CLI's).
   api: [
     "authenticate",
     "login",
@@ -33,13 +41,15 @@ export const CALLERS = allowCallers(identityV1.IdentityService, {
     "revokeSession",
     "enrollTotp",
     "confirmTotp",
-    ...OPERATOR.filter((method) => method !== "bootstrapAdmin"),
+    ...ADMINISTRATION,
   ],
   // Services never call identity: above all, they cannot mint machine credentials.
   payins: [],
   allocation: [],
-  // The operator CLI (and npm start's bootstrap of the first admin).
-  payinctl: [...OPERATOR],
+  // The operator CLI (and npm start's bootstrap of the first admin). It holds no
+  // session, so it can call nothing that needs one: the first admin, and
+  // machine credentials issued without a person (ACT_WITHOUT_PERSON).
+  payinctl: ["bootstrapAdmin", "createMachineCredential"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

@@ -1,10 +1,11 @@
 import { create } from "@bufbuild/protobuf";
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
-import { toTimestamp } from "@payin/rpc";
+import { DomainError } from "@payin/errors";
+import { callerNameOf, toTimestamp } from "@payin/rpc";
 import { authenticate } from "../domain/authenticate.js";
 import {
   createMachineCredential,
@@ -12,15 +13,25 @@ import {
   revokeMachineCredential,
   rotateMachineCredential,
 } from "../domain/credential-management.js";
-import { bootstrapAdmin, createIdentity, getIdentity, listIdentities, removeRole, setIdentityStatus } from "../domain/identity.js";
+import {
+  bootstrapAdmin,
+  createIdentity,
+  getIdentity,
+  listIdentities,
+  removeRole,
+  resetSignInFailures,
+  setIdentityStatus,
+} from "../domain/identity.js";
 import { completeMfa, login, type Authenticated } from "../domain/login.js";
 import type { MachineCredential } from "../domain/machine-credential.js";
 import { confirmTotp, enrollTotp } from "../domain/mfa.js";
 import { changePassword, getSession, listSessions, logout, revokeSession } from "../domain/own-sessions.js";
 import type { Principal } from "../domain/principal.js";
+import { IdentityReason } from "../domain/reasons.js";
 import type { SessionView } from "../domain/session.js";
 import type { Identity, IdentityDeps } from "../domain/stores.js";
 import { pgStores } from "../store/pg-stores.js";
+import { ACT_WITHOUT_PERSON } from "./callers.js";
 import { securityEventLog } from "./security-event-log.js";
 
 const {
@@ -120,6 +131,17 @@ function tokenOf(req: { caller?: identityV1.Caller }): string {
   return req.caller?.sessionToken ?? "";
 }
 
+/**
+ * The session token an operation that may be done without a person acts with:
+ * the caller's when given; null (no person) only for an internal caller in
+ * ACT_WITHOUT_PERSON; from any other, a missing caller is FORBIDDEN.
+ */
+function sessionTokenOrNone(req: { caller?: identityV1.Caller }, values: HandlerContext["values"]): string | null {
+  if (req.caller) return req.caller.sessionToken;
+  if (ACT_WITHOUT_PERSON.has(callerNameOf(values) ?? "")) return null;
+  throw new DomainError(IdentityReason.Forbidden, "this operation needs the caller's session");
+}
+
 /** IdentityService handlers: proto in, domain call, proto out. */
 export function identityHandlers(orm: MikroORM, logger: Logger, options: IdentityHandlerOptions): ServiceImpl<typeof identityV1.IdentityService> {
   const clock = options.clock ?? (() => new Date());
@@ -136,8 +158,8 @@ export function identityHandlers(orm: MikroORM, logger: Logger, options: Identit
     securityEvents,
   });
   return {
-    async createMachineCredential(req) {
-      const sessionToken = req.caller ? req.caller.sessionToken : null;
+    async createMachineCredential(req, ctx) {
+      const sessionToken = sessionTokenOrNone(req, ctx.values);
       const { credential, token } = await createMachineCredential(deps(), { sessionToken, merchantUuid: req.merchantUuid });
       return { credential: credentialToPb(credential), token };
     },
@@ -163,7 +185,12 @@ export function identityHandlers(orm: MikroORM, logger: Logger, options: Identit
       return {};
     },
     async changePassword(req) {
-      await changePassword(deps(), { sessionToken: tokenOf(req), currentPassword: req.currentPassword, newPassword: req.newPassword });
+      await changePassword(deps(), {
+        sessionToken: tokenOf(req),
+        currentPassword: req.currentPassword,
+        newPassword: req.newPassword,
+        clientIp: req.clientIp,
+      });
       return {};
     },
     async listSessions(req) {
@@ -175,7 +202,7 @@ export function identityHandlers(orm: MikroORM, logger: Logger, options: Identit
       return {};
     },
     async enrollTotp(req) {
-      return enrollTotp(deps(), { sessionToken: tokenOf(req), currentPassword: req.currentPassword });
+      return enrollTotp(deps(), { sessionToken: tokenOf(req), currentPassword: req.currentPassword, clientIp: req.clientIp });
     },
     async confirmTotp(req) {
       return confirmTotp(deps(), { sessionToken: tokenOf(req), code: req.code });
@@ -198,6 +225,10 @@ export function identityHandlers(orm: MikroORM, logger: Logger, options: Identit
     async removeRole(req) {
       const identity = await removeRole(deps(), { sessionToken: tokenOf(req), identityUuid: req.identityUuid, role: req.role });
       return { identity: identityToPb(identity) };
+    },
+    async resetSignInFailures(req) {
+      const { identity, forgiven } = await resetSignInFailures(deps(), { sessionToken: tokenOf(req), identityUuid: req.identityUuid });
+      return { identity: identityToPb(identity), forgiven };
     },
     async listMachineCredentials(req) {
       const credentials = await listMachineCredentials(deps(), { sessionToken: tokenOf(req), merchantUuid: req.merchantUuid });

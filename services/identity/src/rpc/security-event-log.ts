@@ -6,6 +6,7 @@ const MESSAGES: Record<SecurityEvent["event"], string> = {
   "auth.login.failed": "sign-in failed",
   "auth.mfa.succeeded": "second factor succeeded",
   "auth.mfa.failed": "second factor failed",
+  "auth.reauth.failed": "current password check failed",
   "auth.throttled": "sign-in attempt throttled",
 };
 
@@ -24,6 +25,9 @@ export function securityEventLog(logger: Logger): (event: SecurityEvent) => void
         break;
       case "auth.login.failed":
         fields.reason = e.reason;
+        break;
+      case "auth.reauth.failed":
+        fields.purpose = e.purpose;
         break;
       case "auth.throttled":
         Object.assign(fields, { step: e.step, limit: e.limit, retry_after_seconds: e.retryAfterSeconds });

@@ -80,6 +80,14 @@ export class LoginAttemptRepository implements LoginAttemptStore {
     await this.em.execute(`update login_attempts set outcome = ? where attempt_id = ?::bigint`, [outcome, attemptId]);
   }
 
+  async forgive(email: string): Promise<number> {
+    const rows = await this.em.execute(
+      `update login_attempts set outcome = 'forgiven' where email = ? and outcome = 'failed' returning attempt_id`,
+      [email],
+    );
+    return rows.length;
+  }
+
   /** Deletes attempts older than the retention period before `now`. */
   async purge(now: Date): Promise<void> {
     await this.em.execute(`delete from login_attempts where attempted_at < ?`, [new Date(now.getTime() - ATTEMPT_RETENTION_MS)]);

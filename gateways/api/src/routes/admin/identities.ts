@@ -1,9 +1,9 @@
 /**
- * /admin/identities: create, list, disable, lock, activate, remove a role. Every
- * change needs MFA completed within the last 15 minutes; the identity service
- * re-checks the permission and MFA from the session token; the gateway checks
- * them first so a refusal needs no round trip, and records every change in the
- * audit log.
+ * /admin/identities: create, list, disable, lock, activate, forgive sign-in
+ * failures, remove a role. Every change needs MFA completed within the last 15
+ * minutes; the identity service re-checks the permission and MFA from the
+ * session token; the gateway checks them first so a refusal needs no round
+ * trip, and records every change in the audit log.
  */
 import type Router from "@koa/router";
 import type { AppDeps } from "../../app.js";
@@ -56,6 +56,24 @@ export function identityRoutes(router: Router, deps: AppDeps): void {
       });
     });
   }
+
+  // Forgives the identity's counted sign-in failures: they stop counting toward
+  // the account's delays and cap (100 consecutive failures refuse sign-in for up
+  // to 24 hours) and toward the limit per email and client address; they still
+  // count toward their address's own limit. Activating an identity does the same.
+  router.post("/identities/:uuid/sign-in-failures/reset", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    const uuid = param(ctx, "uuid");
+    const target = { type: "identity", uuid };
+    await change(deps, ctx, principal, { action: "identity.sign_in_failures.reset", target, successRecordedBy: "gateway" }, async () => {
+      requirePermission(principal, "identity.manage");
+      requireRecentMfa(principal);
+      readQuery(ctx, []);
+      await readNoBody(ctx);
+      const res = await deps.identity.resetSignInFailures({ caller: { sessionToken: principal.sessionToken ?? "" }, identityUuid: uuid });
+      ctx.body = { identity: identityView(res.identity!), forgiven_failures: res.forgiven };
+    });
+  });
 
   router.delete("/identities/:uuid/roles/:role", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);

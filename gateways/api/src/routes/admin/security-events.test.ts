@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { AppDeps } from "../../app.js";
 import type { Principal } from "../../auth/authenticator.js";
 import { ApiError } from "../../http/api-error.js";
+import { clientAddressOf } from "../../http/client-address.js";
 import { securityEventOf, securityEvents } from "./security-events.js";
 
 const PERSON = "0190a000-0000-7000-8000-000000000001";
@@ -21,7 +22,8 @@ function context(principal: Principal | undefined, method = "POST"): Context {
     params: { uuid: MERCHANT },
     state: { requestId: "req-1", principal },
     socket: { remoteAddress: "127.0.0.9" },
-    headers: { cookie: `__Host-payin_session=${TOKEN}`, "x-csrf-token": CSRF },
+    req: { socket: { remoteAddress: "127.0.0.9" }, headers: { "x-forwarded-for": "203.0.113.7" } },
+    headers: { cookie: `__Host-payin_session=${TOKEN}`, "x-csrf-token": CSRF, "x-forwarded-for": "203.0.113.7" },
   } as unknown as Context;
 }
 
@@ -43,7 +45,7 @@ async function refuse(deps: AppDeps, ctx: Context, error: unknown): Promise<void
 describe("securityEventOf", () => {
   it("names the event by status and code, and the person, route and address", () => {
     const ctx = context(human);
-    expect(securityEventOf(ctx, 403, "CSRF_TOKEN_INVALID")).toEqual({
+    expect(securityEventOf(ctx, 403, "CSRF_TOKEN_INVALID", "127.0.0.9")).toEqual({
       event: "security.csrf_refused",
       status: 403,
       code: "CSRF_TOKEN_INVALID",
@@ -55,13 +57,13 @@ describe("securityEventOf", () => {
       requestId: "req-1",
     });
     for (const code of ["FORBIDDEN", "MFA_REQUIRED", "MFA_RECENT_REQUIRED"]) {
-      expect(securityEventOf(ctx, 403, code)).toMatchObject({ event: "security.permission_denied", code });
+      expect(securityEventOf(ctx, 403, code, "127.0.0.9")).toMatchObject({ event: "security.permission_denied", code });
     }
     // A 401 names nobody; a machine is named by its merchant.
-    expect(securityEventOf(ctx, 401, "AUTH_INVALID_CREDENTIALS")).toMatchObject({ event: "security.unauthenticated", identityUuid: null });
-    expect(securityEventOf(context(machine), 403, "FORBIDDEN")).toMatchObject({ identityUuid: null, merchantUuid: MERCHANT });
+    expect(securityEventOf(ctx, 401, "AUTH_INVALID_CREDENTIALS", "127.0.0.9")).toMatchObject({ event: "security.unauthenticated", identityUuid: null });
+    expect(securityEventOf(context(machine), 403, "FORBIDDEN", "127.0.0.9")).toMatchObject({ identityUuid: null, merchantUuid: MERCHANT });
     // Other answers are no security event.
-    for (const status of [400, 404, 409, 429, 500]) expect(securityEventOf(ctx, status, "X")).toBeNull();
+    for (const status of [400, 404, 409, 429, 500]) expect(securityEventOf(ctx, status, "X", "127.0.0.9")).toBeNull();
   });
 });
 
@@ -84,6 +86,17 @@ describe("securityEvents middleware", () => {
     const written = JSON.stringify([logged, recordAuditEvent.mock.calls]);
     expect(written).not.toContain(TOKEN);
     expect(written).not.toContain(CSRF);
+  });
+
+  it("logs the client address as sign-in sees it: the peer, or behind a trusted proxy the client it forwarded", async () => {
+    const direct = fakeDeps();
+    await refuse(direct.deps, context(human), new ApiError(403, "FORBIDDEN", "no"));
+    // Not a trusted proxy: its X-Forwarded-For is not believed.
+    expect(direct.logged).toEqual([expect.objectContaining({ clientIp: "127.0.0.9" })]);
+    const proxied = fakeDeps();
+    proxied.deps.clientAddress = clientAddressOf(["127.0.0.9"]);
+    await refuse(proxied.deps, context(human), new ApiError(403, "FORBIDDEN", "no"));
+    expect(proxied.logged).toEqual([expect.objectContaining({ clientIp: "203.0.113.7" })]);
   });
 
   it("records a refusal a change already recorded only in the log", async () => {

@@ -8,6 +8,7 @@
 import type { Context, Next } from "koa";
 import type { AppDeps } from "../../app.js";
 import type { Principal } from "../../auth/authenticator.js";
+import { clientAddressOf } from "../../http/client-address.js";
 import { mapError } from "../../http/error-middleware.js";
 import { isUuid } from "../../http/fields.js";
 import { recordAudit, type AuditTarget } from "./common.js";
@@ -36,8 +37,12 @@ const TARGET_TYPES: Record<string, string> = {
   "audit-events": "audit_event",
 };
 
-/** The event a refused request is, or null for any other answer. */
-export function securityEventOf(ctx: Context, status: number, code: string): SecurityEvent | null {
+/**
+ * The event a refused request is, or null for any other answer. `clientIp` is
+ * the request's client address as sign-in sees it (trusted-proxy aware, see
+ * http/client-address.ts).
+ */
+export function securityEventOf(ctx: Context, status: number, code: string, clientIp: string): SecurityEvent | null {
   let event: SecurityEvent["event"];
   if (status === 401) event = "security.unauthenticated";
   else if (status === 403) event = code === "CSRF_TOKEN_INVALID" ? "security.csrf_refused" : "security.permission_denied";
@@ -52,7 +57,7 @@ export function securityEventOf(ctx: Context, status: number, code: string): Sec
     // A 401 names nobody, even when a later call found the session ended.
     identityUuid: status === 403 && principal?.kind === "human" ? (principal.identityUuid ?? null) : null,
     merchantUuid: principal?.kind === "machine" ? principal.merchantUuid : null,
-    clientIp: ctx.socket?.remoteAddress ?? "",
+    clientIp,
     requestId: String(ctx.state.requestId ?? ""),
   };
 }
@@ -71,12 +76,14 @@ function targetOf(ctx: Context, route: string): AuditTarget {
  * is logged only: an audit event's actor is a person.
  */
 export function securityEvents(deps: AppDeps) {
+  // The address sign-in throttling uses: behind a trusted proxy, the client it forwarded.
+  const addressOf = deps.clientAddress ?? clientAddressOf([]);
   return async (ctx: Context, next: Next) => {
     try {
       await next();
     } catch (error) {
       const mapped = mapError(error);
-      const event = securityEventOf(ctx, mapped.status, mapped.code);
+      const event = securityEventOf(ctx, mapped.status, mapped.code, addressOf(ctx.req));
       if (event) {
         deps.logger.warn(event, "security event");
         if (event.identityUuid && !ctx.state.refusalAudited) {
