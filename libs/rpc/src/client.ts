@@ -24,17 +24,38 @@ export interface ServiceClientOptions {
    * goes out on a connection the service is closing at that moment.
    */
   idleSocketMs?: number;
+  /**
+   * Run around every call (unary or streaming, either protocol) after the
+   * service credential and the request id are set, the first outermost: for
+   * metrics, tracing, retries.
+   */
+  interceptors?: Interceptor[];
 }
 
-/** Adds the service credential and the current request id to every call. */
-function outgoingHeaders(serviceToken: string): Interceptor {
+/**
+ * Sets the caller's service credential, `authorization: Bearer <token>`, on
+ * every call, replacing any `authorization` header a caller passed.
+ */
+export function serviceCredentialInterceptor(serviceToken: string): Interceptor {
   const authorization = `Bearer ${serviceToken}`;
   return (next) => (req) => {
     req.header.set("authorization", authorization);
+    return next(req);
+  };
+}
+
+/** Sets `x-request-id` to the current request context's id (context.ts) on every call made inside one. */
+export function requestIdInterceptor(): Interceptor {
+  return (next) => (req) => {
     const requestId = currentContext()?.requestId;
     if (requestId) req.header.set(REQUEST_ID_HEADER, requestId);
     return next(req);
   };
+}
+
+/** The interceptors of every internal call: credential and request id first, then the caller's own. */
+function serviceInterceptors(options: ServiceClientOptions): Interceptor[] {
+  return [serviceCredentialInterceptor(options.serviceToken), requestIdInterceptor(), ...(options.interceptors ?? [])];
 }
 
 /**
@@ -67,7 +88,7 @@ export function createServiceTransport(options: ServiceClientOptions): Transport
 function rawServiceTransport(options: ServiceClientOptions): Transport {
   const common = {
     baseUrl: options.baseUrl,
-    interceptors: [outgoingHeaders(options.serviceToken)],
+    interceptors: serviceInterceptors(options),
     defaultTimeoutMs: options.timeoutMs ?? 5_000,
     useBinaryFormat: true,
     // Internal calls stay on the platform's own network, where gzip would only
@@ -81,20 +102,8 @@ function rawServiceTransport(options: ServiceClientOptions): Transport {
   // The agent's `timeout` closes a connection idle in its pool; on one in use it only signals (the call has its own deadline).
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 128, timeout: options.idleSocketMs ?? 30_000 });
   const streaming = createConnectTransport({ ...common, httpVersion: "1.1", nodeOptions: { agent } });
-  // Unary calls (every call the platform makes) go through the lighter client.
-  return connectUnaryTransport(
-    {
-      baseUrl: options.baseUrl,
-      authorization: `Bearer ${options.serviceToken}`,
-      defaultTimeoutMs: common.defaultTimeoutMs,
-      agent,
-      callHeaders: () => {
-        const requestId = currentContext()?.requestId;
-        return requestId ? { [REQUEST_ID_HEADER]: requestId } : undefined;
-      },
-    },
-    streaming,
-  );
+  // Unary calls (every call the platform makes) go through the lighter client, with the same interceptors.
+  return connectUnaryTransport({ baseUrl: options.baseUrl, defaultTimeoutMs: common.defaultTimeoutMs, agent, interceptors: common.interceptors }, streaming);
 }
 
 /** Creates a typed client for `service` (see createServiceTransport). */

@@ -1,10 +1,12 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient, type Interceptor, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
 import { createLogger } from "@payin/logging";
 import { healthV1 } from "@payin/proto";
 import { createServiceClient, createServiceTransport } from "./client.js";
+import { connectUnaryTransport } from "./connect-unary-client.js";
 import { runWithContext } from "./context.js";
 import { startRpcServer, type RunningRpcServer } from "./server.js";
 
@@ -12,13 +14,13 @@ const TOKEN = "unary-client-test-token-0123456789abcdef";
 
 /** A plain HTTP server playing a service that misbehaves in the way a test asks. */
 async function rawServer(handle: (req: http.IncomingMessage, body: Buffer, res: http.ServerResponse) => void) {
-  const seen: { method?: string; url?: string; headers: http.IncomingHttpHeaders; body: Buffer }[] = [];
+  const seen: { method?: string; url?: string; headers: http.IncomingHttpHeaders; rawHeaders: string[]; body: Buffer }[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      seen.push({ method: req.method, url: req.url, headers: req.headers, rawHeaders: req.rawHeaders, body });
       handle(req, body, res);
     });
   });
@@ -334,6 +336,160 @@ describe("the services' unary Connect client, on the wire", () => {
       const call = health.check({ service: "" }, { signal: during.signal }).catch((e: unknown) => e);
       setTimeout(() => during.abort(), 30);
       expect(((await call) as ConnectError).code).toBe(Code.Canceled);
+    } finally {
+      await silent.close();
+    }
+  });
+});
+
+/** How many times a request carried the header `name` (Node folds some repeated headers into one). */
+const timesSent = (rawHeaders: string[], name: string) => rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === name).length;
+
+describe("the services' unary Connect client's interceptors", () => {
+  it("run on every call, failing ones too: see the request, add a header the service sees, see the answer or the error, and retry", async () => {
+    let flakyCalls = 0;
+    const fake = await rawServer((_req, body, res) => {
+      const asked = body.toString("latin1");
+      if (asked.includes("missing")) {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ code: "not_found", message: "no such thing" }));
+      } else if (asked.includes("flaky") && ++flakyCalls === 1) {
+        res.writeHead(503, { "content-type": "application/json" });
+        res.end(JSON.stringify({ code: "unavailable", message: "try again" }));
+      } else {
+        res.writeHead(200, { "content-type": "application/proto", "x-answered": "yes", "trailer-x-count": "1" });
+        res.end(Buffer.from([0x08, 0x01]));
+      }
+    });
+    const seen: { name: string; service: string; authorization: string | null; requestId: string | null; timeout: string | null }[] = [];
+    const answers: { answered: string | null; count: string | null; status: unknown }[] = [];
+    const errors: ConnectError[] = [];
+    const observe: Interceptor = (next) => async (req) => {
+      expect(req.stream).toBe(false);
+      expect(req.requestMethod).toBe("POST");
+      expect(req.url).toBe(`${fake.url}/grpc.health.v1.Health/Check`);
+      expect(req.service.typeName).toBe("grpc.health.v1.Health");
+      expect(req.signal.aborted).toBe(false);
+      expect(req.contextValues).toBeDefined();
+      const message = (req as UnaryRequest<typeof healthV1.HealthCheckRequestSchema>).message;
+      seen.push({
+        name: req.method.name,
+        service: message.service,
+        authorization: req.header.get("authorization"),
+        requestId: req.header.get("x-request-id"),
+        timeout: req.header.get("connect-timeout-ms"),
+      });
+      req.header.set("x-traced", "yes");
+      try {
+        const res = (await next(req)) as UnaryResponse<typeof healthV1.HealthCheckRequestSchema, typeof healthV1.HealthCheckResponseSchema>;
+        answers.push({ answered: res.header.get("x-answered"), count: res.trailer.get("x-count"), status: res.message.status });
+        return res;
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConnectError);
+        errors.push(error as ConnectError);
+        throw error;
+      }
+    };
+    const retryOnce: Interceptor = (next) => async (req) => {
+      try {
+        return await next(req);
+      } catch (error) {
+        if (ConnectError.from(error).code !== Code.Unavailable) throw error;
+        return await next(req);
+      }
+    };
+    try {
+      const health = createServiceClient(healthV1.Health, { baseUrl: fake.url, serviceToken: TOKEN, timeoutMs: 3_000, interceptors: [observe, retryOnce] });
+      await runWithContext({ requestId: "req-intercepted" }, async () => {
+        await health.check({ service: "first" });
+        // The caller's own credential and request id give way to the service's, and are not sent twice.
+        await health.check({ service: "second" }, { headers: { authorization: "Bearer someone-else", "x-request-id": "forged" } });
+        const missing = (await health.check({ service: "missing" }).catch((e: unknown) => e)) as ConnectError;
+        expect(missing.code).toBe(Code.NotFound);
+        expect((await health.check({ service: "flaky" })).status).toBe(healthV1.HealthCheckResponse_ServingStatus.SERVING);
+      });
+
+      expect(seen.map((s) => s.service)).toEqual(["first", "second", "missing", "flaky"]);
+      for (const call of seen) {
+        expect(call).toMatchObject({ name: "Check", authorization: `Bearer ${TOKEN}`, requestId: "req-intercepted", timeout: "3000" });
+      }
+      expect(answers).toEqual([
+        { answered: "yes", count: "1", status: healthV1.HealthCheckResponse_ServingStatus.SERVING },
+        { answered: "yes", count: "1", status: healthV1.HealthCheckResponse_ServingStatus.SERVING },
+        { answered: "yes", count: "1", status: healthV1.HealthCheckResponse_ServingStatus.SERVING },
+      ]);
+      expect(errors.map((e) => e.code)).toEqual([Code.NotFound]);
+
+      // Five requests on the wire: the flaky call was sent again by the retrying interceptor.
+      expect(fake.seen).toHaveLength(5);
+      expect(fake.seen.filter((r) => r.body.toString("latin1").includes("flaky"))).toHaveLength(2);
+      for (const request of fake.seen) {
+        expect(request.headers["x-traced"]).toBe("yes");
+        expect(timesSent(request.rawHeaders, "authorization")).toBe(1);
+        expect(request.headers["authorization"]).toBe(`Bearer ${TOKEN}`);
+        expect(timesSent(request.rawHeaders, "x-request-id")).toBe(1);
+        expect(request.headers["x-request-id"]).toBe("req-intercepted");
+        expect(timesSent(request.rawHeaders, "content-length")).toBe(1);
+        expect(Number(request.headers["content-length"])).toBe(request.body.length);
+      }
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("cannot change the framing or the wire format, and may change the message", async () => {
+    const fake = await rawServer((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/proto" });
+      res.end(Buffer.from([0x08, 0x01]));
+    });
+    const rewrite: Interceptor = (next) => (req) => {
+      req.header.set("content-type", "application/json");
+      req.header.set("content-length", "1");
+      req.header.set("transfer-encoding", "chunked");
+      return req.stream ? next(req) : next({ ...req, message: create(healthV1.HealthCheckRequestSchema, { service: "rewritten" }) });
+    };
+    try {
+      await createServiceClient(healthV1.Health, { baseUrl: fake.url, serviceToken: TOKEN, interceptors: [rewrite] }).check({ service: "" });
+      const [call] = fake.seen;
+      expect(call?.headers["content-type"]).toBe("application/proto");
+      expect(call?.headers["transfer-encoding"]).toBeUndefined();
+      expect(Number(call?.headers["content-length"])).toBe(call?.body.length);
+      expect(call?.body.toString("latin1")).toContain("rewritten");
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it("see the call's signal abort with DeadlineExceeded when its deadline, spanning retries, passes; a signal of their own ends their attempt", async () => {
+    const silent = await rawServer(() => {});
+    try {
+      let reason: unknown;
+      let attempts = 0;
+      const retryForever: Interceptor = (next) => async (req) => {
+        req.signal.addEventListener("abort", () => (reason = req.signal.reason));
+        for (;;) {
+          attempts += 1;
+          const attempt = AbortSignal.any([req.signal, AbortSignal.timeout(40)]);
+          try {
+            return await next({ ...req, signal: attempt });
+          } catch (error) {
+            if (ConnectError.from(error).code === Code.DeadlineExceeded) throw error;
+          }
+        }
+      };
+      const transport = connectUnaryTransport(
+        { baseUrl: silent.url, defaultTimeoutMs: 200, agent: new http.Agent({ keepAlive: true }), interceptors: [retryForever] },
+        createServiceTransport({ baseUrl: silent.url, serviceToken: TOKEN }),
+      );
+      const started = performance.now();
+      const error = (await createClient(healthV1.Health, transport).check({ service: "" }).catch((e: unknown) => e)) as ConnectError;
+      expect(error.code).toBe(Code.DeadlineExceeded);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+      expect(reason).toBeInstanceOf(ConnectError);
+      expect((reason as ConnectError).code).toBe(Code.DeadlineExceeded);
+      expect(attempts).toBeGreaterThanOrEqual(2);
+      // Every attempt but perhaps one cut by the deadline as it left went out.
+      expect(silent.seen.length).toBeGreaterThanOrEqual(attempts - 1);
     } finally {
       await silent.close();
     }

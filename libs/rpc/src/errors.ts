@@ -120,7 +120,7 @@ function wholeSeconds(seconds: number | undefined): number {
   return Math.min(Math.max(1, Math.ceil(seconds)), 0xffff_ffff);
 }
 
-/** The HTTP status a gateway answers for an RPC status code (DESIGN §2). */
+/** The HTTP status a gateway answers for an RPC status code (docs/architecture.md, "Internal RPC"). */
 export function httpStatusForCode(code: Code): number {
   switch (code) {
     case Code.InvalidArgument:
