@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, openOrm, sqlClient, type MikroORM, type SqlClient } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
@@ -192,14 +192,25 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
     it("claims and stores a batch with one statement each, every intent counted and replayable", async () => {
       const { names, repo: batching } = recorded();
       const merchant = uuidv7();
-      const intents = Array.from({ length: 5 }, (_, n) => intent(merchant, { asset: n % 2 ? "usdc" : "usdt", rail: n % 2 ? "erc20" : "bep20" }));
+      // Each with its own address, derivation path and reference, which the batch statement must store in place.
+      const intents = Array.from({ length: 5 }, (_, n) =>
+        intent(merchant, {
+          asset: n % 2 ? "usdc" : "usdt",
+          rail: n % 2 ? "erc20" : "bep20",
+          address: `0x${randomBytes(20).toString("hex")}`,
+          allocationReference: `m/44'/60'/${n}'/0/${10 + n}`,
+          reference: `order-${n}`,
+        }),
+      );
       const claims = await Promise.all(intents.map((i, n) => batching.claimKey(claimInput(i, `batch-${n}`))));
       expect(claims).toEqual(intents.map((i) => ({ kind: "claimed", intentUuid: i.intentUuid, claimedAt: expect.any(Date) })));
       await Promise.all(intents.map((i, n) => batching.completeKey(i, `batch-${n}`)));
       expect(names).toEqual(["payins.claim-keys", "payins.complete-keys"]);
 
       for (const [n, i] of intents.entries()) {
-        expect(await repo.get(merchant, i.intentUuid)).toEqual(i);
+        const stored = await repo.get(merchant, i.intentUuid);
+        expect(stored).toEqual(i);
+        expect([stored?.address, stored?.allocationReference, stored?.reference]).toEqual([i.address, `m/44'/60'/${n}'/0/${10 + n}`, `order-${n}`]);
         const replay = await repo.claimKey(claimInput(intent(merchant), `batch-${n}`));
         expect(replay).toEqual({ kind: "completed", requestHash: hash("h"), intent: i });
       }

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import libsecp256k1 from "secp256k1";
 import { HARDENED_OFFSET, HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { secp256k1 } from "@noble/curves/secp256k1";
@@ -275,5 +276,127 @@ describe("deriveAddress", () => {
 
   it("refuses to derive from an invalid key", () => {
     expect(() => deriveAddress(account.privateExtendedKey, 0)).toThrow(DomainError);
+  });
+});
+
+describe("parseAccountXpub: reading the key", () => {
+  const base58check = createBase58check(sha256);
+
+  it("reads every field as serialized: the parsed key serializes back to the same xpub", () => {
+    for (const n of [0, 7]) {
+      const source = master.derive(accountPath(n));
+      const node = parseAccountXpub(source.publicExtendedKey);
+      expect(node.parentFingerprint).toBe(source.parentFingerprint);
+      expect(node.publicExtendedKey).toBe(source.publicExtendedKey);
+    }
+  });
+
+  it("refuses the xprv version even over a public key, as a private key", () => {
+    const bytes = base58check.decode(accountXpub);
+    new DataView(bytes.buffer, bytes.byteOffset).setUint32(0, 0x0488ade4, false);
+    expectRefused(base58check.encode(bytes), /^xpub must be an extended public key: private keys are refused, never send one$/);
+  });
+
+  // Each refusal says what is wrong with the key, never quoting it.
+  it.each([
+    ["an empty string", "", "xpub is required"],
+    ["no string at all", undefined, "xpub is required"],
+    ["a number", 42, "xpub is required"],
+    ["121 characters", "x".repeat(121), "xpub is not a BIP32 extended key (too long)"],
+    ["10,000 characters", "x".repeat(10_000), "xpub is not a BIP32 extended key (too long)"],
+    ["120 characters of base58", "x".repeat(120), "xpub is not a BIP32 extended key (bad base58 or checksum)"],
+    ["characters outside base58", "0OIl" + accountXpub.slice(4), "xpub is not a BIP32 extended key (bad base58 or checksum)"],
+    ["77 bytes", base58check.encode(base58check.decode(accountXpub).slice(0, 77)), "xpub is not a BIP32 extended key (wrong length)"],
+    ["79 bytes", base58check.encode(new Uint8Array([...base58check.decode(accountXpub), 0])), "xpub is not a BIP32 extended key (wrong length)"],
+  ])("refuses %s, saying why", (_name, xpub, message) => {
+    let caught: unknown;
+    try {
+      parseAccountXpub(xpub as string);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(DomainError);
+    expect((caught as DomainError).reason).toBe(AllocationReason.WalletXpubInvalid);
+    expect((caught as DomainError).message).toBe(message);
+  });
+});
+
+describe("deriveAddress: the external-chain cache", () => {
+  const base58check = createBase58check(sha256);
+  let fresh = 0;
+  /** A valid account xpub no test has used: the account key with another chain code. */
+  function freshXpub(): string {
+    const bytes = base58check.decode(accountXpub);
+    new DataView(bytes.buffer, bytes.byteOffset).setUint32(13, 0x5eed0000 + ++fresh, false);
+    return base58check.encode(bytes);
+  }
+
+  it("derives each key's external chain once while it is among the 1024 most recently used, and drops the least recently used", () => {
+    const deriveChild = vi.spyOn(HDKey.prototype, "deriveChild");
+    try {
+      const keys = Array.from({ length: 1025 }, freshXpub);
+      // 1024 keys fill the cache (whatever other tests left in it goes).
+      for (const key of keys.slice(0, 1024)) deriveAddress(key, 0);
+      expect(deriveChild).toHaveBeenCalledTimes(1024);
+      // Using the first again makes it the most recently used; nothing is derived anew.
+      const first = deriveAddress(keys[0]!, 1);
+      expect(deriveChild).toHaveBeenCalledTimes(1024);
+      // The 1025th drops the least recently used, the second key.
+      deriveAddress(keys[1024]!, 0);
+      expect(deriveChild).toHaveBeenCalledTimes(1025);
+      expect(deriveAddress(keys[0]!, 1)).toEqual(first);
+      for (const key of keys.slice(2)) deriveAddress(key, 2);
+      expect(deriveChild).toHaveBeenCalledTimes(1025);
+      deriveAddress(keys[1]!, 0);
+      expect(deriveChild).toHaveBeenCalledTimes(1026);
+    } finally {
+      deriveChild.mockRestore();
+    }
+  });
+
+  it("hands libsecp256k1 the parent point uncompressed and takes the child uncompressed: no square root per address", () => {
+    const tweakAdd = vi.spyOn(libsecp256k1, "publicKeyTweakAdd");
+    try {
+      expect(deriveAddress(accountXpub, 1).address).toBe("0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+      expect(tweakAdd).toHaveBeenCalledTimes(1);
+      const [point, tweak, compressed] = tweakAdd.mock.calls[0]!;
+      expect([point.length, point[0], tweak.length, compressed]).toEqual([65, 0x04, 32, false]);
+      expect(tweakAdd.mock.results[0]!.value).toHaveLength(65);
+    } finally {
+      tweakAdd.mockRestore();
+    }
+  });
+
+  it("refuses an index whose child is the point at infinity rather than skip it, so every recorded path stays true", () => {
+    const xpub = freshXpub();
+    const tweakAdd = vi.spyOn(libsecp256k1, "publicKeyTweakAdd").mockImplementationOnce(() => {
+      throw new Error("tweak out of range");
+    });
+    try {
+      expect(() => deriveAddress(xpub, 5)).toThrow(new Error("address index 5 is not derivable"));
+      expect(deriveAddress(xpub, 5).derivationPath).toBe("m/44'/60'/0'/0/5");
+    } finally {
+      tweakAdd.mockRestore();
+    }
+  });
+
+  it.each([
+    ["another index", { index: 1 }],
+    ["no public key", { publicKey: null }],
+    ["no chain code", { chainCode: null }],
+  ])("refuses, and does not keep, an external chain node with %s", (_name, patch) => {
+    const xpub = freshXpub();
+    const real = HDKey.prototype.deriveChild;
+    const deriveChild = vi.spyOn(HDKey.prototype, "deriveChild").mockImplementationOnce(function (this: HDKey, index: number) {
+      const node = real.call(this, index);
+      // What externalChain reads of the node, one part of it wrong.
+      return { index: node.index, publicKey: node.publicKey, chainCode: node.chainCode, ...patch } as unknown as HDKey;
+    });
+    try {
+      expect(() => deriveAddress(xpub, 0)).toThrow(new Error("the external chain of this xpub is not derivable"));
+      expect(deriveAddress(xpub, 0).derivationPath).toBe("m/44'/60'/0'/0/0");
+    } finally {
+      deriveChild.mockRestore();
+    }
   });
 });

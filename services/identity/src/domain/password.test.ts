@@ -33,6 +33,11 @@ describe("password rules", () => {
     expect(refusal(password)).toBeUndefined();
   });
 
+  it("names the field it checks, `password` unless told", () => {
+    expect(() => checkPasswordRules("short")).toThrow("password must have 12 to 128 characters");
+    expect(() => checkPasswordRules("short", "new_password")).toThrow("new_password must have 12 to 128 characters");
+  });
+
   it.each([
     ["empty", ""],
     ["11 characters", "a".repeat(11)],
@@ -87,6 +92,34 @@ describe("new password rules", () => {
     ["a local part of 2 characters elsewhere in it", "jo-Quiet-Harbour-Lamp"],
   ])("accepts %s", async (_name, password) => {
     expect(await newPasswordRefusal(password, "jo@example.com")).toBeUndefined();
+  });
+
+  it("names the field `password` unless told", async () => {
+    await expect(checkNewPassword("Quiet-maria-Harbour", "maria@example.com")).rejects.toThrow(
+      "password must not contain the email address's name",
+    );
+    await expect(checkNewPassword("password1234", "someone@example.com")).rejects.toThrow(/^password is too common or easy to guess/);
+  });
+
+  // zxcvbn is deterministic: these scores are what its common dictionaries give.
+  it("counts the parts of the email's name, and the email itself, against a password", async () => {
+    // "quenvikzorblat" is no dictionary's word (score 4 alone), but both halves are the email's.
+    expect(await newPasswordRefusal("quenvikzorblat", "zorblat.quenvik@example.com")).toMatch(/too common or easy to guess/);
+    expect(await newPasswordRefusal("quenvikzorblat", "someone@example.com")).toBeUndefined();
+    // A name of 2 characters is not refused by itself, but the whole email still counts.
+    expect(await newPasswordRefusal("jo@example.com1234", "jo@example.com")).toMatch(/too common or easy to guess/);
+  });
+
+  it("accepts a score of 3 and refuses 2", async () => {
+    // Scores against zorblat.quenvik@example.com: 3 and 2.
+    expect(await newPasswordRefusal("quenvik-zorblat", "zorblat.quenvik@example.com")).toBeUndefined();
+    expect(await newPasswordRefusal("zorblat-quen", "zorblat.quenvik@example.com")).toMatch(/too common or easy to guess/);
+  });
+
+  it("takes the whole address as the name when it has no @, and none when it starts with @", async () => {
+    expect(await newPasswordRefusal("Quiet-bob-Harbour-Lamp", "bobx")).toBeUndefined();
+    expect(await newPasswordRefusal("Quiet-bobx-Harbour-Lamp", "bobx")).toBe("new_password must not contain the email address's name");
+    expect(await newPasswordRefusal("Quiet@example.com-Harbour-Lamp", "@example.com")).toBeUndefined();
   });
 
   it("applies the length rule first", async () => {
@@ -182,6 +215,26 @@ describe("bounded argon2 concurrency", () => {
     expect(order.slice(2).sort()).toEqual([2, 3, 4, 5]);
     expect(semaphore.stats).toEqual({ active: 0, waiting: 0 });
     expect(() => new Semaphore(0)).toThrow(RangeError);
+  });
+
+  it.each([0, -1, 1.5, Number.NaN])("refuses %s permits", (permits) => {
+    expect(() => new Semaphore(permits)).toThrow(new RangeError(`permits must be a whole number ≥ 1, got ${permits}`));
+    expect(() => new Semaphore(1).resize(permits)).toThrow(RangeError);
+  });
+
+  it("runs one task at a time with one permit, and more once resized", async () => {
+    const semaphore = new Semaphore(1);
+    const gates: (() => void)[] = [];
+    const task = () => semaphore.run(() => new Promise<void>((resolve) => gates.push(resolve)));
+    const running = [task(), task(), task()];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(semaphore.stats).toEqual({ active: 1, waiting: 2 });
+    semaphore.resize(3);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(semaphore.stats).toEqual({ active: 3, waiting: 0 });
+    for (const open of gates) open();
+    await Promise.all(running);
+    expect(semaphore.stats).toEqual({ active: 0, waiting: 0 });
   });
 
   it("runs one argon2 operation at a time by default; the others wait their turn", async () => {

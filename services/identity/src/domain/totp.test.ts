@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { base32Decode, base32Encode } from "./base32.js";
-import { hotp, matchTotp, otpauthUri, totpCode, totpStep } from "./totp.js";
+import { generateTotpSecret, hotp, matchTotp, otpauthUri, TOTP_SECRET_BYTES, totpCode, totpStep } from "./totp.js";
 
 // RFC 6238 Appendix B, SHA-1 rows: the 20-byte ASCII secret and 8-digit codes.
 const RFC_SECRET = Buffer.from("12345678901234567890", "ascii");
@@ -50,6 +50,30 @@ describe("TOTP (RFC 6238)", () => {
     expect(matchTotp(RFC_SECRET, codeAt(1), now, step)).toBe(step + 1);
   });
 
+  it("records the newest step a code matches, so a code two steps share is used only once", () => {
+    // hotp(RFC secret) gives 468457 at both counters 153567 and 153569.
+    expect(hotp(RFC_SECRET, 153567)).toBe("468457");
+    expect(hotp(RFC_SECRET, 153569)).toBe("468457");
+    const middle = at(153568 * 30 + 15);
+    expect(matchTotp(RFC_SECRET, "468457", middle, null)).toBe(153569);
+    expect(matchTotp(RFC_SECRET, "468457", middle, 153569)).toBeNull();
+  });
+
+  it("looks at no step before the epoch", () => {
+    expect(matchTotp(RFC_SECRET, hotp(RFC_SECRET, 0), at(10), null)).toBe(0);
+    expect(matchTotp(RFC_SECRET, "000000", at(10), null)).toBeNull();
+  });
+
+  it("accepts the codes of the first steps after the epoch, step 0 included", () => {
+    expect(matchTotp(RFC_SECRET, hotp(RFC_SECRET, 0), at(45), null)).toBe(0);
+    expect(matchTotp(RFC_SECRET, hotp(RFC_SECRET, 0), at(45), 0)).toBeNull();
+    expect(matchTotp(RFC_SECRET, hotp(RFC_SECRET, 2), at(45), 0)).toBe(2);
+  });
+
+  it("steps in 30-second periods from the epoch", () => {
+    expect([0, 29.999, 30, 59.999, 60].map((s) => totpStep(at(s)))).toEqual([0, 0, 1, 1, 2]);
+  });
+
   it.each(["", "12345", "1234567", "12345a", " 123456", "１２３４５６"])("refuses malformed code %j", (code) => {
     expect(matchTotp(RFC_SECRET, code, now, null)).toBeNull();
   });
@@ -63,6 +87,17 @@ describe("TOTP (RFC 6238)", () => {
   });
 });
 
+describe("generateTotpSecret", () => {
+  it("makes a new random secret of 160 bits each time", () => {
+    const a = generateTotpSecret();
+    const b = generateTotpSecret();
+    expect(TOTP_SECRET_BYTES).toBe(20);
+    expect(a).toHaveLength(20);
+    expect(b).toHaveLength(20);
+    expect(a.equals(b)).toBe(false);
+  });
+});
+
 describe("base32", () => {
   it("matches the RFC 4648 test vectors", () => {
     const vectors = [["", ""], ["f", "MY"], ["fo", "MZXQ"], ["foo", "MZXW6"], ["foob", "MZXW6YQ"], ["fooba", "MZXW6YTB"], ["foobar", "MZXW6YTBOI"]];
@@ -72,6 +107,24 @@ describe("base32", () => {
     }
     expect(base32Decode("MZXW6YTBOI======")?.toString()).toBe("foobar");
     expect(base32Decode("MZXW1")).toBeNull();
+  });
+
+  it("ignores '=' padding only at the end, and reads either case", () => {
+    expect(base32Decode("MZXW6YQ=")?.toString()).toBe("foob");
+    expect(base32Decode("mzxw6ytboi")?.toString()).toBe("foobar");
+    expect(base32Decode("MZ=XW6")).toBeNull();
+    expect(base32Decode("=MZXW6")).toBeNull();
+  });
+
+  it("round-trips every length of a random secret", () => {
+    const bytes = randomBytes(41);
+    for (let n = 0; n <= bytes.length; n++) {
+      const part = bytes.subarray(0, n);
+      const encoded = base32Encode(part);
+      expect(encoded).toMatch(/^[A-Z2-7]*$/);
+      expect(encoded).toHaveLength(Math.ceil((n * 8) / 5));
+      expect(base32Decode(encoded)?.equals(part)).toBe(true);
+    }
   });
 });
 

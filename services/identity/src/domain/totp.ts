@@ -52,9 +52,11 @@ export function matchTotp(secret: Buffer, code: string, at: Date, lastUsedStep: 
   const presented = Buffer.from(code);
   const current = totpStep(at);
   let matched: number | null = null;
-  for (let step = current - TOTP_WINDOW_STEPS; step <= current + TOTP_WINDOW_STEPS; step++) {
+  // The newest matching step wins: one code can (rarely) be the code of two steps
+  // in the window, and recording the older one would let it be used once more.
+  for (let step = Math.max(0, current - TOTP_WINDOW_STEPS); step <= current + TOTP_WINDOW_STEPS; step++) {
     const equal = timingSafeEqual(Buffer.from(hotp(secret, step)), presented);
-    if (equal && matched === null && (lastUsedStep === null || step > lastUsedStep)) matched = step;
+    if (equal && (lastUsedStep === null || step > lastUsedStep)) matched = step;
   }
   return matched;
 }

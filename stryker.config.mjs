@@ -1,0 +1,30 @@
+// Mutation testing of the money path: `npm run test:mutation` (see docs/testing.md).
+// It runs the unit tests beside each mutated module (vitest.mutation.config.ts),
+// so it needs no database. It is not part of `npm test` or CI: it is CPU heavy.
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: "vitest",
+  vitest: { configFile: "vitest.mutation.config.ts", related: true },
+  plugins: ["@stryker-mutator/vitest-runner"],
+  coverageAnalysis: "perTest",
+  mutate: [
+    "libs/money/src/**/*.ts",
+    "services/payins/src/domain/**/*.ts",
+    "services/allocation/src/domain/hd.ts",
+    "services/allocation/src/domain/eip55.ts",
+    "services/identity/src/domain/totp.ts",
+    "services/identity/src/domain/base32.ts",
+    "services/identity/src/domain/password.ts",
+    "!**/*.test.ts",
+  ],
+  // Only what the unit tests load goes into the sandboxes.
+  ignorePatterns: ["/*", "!/libs", "!/services", "!/package.json", "!/tsconfig.base.json", "!/vitest.mutation.config.ts", "/services/*/test"],
+  concurrency: 2,
+  timeoutMS: 10_000,
+  reporters: ["clear-text", "progress", "json", "html"],
+  jsonReporter: { fileName: "reports/mutation/mutation.json" },
+  htmlReporter: { fileName: "reports/mutation/mutation.html" },
+  tempDirName: "tmp/stryker",
+  cleanTempDir: true,
+};

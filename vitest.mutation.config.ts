@@ -1,0 +1,19 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * The unit tests beside the modules that mutation testing covers (see
+ * stryker.config.mjs and docs/testing.md). They need no database, so there is
+ * no global setup here.
+ */
+export default defineConfig({
+  test: {
+    include: [
+      "libs/money/src/**/*.test.ts",
+      "services/payins/src/domain/**/*.test.ts",
+      "services/allocation/src/domain/{hd,eip55}.test.ts",
+      "services/identity/src/domain/{totp,password}.test.ts",
+    ],
+    testTimeout: 60_000,
+    reporters: ["default"],
+  },
+});
