@@ -16,6 +16,8 @@ export default [
         "error",
         {
           allow: [],
+          // tools/bench/src/unary-client-micro.ts loads @payin/rpc (or a build of it) on purpose.
+          checkDynamicDependenciesExceptions: ["@payin/rpc"],
           depConstraints: [
             { sourceTag: "type:lib", onlyDependOnLibsWithTags: ["type:lib"] },
             { sourceTag: "type:service", onlyDependOnLibsWithTags: ["type:lib"] },
@@ -23,6 +25,16 @@ export default [
             { sourceTag: "type:tool", onlyDependOnLibsWithTags: ["type:lib", "type:tool"] },
           ],
         },
+      ],
+    },
+  },
+  {
+    // Services take only the pure parts of the HTTP edge library, never Koa.
+    files: ["services/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "@payin/http", message: "import the pure subpaths @payin/http/text or @payin/http/errors; the root pulls Koa" }] },
       ],
     },
   },

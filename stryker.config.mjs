@@ -11,10 +11,11 @@ export default {
   mutate: [
     "libs/money/src/**/*.ts",
     "services/payins/src/domain/**/*.ts",
+    "libs/ids/src/countries.ts",
     "services/allocation/src/domain/hd.ts",
     "services/allocation/src/domain/eip55.ts",
+    "libs/otp/src/**/*.ts",
     "services/identity/src/domain/totp.ts",
-    "services/identity/src/domain/base32.ts",
     "services/identity/src/domain/password.ts",
     "!**/*.test.ts",
   ],

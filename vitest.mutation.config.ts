@@ -10,8 +10,10 @@ export default defineConfig({
     include: [
       "libs/money/src/**/*.test.ts",
       "services/payins/src/domain/**/*.test.ts",
+      "libs/ids/src/countries.test.ts",
       "services/allocation/src/domain/{hd,eip55}.test.ts",
       "services/identity/src/domain/{totp,password}.test.ts",
+      "libs/otp/src/**/*.test.ts",
     ],
     testTimeout: 60_000,
     reporters: ["default"],

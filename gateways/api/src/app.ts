@@ -1,27 +1,13 @@
-import type { IncomingMessage } from "node:http";
 import Koa from "koa";
 import Router from "@koa/router";
-import type { Client } from "@connectrpc/connect";
-import type { Logger } from "@payin/logging";
-import type { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
-import type { Authenticator } from "./auth/authenticator.js";
-import { errorMiddleware } from "./http/error-middleware.js";
+import type { AppDeps } from "./deps.js";
+import { errorMiddleware } from "@payin/http";
 import { adminRoutes } from "./routes/admin.js";
 import { authRoutes } from "./routes/auth.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { payInIntentRoutes } from "./routes/pay-in-intents.js";
 
-/** Everything the gateway's routes use: the authenticator and one client per service. */
-export interface AppDeps {
-  logger: Logger;
-  auth: Authenticator;
-  payins: Client<typeof payinsV1.PayinsService>;
-  identity: Client<typeof identityV1.IdentityService>;
-  merchants: Client<typeof merchantsV1.MerchantsService>;
-  allocation: Client<typeof allocationV1.AllocationService>;
-  /** The client address of a request (see client-address.ts); by default the TCP peer. */
-  clientAddress?: (req: IncomingMessage) => string;
-}
+export type { AppDeps } from "./deps.js";
 
 /** Builds the API gateway: error middleware first, then health and /api/v1 routes. */
 export function createApp(deps: AppDeps): Koa {

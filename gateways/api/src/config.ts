@@ -1,5 +1,5 @@
 import { int, list, oneOf, port, serviceCredential, serviceUrl, str } from "@payin/config";
-import { trustedProxyProblem } from "./http/client-address.js";
+import { trustedProxyProblem } from "@payin/http";
 
 export const configSchema = {
   /** The gateway's own credential for its calls to the services. */

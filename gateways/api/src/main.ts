@@ -6,8 +6,7 @@ import { createServiceClient, requestLogFields } from "@payin/rpc";
 import { createApp } from "./app.js";
 import { Authenticator } from "./auth/authenticator.js";
 import { configSchema } from "./config.js";
-import { clientAddressOf } from "./http/client-address.js";
-import { clientErrorHandler } from "./http/client-error.js";
+import { clientAddressOf, clientErrorHandler } from "@payin/http";
 
 const config = loadConfig(configSchema);
 const logger = createLogger("api", { mixin: requestLogFields });

@@ -5,23 +5,21 @@
  * connections, wallets and the audit log, with every 400/401/403/404/409.
  *
  * People sign in over the identity RPC (Login + CompleteMfa with a TOTP code
- * computed here) and use the session token as a bearer token.
+ * from @payin/testing) and use the session token as a bearer token.
  */
-import { createHmac, randomBytes } from "node:crypto";
-import { startTestPlatform, type TestPlatform } from "@payin/testing";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { randomBytes } from "node:crypto";
+import { totpCodeAt, totpSecretOf, totpStepAt } from "@payin/testing";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
-  Api,
+  type ApiResponse,
   expectError,
   expectKeys,
   expectSecretsAbsentFromLogs,
   ISO_UTC,
   MACHINE_TOKEN,
-  Operator,
-  PlatformLog,
   randomXpub,
+  usePlatform,
   UUID,
-  type ApiResponse,
 } from "./support.js";
 
 const A = "/api/v1/admin";
@@ -33,14 +31,11 @@ const ISSUED_CREDENTIAL_KEYS = ["created_at", "credential_uuid", "key_id", "merc
 const AUDIT_KEYS = ["action", "actor", "error_code", "event_uuid", "occurred_at", "outcome", "request_id", "target_type", "target_uuid"];
 const UNKNOWN_UUID = "01a2008d-7400-7000-8000-0000000000ff";
 
-let platform: TestPlatform;
-let log: PlatformLog;
-let operator: Operator;
-let api: Api;
+const e2e = usePlatform();
 /** Secrets this file saw, for the log check. */
 const secrets: string[] = [];
 
-/** Sessions: the bootstrapped admin (MFA done), a second admin without MFA, an operator, a merchant member. */
+/** Sessions: the bootstrapped admin (MFA done), a second admin without MFA, an e2e.operator, a merchant member. */
 let admin: { uuid: string; email: string; password: string; token: string };
 let adminNoMfa: { uuid: string; token: string };
 let platformOperator: { uuid: string; token: string };
@@ -48,44 +43,22 @@ let member: { uuid: string; token: string };
 /** A machine credential's token (of an unrelated merchant). */
 let machineToken: string;
 
-// ---------- TOTP (RFC 6238, SHA-1, 6 digits, 30 s), written here independently ----------
-
-function base32Decode(text: string): Buffer {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const char of text.replace(/=+$/, "").toUpperCase()) {
-    value = (value << 5) | alphabet.indexOf(char);
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push((value >>> bits) & 0xff);
-    }
-  }
-  return Buffer.from(out);
-}
-
-function totp(otpauthUri: string, step = Math.floor(Date.now() / 30_000)): string {
-  const secret = new URL(otpauthUri).searchParams.get("secret")!;
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac("sha1", base32Decode(secret)).update(counter).digest();
-  const offset = mac[mac.length - 1]! & 0x0f;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
+/** The TOTP code of an otpauth:// URI's secret for a step (the current one by default). */
+function totp(otpauthUri: string, step = totpStepAt()): string {
+  return totpCodeAt(totpSecretOf(otpauthUri), step);
 }
 
 let ipCounter = 1;
 /** Signs in over RPC (each sign-in from its own client IP, so throttling never interferes). */
 async function signIn(email: string, password: string, otpauthUri?: string): Promise<string> {
   const clientIp = `10.9.0.${ipCounter++}`;
-  const res = await operator.identity.login({ email, password, transport: "bearer", clientIp });
+  const res = await e2e.operator.identity.login({ email, password, transport: "bearer", clientIp });
   let token: string;
   if (res.result.case === "authenticated") {
     token = res.result.value.sessionToken;
   } else {
     expect(res.result.case).toBe("mfaChallengeToken");
-    const done = await operator.identity.completeMfa({ mfaChallengeToken: res.result.value as string, code: totp(otpauthUri!), clientIp });
+    const done = await e2e.operator.identity.completeMfa({ mfaChallengeToken: res.result.value as string, code: totp(otpauthUri!), clientIp });
     token = done.authenticated!.sessionToken;
   }
   secrets.push(token);
@@ -97,7 +70,7 @@ async function person(roles: string[]): Promise<{ uuid: string; email: string; p
   const email = `p-${randomBytes(5).toString("hex")}@example.com`;
   const password = `pw-${randomBytes(12).toString("base64url")}`;
   secrets.push(password);
-  const res = await api.request("POST", `${A}/identities`, { token: admin.token, json: { email, password, roles } });
+  const res = await e2e.api.request("POST", `${A}/identities`, { token: admin.token, json: { email, password, roles } });
   expect(res.status, res.text).toBe(201);
   return { uuid: res.body.identity.uuid, email, password, token: await signIn(email, password) };
 }
@@ -108,25 +81,25 @@ async function person(roles: string[]): Promise<{ uuid: string; email: string; p
  */
 async function personWithMfa(roles: string[]): Promise<{ uuid: string; email: string; password: string; token: string }> {
   const p = await person(roles);
-  const enrol = await api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: p.password } });
+  const enrol = await e2e.api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: p.password } });
   expect(enrol.status, enrol.text).toBe(200);
   const uri = enrol.body.otpauth_uri as string;
   secrets.push(uri);
   const step = Math.floor(Date.now() / 30_000);
-  const confirm = await api.request("POST", "/api/v1/auth/mfa/totp/confirm", { token: p.token, json: { code: totp(uri, step) } });
+  const confirm = await e2e.api.request("POST", "/api/v1/auth/mfa/totp/confirm", { token: p.token, json: { code: totp(uri, step) } });
   expect(confirm.status, confirm.text).toBe(200);
   // The next step's code: the confirming one is used up, and ±1 step is accepted.
   const clientIp = `10.9.0.${ipCounter++}`;
-  const login = await operator.identity.login({ email: p.email, password: p.password, transport: "bearer", clientIp });
+  const login = await e2e.operator.identity.login({ email: p.email, password: p.password, transport: "bearer", clientIp });
   expect(login.result.case).toBe("mfaChallengeToken");
-  const done = await operator.identity.completeMfa({ mfaChallengeToken: login.result.value as string, code: totp(uri, step + 1), clientIp });
+  const done = await e2e.operator.identity.completeMfa({ mfaChallengeToken: login.result.value as string, code: totp(uri, step + 1), clientIp });
   const token = done.authenticated!.sessionToken;
   secrets.push(token);
   return { ...p, token };
 }
 
 async function createMerchant(name = "Admin Shop", token = admin.token): Promise<any> {
-  const res = await api.request("POST", `${A}/merchants`, { token, json: { display_name: name } });
+  const res = await e2e.api.request("POST", `${A}/merchants`, { token, json: { display_name: name } });
   expect(res.status, res.text).toBe(201);
   return res.body.merchant;
 }
@@ -139,7 +112,7 @@ function requestId(): string {
 async function auditEvents(): Promise<any[]> {
   const out: any[] = [];
   for (let offset = 0; ; offset += 100) {
-    const res = await api.request("GET", `${A}/audit-events?limit=100&offset=${offset}`, { token: admin.token });
+    const res = await e2e.api.request("GET", `${A}/audit-events?limit=100&offset=${offset}`, { token: admin.token });
     expect(res.status, res.text).toBe(200);
     out.push(...res.body.data);
     if (offset + 100 >= res.body.pagination.total) return out;
@@ -151,25 +124,16 @@ async function eventsOf(reqId: string): Promise<any[]> {
 }
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
-  log = await PlatformLog.attach(platform);
-  operator = new Operator(platform);
-  api = new Api(platform.apiUrl);
-  const boot = await operator.identity.bootstrapAdmin({ email: "admin@example.com" });
+  const boot = await e2e.operator.identity.bootstrapAdmin({ email: "admin@example.com" });
   secrets.push(boot.password);
   admin = { uuid: boot.identity!.uuid, email: "admin@example.com", password: boot.password, token: await signIn("admin@example.com", boot.password, boot.totpUri) };
   adminNoMfa = await person(["platform_admin"]);
   platformOperator = await personWithMfa(["platform_operator"]);
   member = await person(["merchant_member"]);
-  const m = await operator.merchant({ name: "Machine Owner" });
+  const m = await e2e.operator.merchant({ name: "Machine Owner" });
   machineToken = m.token;
   secrets.push(machineToken);
 }, 180_000);
-
-afterAll(async () => {
-  await platform?.stopAll();
-  await log?.close();
-}, 60_000);
 
 /** Every admin route, with a path that exists in shape. */
 function allRoutes(merchantUuid: string): [string, string][] {
@@ -212,8 +176,8 @@ describe("authentication and permissions", () => {
   it("answers 401 on every admin route without a credential, or with an unknown one", async () => {
     const merchant = await createMerchant();
     for (const [method, path] of allRoutes(merchant.uuid)) {
-      expectError(await api.request(method, path, { json: method === "GET" || method === "DELETE" ? undefined : {} }), 401, "AUTH_INVALID_CREDENTIALS");
-      expectError(await api.request(method, path, { token: "not-a-session-token-at-all" }), 401);
+      expectError(await e2e.api.request(method, path, { json: method === "GET" || method === "DELETE" ? undefined : {} }), 401, "AUTH_INVALID_CREDENTIALS");
+      expectError(await e2e.api.request(method, path, { token: "not-a-session-token-at-all" }), 401);
     }
   });
 
@@ -221,28 +185,28 @@ describe("authentication and permissions", () => {
     const merchant = await createMerchant();
     for (const [method, path] of allRoutes(merchant.uuid)) {
       const json = method === "GET" || method === "DELETE" ? undefined : {};
-      expectError(await api.request(method, path, { token: member.token, json }), 403, "FORBIDDEN");
-      expectError(await api.request(method, path, { token: machineToken, json }), 403, "FORBIDDEN");
+      expectError(await e2e.api.request(method, path, { token: member.token, json }), 403, "FORBIDDEN");
+      expectError(await e2e.api.request(method, path, { token: machineToken, json }), 403, "FORBIDDEN");
     }
   });
 
   it("lets a platform_operator read (merchants, identities, audit) but change nothing", async () => {
     const merchant = await createMerchant();
     for (const path of [`${A}/merchants`, `${A}/merchants/${merchant.uuid}`, `${A}/identities`, `${A}/audit-events`]) {
-      const res = await api.request("GET", path, { token: platformOperator.token });
+      const res = await e2e.api.request("GET", path, { token: platformOperator.token });
       expect(res.status, `${path}: ${res.text}`).toBe(200);
     }
-    expectError(await api.request("POST", `${A}/merchants`, { token: platformOperator.token, json: { display_name: "X" } }), 403, "FORBIDDEN");
-    expectError(await api.request("POST", `${A}/merchants/${merchant.uuid}/activate`, { token: platformOperator.token }), 403, "FORBIDDEN");
-    expectError(await api.request("GET", `${A}/merchants/${merchant.uuid}/machine-credentials`, { token: platformOperator.token }), 403);
+    expectError(await e2e.api.request("POST", `${A}/merchants`, { token: platformOperator.token, json: { display_name: "X" } }), 403, "FORBIDDEN");
+    expectError(await e2e.api.request("POST", `${A}/merchants/${merchant.uuid}/activate`, { token: platformOperator.token }), 403, "FORBIDDEN");
+    expectError(await e2e.api.request("GET", `${A}/merchants/${merchant.uuid}/machine-credentials`, { token: platformOperator.token }), 403);
   });
 
   it("answers 405 for a method a path does not serve and 404 for an unknown admin path", async () => {
-    const patched = await api.request("PATCH", `${A}/merchants`, { token: admin.token });
+    const patched = await e2e.api.request("PATCH", `${A}/merchants`, { token: admin.token });
     expectError(patched, 405, "METHOD_NOT_ALLOWED");
     expect(patched.headers.get("allow")?.split(/,\s*/).sort()).toEqual(["GET", "HEAD", "POST"]);
     expect(patched.headers.get("x-request-id")).toBeTruthy();
-    expectError(await api.request("GET", `${A}/nothing-here`, { token: admin.token }), 404, "NOT_FOUND");
+    expectError(await e2e.api.request("GET", `${A}/nothing-here`, { token: admin.token }), 404, "NOT_FOUND");
   });
 });
 
@@ -251,7 +215,7 @@ describe("identities", () => {
     const email = `new-${randomBytes(4).toString("hex")}@example.com`;
     const password = `secret-${randomBytes(10).toString("hex")}`;
     secrets.push(password);
-    const res = await api.request("POST", `${A}/identities`, { token: admin.token, json: { email, password, roles: ["platform_operator"] } });
+    const res = await e2e.api.request("POST", `${A}/identities`, { token: admin.token, json: { email, password, roles: ["platform_operator"] } });
     expect(res.status, res.text).toBe(201);
     expectKeys(res.body, ["identity"]);
     expectKeys(res.body.identity, IDENTITY_KEYS);
@@ -259,17 +223,17 @@ describe("identities", () => {
     expect(res.body.identity.uuid).toMatch(UUID);
     expect(res.text).not.toContain(password);
 
-    const all = await api.request("GET", `${A}/identities?limit=100`, { token: admin.token });
+    const all = await e2e.api.request("GET", `${A}/identities?limit=100`, { token: admin.token });
     expect(all.status).toBe(200);
     expectKeys(all.body, ["data", "pagination"]);
     expect(all.body.pagination).toEqual({ total: all.body.data.length, limit: 100, offset: 0 });
     expect(all.body.data.map((i: any) => i.email)).toContain(email);
     for (const item of all.body.data) expectKeys(item, IDENTITY_KEYS);
-    const page = await api.request("GET", `${A}/identities?limit=1&offset=1`, { token: admin.token });
+    const page = await e2e.api.request("GET", `${A}/identities?limit=1&offset=1`, { token: admin.token });
     expect(page.body.data).toHaveLength(1);
     expect(page.body.pagination).toEqual({ total: all.body.pagination.total, limit: 1, offset: 1 });
     for (const q of ["limit=0", "limit=101", "offset=-1", "limit=x", "foo=1"]) {
-      expectError(await api.request("GET", `${A}/identities?${q}`, { token: admin.token }), 400, "VALIDATION_ERROR");
+      expectError(await e2e.api.request("GET", `${A}/identities?${q}`, { token: admin.token }), 400, "VALIDATION_ERROR");
     }
   });
 
@@ -285,14 +249,14 @@ describe("identities", () => {
       { ...good, roles: ["emperor"] },
       { ...good, email: "not-an-email" },
     ]) {
-      expectError(await api.request("POST", `${A}/identities`, { token: admin.token, json }), 400);
+      expectError(await e2e.api.request("POST", `${A}/identities`, { token: admin.token, json }), 400);
     }
-    expectError(await api.request("POST", `${A}/identities`, { token: admin.token, raw: "{", headers: { "content-type": "application/json" } }), 400, "MALFORMED_JSON");
-    expectError(await api.request("POST", `${A}/identities`, { token: admin.token, raw: "x", headers: { "content-type": "text/plain" } }), 415);
-    expectError(await api.request("POST", `${A}/identities`, { token: admin.token, json: { ...good, email: admin.email.toUpperCase() } }), 409, "IDENTITY_EMAIL_TAKEN");
-    expectError(await api.request("POST", `${A}/identities`, { token: adminNoMfa.token, json: good }), 403, "MFA_REQUIRED");
+    expectError(await e2e.api.request("POST", `${A}/identities`, { token: admin.token, raw: "{", headers: { "content-type": "application/json" } }), 400, "MALFORMED_JSON");
+    expectError(await e2e.api.request("POST", `${A}/identities`, { token: admin.token, raw: "x", headers: { "content-type": "text/plain" } }), 415);
+    expectError(await e2e.api.request("POST", `${A}/identities`, { token: admin.token, json: { ...good, email: admin.email.toUpperCase() } }), 409, "IDENTITY_EMAIL_TAKEN");
+    expectError(await e2e.api.request("POST", `${A}/identities`, { token: adminNoMfa.token, json: good }), 403, "MFA_REQUIRED");
     // Without MFA the answer is 403 whatever the body holds.
-    expectError(await api.request("POST", `${A}/identities`, { token: adminNoMfa.token, json: { email: 7 } }), 403, "MFA_REQUIRED");
+    expectError(await e2e.api.request("POST", `${A}/identities`, { token: adminNoMfa.token, json: { email: 7 } }), 403, "MFA_REQUIRED");
   });
 
   it("refuses a guessable password or one containing the email's name (400), creating nothing", async () => {
@@ -303,53 +267,53 @@ describe("identities", () => {
       ["123456789012", /too common or easy to guess/],
       ["maria.santos-2024!", /must not contain the email address's name/],
     ] as const) {
-      const error = expectError(await api.request("POST", `${A}/identities`, { token: admin.token, json: { email, password, roles: [] } }), 400, "VALIDATION_ERROR");
+      const error = expectError(await e2e.api.request("POST", `${A}/identities`, { token: admin.token, json: { email, password, roles: [] } }), 400, "VALIDATION_ERROR");
       expect(error.message).toMatch(why);
       expect(error.message).not.toContain(password);
     }
-    const all = await api.request("GET", `${A}/identities?limit=100`, { token: admin.token });
+    const all = await e2e.api.request("GET", `${A}/identities?limit=100`, { token: admin.token });
     expect(all.body.data.map((i: any) => i.email)).not.toContain(email);
   });
 
   it("disables (sessions revoked at once) and locks identities; 409 when already so; 404 when unknown", async () => {
     const a = await person(["merchant_member"]);
     const b = await person(["merchant_member"]);
-    const read = (token: string) => api.request("GET", `${A}/merchants`, { token });
+    const read = (token: string) => e2e.api.request("GET", `${A}/merchants`, { token });
     expectError(await read(a.token), 403);
 
-    const disabled = await api.request("POST", `${A}/identities/${a.uuid}/disable`, { token: admin.token });
+    const disabled = await e2e.api.request("POST", `${A}/identities/${a.uuid}/disable`, { token: admin.token });
     expect(disabled.status, disabled.text).toBe(200);
     expectKeys(disabled.body.identity, IDENTITY_KEYS);
     expect(disabled.body.identity.status).toBe("disabled");
     expectError(await read(a.token), 401);
-    expectError(await api.request("POST", `${A}/identities/${a.uuid}/disable`, { token: admin.token }), 409, "IDENTITY_ALREADY_DISABLED");
+    expectError(await e2e.api.request("POST", `${A}/identities/${a.uuid}/disable`, { token: admin.token }), 409, "IDENTITY_ALREADY_DISABLED");
 
-    const locked = await api.request("POST", `${A}/identities/${b.uuid}/lock`, { token: admin.token });
+    const locked = await e2e.api.request("POST", `${A}/identities/${b.uuid}/lock`, { token: admin.token });
     expect(locked.status, locked.text).toBe(200);
     expect(locked.body.identity.status).toBe("locked");
     expectError(await read(b.token), 401);
-    expectError(await api.request("POST", `${A}/identities/${b.uuid}/lock`, { token: admin.token }), 409, "IDENTITY_ALREADY_LOCKED");
+    expectError(await e2e.api.request("POST", `${A}/identities/${b.uuid}/lock`, { token: admin.token }), 409, "IDENTITY_ALREADY_LOCKED");
 
-    expectError(await api.request("POST", `${A}/identities/${UNKNOWN_UUID}/lock`, { token: admin.token }), 404);
-    expectError(await api.request("POST", `${A}/identities/not-a-uuid/disable`, { token: admin.token }), 404);
-    expectError(await api.request("POST", `${A}/identities/${b.uuid}/disable?x=1`, { token: admin.token }), 400);
-    expectError(await api.request("POST", `${A}/identities/${b.uuid}/disable`, { token: admin.token, json: { reason: "x" } }), 400);
+    expectError(await e2e.api.request("POST", `${A}/identities/${UNKNOWN_UUID}/lock`, { token: admin.token }), 404);
+    expectError(await e2e.api.request("POST", `${A}/identities/not-a-uuid/disable`, { token: admin.token }), 404);
+    expectError(await e2e.api.request("POST", `${A}/identities/${b.uuid}/disable?x=1`, { token: admin.token }), 400);
+    expectError(await e2e.api.request("POST", `${A}/identities/${b.uuid}/disable`, { token: admin.token, json: { reason: "x" } }), 400);
   });
 
   it("removes a role (200), then 409 ROLE_NOT_HELD, also for a role no one can hold; 404 for an unknown identity", async () => {
     const p = await person(["platform_operator", "merchant_member"]);
-    const res = await api.request("DELETE", `${A}/identities/${p.uuid}/roles/platform_operator`, { token: admin.token });
+    const res = await e2e.api.request("DELETE", `${A}/identities/${p.uuid}/roles/platform_operator`, { token: admin.token });
     expect(res.status, res.text).toBe(200);
     expect(res.body.identity.roles).toEqual(["merchant_member"]);
-    expectError(await api.request("DELETE", `${A}/identities/${p.uuid}/roles/platform_operator`, { token: admin.token }), 409, "ROLE_NOT_HELD");
-    expectError(await api.request("DELETE", `${A}/identities/${p.uuid}/roles/emperor`, { token: admin.token }), 409, "ROLE_NOT_HELD");
-    expectError(await api.request("DELETE", `${A}/identities/${UNKNOWN_UUID}/roles/merchant_member`, { token: admin.token }), 404);
+    expectError(await e2e.api.request("DELETE", `${A}/identities/${p.uuid}/roles/platform_operator`, { token: admin.token }), 409, "ROLE_NOT_HELD");
+    expectError(await e2e.api.request("DELETE", `${A}/identities/${p.uuid}/roles/emperor`, { token: admin.token }), 409, "ROLE_NOT_HELD");
+    expectError(await e2e.api.request("DELETE", `${A}/identities/${UNKNOWN_UUID}/roles/merchant_member`, { token: admin.token }), 404);
   });
 });
 
 describe("merchants", () => {
   it("creates a merchant (201, always inactive, exactly the contract's fields) and reads it", async () => {
-    const res = await api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "Acme", legal_name: "Acme GmbH" } });
+    const res = await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "Acme", legal_name: "Acme GmbH" } });
     expect(res.status, res.text).toBe(201);
     expectKeys(res.body, ["merchant"]);
     expectKeys(res.body.merchant, MERCHANT_KEYS);
@@ -358,18 +322,18 @@ describe("merchants", () => {
     expect(m.uuid).toMatch(UUID);
     expect(m.created_at).toMatch(ISO_UTC);
     expect(m.updated_at).toMatch(ISO_UTC);
-    const read = await api.request("GET", `${A}/merchants/${m.uuid}`, { token: admin.token });
+    const read = await e2e.api.request("GET", `${A}/merchants/${m.uuid}`, { token: admin.token });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ merchant: m });
     const bare = await createMerchant("No Legal Name");
     expect(bare.legal_name).toBeNull();
     for (const json of [{ display_name: "a\u0000b" }, { display_name: "A", legal_name: "\udc00" }]) {
-      expectError(await api.request("POST", `${A}/merchants`, { token: admin.token, json }), 400, "VALIDATION_ERROR");
+      expectError(await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json }), 400, "VALIDATION_ERROR");
     }
-    const withNull = await api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "N", legal_name: null } });
+    const withNull = await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "N", legal_name: null } });
     expect(withNull.status).toBe(201);
     expect(withNull.body.merchant.legal_name).toBeNull();
-    const max = await api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "é".repeat(150), legal_name: "ü".repeat(255) } });
+    const max = await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "é".repeat(150), legal_name: "ü".repeat(255) } });
     expect(max.status, max.text).toBe(201);
   });
 
@@ -387,19 +351,19 @@ describe("merchants", () => {
       { display_name: "A", uuid: UNKNOWN_UUID },
       [],
     ]) {
-      expectError(await api.request("POST", `${A}/merchants`, { token: admin.token, json }), 400);
+      expectError(await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json }), 400);
     }
   });
 
   it("answers 404 for an unknown or malformed merchant uuid", async () => {
-    expectError(await api.request("GET", `${A}/merchants/${UNKNOWN_UUID}`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
-    expectError(await api.request("GET", `${A}/merchants/nope`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
-    expectError(await api.request("POST", `${A}/merchants/${UNKNOWN_UUID}/activate`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+    expectError(await e2e.api.request("GET", `${A}/merchants/${UNKNOWN_UUID}`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+    expectError(await e2e.api.request("GET", `${A}/merchants/nope`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+    expectError(await e2e.api.request("POST", `${A}/merchants/${UNKNOWN_UUID}/activate`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
   });
 
   it("moves through activate / suspend / deactivate / close with 409 for forbidden moves; closed stays readable", async () => {
     const m = await createMerchant("Lifecycle");
-    const move = (verb: string) => api.request("POST", `${A}/merchants/${m.uuid}/${verb}`, { token: admin.token });
+    const move = (verb: string) => e2e.api.request("POST", `${A}/merchants/${m.uuid}/${verb}`, { token: admin.token });
     expectError(await move("suspend"), 409, "MERCHANT_TRANSITION_NOT_ALLOWED");
     expectError(await move("deactivate"), 409, "MERCHANT_TRANSITION_NOT_ALLOWED");
     for (const [verb, status] of [["activate", "active"], ["suspend", "suspended"], ["activate", "active"], ["deactivate", "inactive"], ["close", "closed"]]) {
@@ -409,26 +373,26 @@ describe("merchants", () => {
       expect(res.body.merchant.status).toBe(status);
     }
     for (const verb of ["activate", "deactivate", "suspend", "close"]) expectError(await move(verb), 409, "MERCHANT_TRANSITION_NOT_ALLOWED");
-    const read = await api.request("GET", `${A}/merchants/${m.uuid}`, { token: admin.token });
+    const read = await e2e.api.request("GET", `${A}/merchants/${m.uuid}`, { token: admin.token });
     expect(read.body.merchant.status).toBe("closed");
-    const listed = await api.request("GET", `${A}/merchants?uuid=${m.uuid}`, { token: admin.token });
+    const listed = await e2e.api.request("GET", `${A}/merchants?uuid=${m.uuid}`, { token: admin.token });
     expect(listed.body.data.map((x: any) => x.uuid)).toEqual([m.uuid]);
   });
 
   it("never ends concurrent transitions in an impossible state", async () => {
     const m = await createMerchant("Race");
     const verbs = ["activate", "suspend", "deactivate", "close", "activate", "suspend"];
-    const results = await Promise.all(verbs.map((verb) => api.request("POST", `${A}/merchants/${m.uuid}/${verb}`, { token: admin.token })));
+    const results = await Promise.all(verbs.map((verb) => e2e.api.request("POST", `${A}/merchants/${m.uuid}/${verb}`, { token: admin.token })));
     for (const res of results) expect([200, 409]).toContain(res.status);
-    const read = await api.request("GET", `${A}/merchants/${m.uuid}`, { token: admin.token });
+    const read = await e2e.api.request("GET", `${A}/merchants/${m.uuid}`, { token: admin.token });
     expect(["inactive", "active", "suspended", "closed"]).toContain(read.body.merchant.status);
   });
 
   it("lists with exact filters, pagination and the list envelope", async () => {
     const name = `Filter ${randomBytes(4).toString("hex")}`;
     const made = [await createMerchant(name), await createMerchant(name), await createMerchant(name)];
-    await api.request("POST", `${A}/merchants/${made[0].uuid}/activate`, { token: admin.token });
-    const q = (query: string) => api.request("GET", `${A}/merchants?${query}`, { token: platformOperator.token });
+    await e2e.api.request("POST", `${A}/merchants/${made[0].uuid}/activate`, { token: admin.token });
+    const q = (query: string) => e2e.api.request("GET", `${A}/merchants?${query}`, { token: platformOperator.token });
     const all = await q(`display_name=${encodeURIComponent(name)}`);
     expect(all.status, all.text).toBe(200);
     expectKeys(all.body, ["data", "pagination"]);
@@ -460,7 +424,7 @@ describe("merchants", () => {
 
   it("attaches a member idempotently (201 then 200); 404 unknown merchant or identity; 400 bad body", async () => {
     const m = await createMerchant("Members");
-    const put = (uuid: string, json: unknown) => api.request("PUT", `${A}/merchants/${uuid}/members`, { token: admin.token, json });
+    const put = (uuid: string, json: unknown) => e2e.api.request("PUT", `${A}/merchants/${uuid}/members`, { token: admin.token, json });
     const first = await put(m.uuid, { identity_uuid: member.uuid });
     expect(first.status, first.text).toBe(201);
     expect(first.body).toEqual({ membership: { merchant_uuid: m.uuid, identity_uuid: member.uuid, created_at: expect.stringMatching(ISO_UTC) } });
@@ -482,13 +446,13 @@ describe("machine credentials", () => {
   const path = (merchantUuid: string, rest = "") => `${A}/merchants/${merchantUuid}/machine-credentials${rest}`;
 
   it("lists, creates (409 twice), rotates and revokes (409 twice); the old token stops at once", async () => {
-    const m = await operator.merchant({ name: "Cred Shop", credential: false });
-    const empty = await api.request("GET", path(m.uuid), { token: admin.token });
+    const m = await e2e.operator.merchant({ name: "Cred Shop", credential: false });
+    const empty = await e2e.api.request("GET", path(m.uuid), { token: admin.token });
     expect(empty.status, empty.text).toBe(200);
     expect(empty.body).toEqual({ credentials: [] });
-    expectError(await api.request("POST", path(m.uuid, "/rotate"), { token: admin.token }), 409, "NO_ACTIVE_CREDENTIAL");
+    expectError(await e2e.api.request("POST", path(m.uuid, "/rotate"), { token: admin.token }), 409, "NO_ACTIVE_CREDENTIAL");
 
-    const created = await api.request("POST", path(m.uuid), { token: admin.token });
+    const created = await e2e.api.request("POST", path(m.uuid), { token: admin.token });
     expect(created.status, created.text).toBe(201);
     expectKeys(created.body, ["credential"]);
     expectKeys(created.body.credential, ISSUED_CREDENTIAL_KEYS);
@@ -497,12 +461,12 @@ describe("machine credentials", () => {
     expect(first).toMatchObject({ merchant_uuid: m.uuid, status: "active" });
     expect(first.token).toMatch(MACHINE_TOKEN);
     expect(first.token.slice(4, 36)).toBe(first.key_id);
-    const readWith = (token: string) => api.list(m.uuid, token);
+    const readWith = (token: string) => e2e.api.list(m.uuid, token);
     expect((await readWith(first.token)).status).toBe(200);
 
-    expectError(await api.request("POST", path(m.uuid), { token: admin.token }), 409, "CREDENTIAL_ALREADY_ACTIVE");
+    expectError(await e2e.api.request("POST", path(m.uuid), { token: admin.token }), 409, "CREDENTIAL_ALREADY_ACTIVE");
 
-    const listed = await api.request("GET", path(m.uuid), { token: admin.token });
+    const listed = await e2e.api.request("GET", path(m.uuid), { token: admin.token });
     expect(listed.body.credentials).toHaveLength(1);
     expectKeys(listed.body.credentials[0], CREDENTIAL_KEYS);
     // Used once above: the listing says when.
@@ -510,7 +474,7 @@ describe("machine credentials", () => {
     for (const word of ["token", "secret", "secret_hash"]) expect(listed.text).not.toContain(`"${word}"`);
     expect(listed.text).not.toContain(first.token);
 
-    const rotated = await api.request("POST", path(m.uuid, "/rotate"), { token: admin.token });
+    const rotated = await e2e.api.request("POST", path(m.uuid, "/rotate"), { token: admin.token });
     expect(rotated.status, rotated.text).toBe(200);
     expectKeys(rotated.body.credential, ISSUED_CREDENTIAL_KEYS);
     const second = rotated.body.credential;
@@ -524,13 +488,13 @@ describe("machine credentials", () => {
     // it is refused at the very next request, not after the cache delay.
     expectError(await readWith(first.token), 401, "AUTH_INVALID_CREDENTIALS");
 
-    const after = await api.request("GET", path(m.uuid), { token: admin.token });
+    const after = await e2e.api.request("GET", path(m.uuid), { token: admin.token });
     const byUuid = new Map(after.body.credentials.map((c: any) => [c.credential_uuid, c]));
     expect(byUuid.get(first.credential_uuid)).toMatchObject({ status: "revoked", replaced_by_uuid: second.credential_uuid, revoked_at: expect.stringMatching(ISO_UTC) });
     expect(byUuid.get(first.credential_uuid)).toHaveProperty("last_used_at", expect.stringMatching(ISO_UTC));
     expect(byUuid.get(second.credential_uuid)).toMatchObject({ status: "active", revoked_at: null });
 
-    const revoke = (credentialUuid: string) => api.request("POST", path(m.uuid, `/${credentialUuid}/revoke`), { token: admin.token });
+    const revoke = (credentialUuid: string) => e2e.api.request("POST", path(m.uuid, `/${credentialUuid}/revoke`), { token: admin.token });
     const revoked = await revoke(second.credential_uuid);
     expect(revoked.status, revoked.text).toBe(200);
     expectKeys(revoked.body, ["credential"]);
@@ -540,84 +504,84 @@ describe("machine credentials", () => {
     expectError(await revoke(second.credential_uuid), 409, "CREDENTIAL_ALREADY_REVOKED");
     expectError(await revoke(first.credential_uuid), 409, "CREDENTIAL_ALREADY_REVOKED");
     expectError(await revoke(UNKNOWN_UUID), 404, "CREDENTIAL_NOT_FOUND");
-    expectError(await api.request("POST", path(m.uuid, "/rotate"), { token: admin.token }), 409, "NO_ACTIVE_CREDENTIAL");
+    expectError(await e2e.api.request("POST", path(m.uuid, "/rotate"), { token: admin.token }), 409, "NO_ACTIVE_CREDENTIAL");
 
     // Another merchant's credential is not found through this merchant.
-    const other = await operator.merchant({ name: "Other", credential: false, authorise: false, xpub: null });
-    const otherCred = await api.request("POST", path(other.uuid), { token: admin.token });
+    const other = await e2e.operator.merchant({ name: "Other", credential: false, authorise: false, xpub: null });
+    const otherCred = await e2e.api.request("POST", path(other.uuid), { token: admin.token });
     secrets.push(otherCred.body.credential.token);
-    expectError(await api.request("POST", path(m.uuid, `/${otherCred.body.credential.credential_uuid}/revoke`), { token: admin.token }), 404, "CREDENTIAL_NOT_FOUND");
+    expectError(await e2e.api.request("POST", path(m.uuid, `/${otherCred.body.credential.credential_uuid}/revoke`), { token: admin.token }), 404, "CREDENTIAL_NOT_FOUND");
     // A new one can be created once none is active.
-    const fresh = await api.request("POST", path(m.uuid), { token: admin.token });
+    const fresh = await e2e.api.request("POST", path(m.uuid), { token: admin.token });
     expect(fresh.status).toBe(201);
     secrets.push(fresh.body.credential.token);
   });
 
   it("refuses a rotated-out token right after the rotate, even with requests using it in flight during the rotate", async () => {
-    const m = await operator.merchant({ name: "Cred Race", credential: false });
-    const created = await api.request("POST", path(m.uuid), { token: admin.token });
+    const m = await e2e.operator.merchant({ name: "Cred Race", credential: false });
+    const created = await e2e.api.request("POST", path(m.uuid), { token: admin.token });
     const old = created.body.credential.token as string;
     secrets.push(old);
-    expect((await api.list(m.uuid, old)).status).toBe(200);
+    expect((await e2e.api.list(m.uuid, old)).status).toBe(200);
     // Reads with the old token keep arriving while the rotate runs; some look
     // the token up before the rotate commits. None may leave it cached.
     let rotating = true;
     const readers = Array.from({ length: 8 }, async () => {
       const statuses: number[] = [];
-      while (rotating) statuses.push((await api.list(m.uuid, old)).status);
+      while (rotating) statuses.push((await e2e.api.list(m.uuid, old)).status);
       return statuses;
     });
-    const rotated = await api.request("POST", path(m.uuid, "/rotate"), { token: admin.token });
+    const rotated = await e2e.api.request("POST", path(m.uuid, "/rotate"), { token: admin.token });
     rotating = false;
     expect(rotated.status, rotated.text).toBe(200);
     secrets.push(rotated.body.credential.token);
     for (const statuses of await Promise.all(readers)) for (const s of statuses) expect([200, 401]).toContain(s);
-    const after = await Promise.all(Array.from({ length: 20 }, () => api.list(m.uuid, old)));
+    const after = await Promise.all(Array.from({ length: 20 }, () => e2e.api.list(m.uuid, old)));
     expect(after.map((r) => r.status)).toEqual(Array(20).fill(401));
-    expect((await api.list(m.uuid, rotated.body.credential.token)).status).toBe(200);
+    expect((await e2e.api.list(m.uuid, rotated.body.credential.token)).status).toBe(200);
   });
 
   it("answers 404 for an unknown merchant, 409 to issue for a closed one, 400 for a body", async () => {
     for (const [method, rest] of [["GET", ""], ["POST", ""], ["POST", "/rotate"], ["POST", `/${UNKNOWN_UUID}/revoke`]] as const) {
-      expectError(await api.request(method, path(UNKNOWN_UUID, rest), { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
-      expectError(await api.request(method, path("not-a-uuid", rest), { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+      expectError(await e2e.api.request(method, path(UNKNOWN_UUID, rest), { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+      expectError(await e2e.api.request(method, path("not-a-uuid", rest), { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
     }
     const closed = await createMerchant("Closed Cred");
-    await api.request("POST", `${A}/merchants/${closed.uuid}/close`, { token: admin.token });
-    expectError(await api.request("POST", path(closed.uuid), { token: admin.token }), 409, "MERCHANT_CLOSED");
-    expect((await api.request("GET", path(closed.uuid), { token: admin.token })).status).toBe(200);
-    expectError(await api.request("POST", path(closed.uuid), { token: admin.token, json: { name: "x" } }), 400);
+    await e2e.api.request("POST", `${A}/merchants/${closed.uuid}/close`, { token: admin.token });
+    expectError(await e2e.api.request("POST", path(closed.uuid), { token: admin.token }), 409, "MERCHANT_CLOSED");
+    expect((await e2e.api.request("GET", path(closed.uuid), { token: admin.token })).status).toBe(200);
+    expectError(await e2e.api.request("POST", path(closed.uuid), { token: admin.token, json: { name: "x" } }), 400);
   });
 
   it("refuses a machine bearer (even the merchant's own), a person without the permission, and an admin without MFA (403)", async () => {
-    const m = await operator.merchant({ name: "Guarded" });
+    const m = await e2e.operator.merchant({ name: "Guarded" });
     secrets.push(m.token);
     const cases: [string, string][] = [["GET", ""], ["POST", ""], ["POST", "/rotate"], ["POST", `/${UNKNOWN_UUID}/revoke`]];
     for (const [method, rest] of cases) {
-      expectError(await api.request(method, path(m.uuid, rest), { token: m.token }), 403, "FORBIDDEN");
-      expectError(await api.request(method, path(m.uuid, rest), { token: member.token }), 403, "FORBIDDEN");
-      expectError(await api.request(method, path(m.uuid, rest), { token: adminNoMfa.token }), 403, "MFA_REQUIRED");
-      expectError(await api.request(method, path(m.uuid, rest)), 401);
+      expectError(await e2e.api.request(method, path(m.uuid, rest), { token: m.token }), 403, "FORBIDDEN");
+      expectError(await e2e.api.request(method, path(m.uuid, rest), { token: member.token }), 403, "FORBIDDEN");
+      expectError(await e2e.api.request(method, path(m.uuid, rest), { token: adminNoMfa.token }), 403, "MFA_REQUIRED");
+      expectError(await e2e.api.request(method, path(m.uuid, rest)), 401);
     }
     // The merchant's credential still works: nothing was rotated.
-    expect((await api.list(m.uuid, m.token)).status).toBe(200);
+    expect((await e2e.api.list(m.uuid, m.token)).status).toBe(200);
   });
 
   it("leaves exactly one active credential after 20 concurrent rotates over HTTP", async () => {
-    const m = await operator.merchant({ name: "Rotate Race" });
+    const m = await e2e.operator.merchant({ name: "Rotate Race" });
     secrets.push(m.token);
-    const results = await Promise.all(Array.from({ length: 20 }, () => api.request("POST", path(m.uuid, "/rotate"), { token: admin.token })));
+    const results = await Promise.all(Array.from({ length: 20 }, () => e2e.api.request("POST", path(m.uuid, "/rotate"), { token: admin.token })));
     for (const res of results) expect([200, 409], res.text).toContain(res.status);
     const tokens = results.filter((r) => r.status === 200).map((r) => r.body.credential.token as string);
     secrets.push(...tokens);
     expect(tokens.length).toBeGreaterThan(0);
-    const listed = await api.request("GET", path(m.uuid), { token: admin.token });
+    const listed = await e2e.api.request("GET", path(m.uuid), { token: admin.token });
     const active = listed.body.credentials.filter((c: any) => c.status === "active");
     expect(active).toHaveLength(1);
     expect(listed.body.credentials).toHaveLength(tokens.length + 1);
     // Exactly one of the issued tokens authenticates (none was used before, so none is cached).
     const working = [];
-    for (const token of tokens) if ((await api.list(m.uuid, token)).status === 200) working.push(token);
+    for (const token of tokens) if ((await e2e.api.list(m.uuid, token)).status === 200) working.push(token);
     expect(working).toHaveLength(1);
     expect(working[0]!.slice(4, 36)).toBe(active[0].key_id);
   });
@@ -625,7 +589,7 @@ describe("machine credentials", () => {
 
 describe("rules, policies, operating profiles, providers, bindings, connections, wallets", () => {
   it("versions rules: 201, 409 RULE_UNCHANGED, a new version on change; lists open and closed", async () => {
-    const post = (json: unknown) => api.request("POST", `${A}/rules`, { token: admin.token, json });
+    const post = (json: unknown) => e2e.api.request("POST", `${A}/rules`, { token: admin.token, json });
     const first = await post({ capability: "test.cap", jurisdiction: "JP", effect: "allow" });
     expect(first.status, first.text).toBe(201);
     expectKeys(first.body, ["rule"]);
@@ -635,13 +599,13 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     const second = await post({ capability: "test.cap", jurisdiction: "JP", effect: "deny" });
     expect(second.status).toBe(201);
     expect(second.body.rule).toMatchObject({ version: 2, effect: "deny" });
-    const open = await api.request("GET", `${A}/rules`, { token: admin.token });
+    const open = await e2e.api.request("GET", `${A}/rules`, { token: admin.token });
     expect(open.status).toBe(200);
     const mine = open.body.rules.filter((r: any) => r.capability === "test.cap");
     expect(mine.map((r: any) => r.version)).toEqual([2]);
-    const withClosed = await api.request("GET", `${A}/rules?include_closed=true`, { token: admin.token });
+    const withClosed = await e2e.api.request("GET", `${A}/rules?include_closed=true`, { token: admin.token });
     expect(withClosed.body.rules.filter((r: any) => r.capability === "test.cap").map((r: any) => r.version).sort()).toEqual([1, 2]);
-    expectError(await api.request("GET", `${A}/rules?include_closed=yes`, { token: admin.token }), 400);
+    expectError(await e2e.api.request("GET", `${A}/rules?include_closed=yes`, { token: admin.token }), 400);
     for (const json of [
       {},
       { capability: "test.cap", jurisdiction: "JP" },
@@ -658,7 +622,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
 
   it("ensures an operating profile and versions policies; 400, 404, 409 cases", async () => {
     const m = await createMerchant("Config");
-    const profile = (uuid: string, json: unknown) => api.request("PUT", `${A}/merchants/${uuid}/operating-profile`, { token: admin.token, json });
+    const profile = (uuid: string, json: unknown) => e2e.api.request("PUT", `${A}/merchants/${uuid}/operating-profile`, { token: admin.token, json });
     const p1 = await profile(m.uuid, { operating_mode: "non_custodial" });
     expect(p1.status, p1.text).toBe(200);
     expect(p1.body).toEqual({
@@ -670,7 +634,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expectError(await profile(m.uuid, { operating_mode: "hybrid", extra: true }), 400);
     expectError(await profile(UNKNOWN_UUID, { operating_mode: "hybrid" }), 404, "MERCHANT_NOT_FOUND");
 
-    const policy = (uuid: string, json: unknown) => api.request("POST", `${A}/merchants/${uuid}/policies`, { token: admin.token, json });
+    const policy = (uuid: string, json: unknown) => e2e.api.request("POST", `${A}/merchants/${uuid}/policies`, { token: admin.token, json });
     const pol = await policy(m.uuid, { scope: "payin", effect: "allow" });
     expect(pol.status, pol.text).toBe(201);
     expectKeys(pol.body.policy, ["effect", "merchant_uuid", "policy_uuid", "scope", "valid_from", "valid_to", "version"]);
@@ -681,26 +645,26 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expectError(await policy(m.uuid, { scope: "payin" }), 400);
     expectError(await policy(UNKNOWN_UUID, { scope: "payin", effect: "allow" }), 404, "MERCHANT_NOT_FOUND");
 
-    await api.request("POST", `${A}/merchants/${m.uuid}/close`, { token: admin.token });
+    await e2e.api.request("POST", `${A}/merchants/${m.uuid}/close`, { token: admin.token });
     expectError(await profile(m.uuid, { operating_mode: "non_custodial" }), 409, "MERCHANT_CLOSED");
     expectError(await policy(m.uuid, { scope: "payout", effect: "allow" }), 409, "MERCHANT_CLOSED");
   });
 
   it("keeps a provider registry, binds providers and holds connection secret references", async () => {
-    const providers = await api.request("GET", `${A}/providers`, { token: admin.token });
+    const providers = await e2e.api.request("GET", `${A}/providers`, { token: admin.token });
     expect(providers.status).toBe(200);
     expect(providers.body.providers.map((p: any) => p.name)).toContain("evm-rpc");
     const name = `prov-${randomBytes(3).toString("hex")}`;
-    const created = await api.request("POST", `${A}/providers`, { token: admin.token, json: { name } });
+    const created = await e2e.api.request("POST", `${A}/providers`, { token: admin.token, json: { name } });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toEqual({ provider: { provider_uuid: expect.stringMatching(UUID), name, created_at: expect.stringMatching(ISO_UTC) } });
-    expectError(await api.request("POST", `${A}/providers`, { token: admin.token, json: { name: name.toUpperCase() } }), 409, "PROVIDER_NAME_TAKEN");
-    expectError(await api.request("POST", `${A}/providers`, { token: admin.token, json: { name: "" } }), 400);
-    expectError(await api.request("POST", `${A}/providers`, { token: admin.token, json: { name, kind: "rpc" } }), 400);
+    expectError(await e2e.api.request("POST", `${A}/providers`, { token: admin.token, json: { name: name.toUpperCase() } }), 409, "PROVIDER_NAME_TAKEN");
+    expectError(await e2e.api.request("POST", `${A}/providers`, { token: admin.token, json: { name: "" } }), 400);
+    expectError(await e2e.api.request("POST", `${A}/providers`, { token: admin.token, json: { name, kind: "rpc" } }), 400);
     const providerUuid = created.body.provider.provider_uuid;
 
     const m = await createMerchant("Providers");
-    const bind = (json: unknown, uuid = m.uuid) => api.request("PUT", `${A}/merchants/${uuid}/provider-bindings`, { token: admin.token, json });
+    const bind = (json: unknown, uuid = m.uuid) => e2e.api.request("PUT", `${A}/merchants/${uuid}/provider-bindings`, { token: admin.token, json });
     const b1 = await bind({ provider_uuid: providerUuid, capability: "crypto.payin", jurisdiction: "DE" });
     expect(b1.status, b1.text).toBe(201);
     expectKeys(b1.body.provider_binding, ["binding_uuid", "capability", "created_at", "jurisdiction", "merchant_uuid", "provider_uuid"]);
@@ -712,7 +676,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expectError(await bind({ provider_uuid: providerUuid, capability: "crypto.payin" }), 400);
     expectError(await bind({ provider_uuid: providerUuid, capability: "crypto.payin", jurisdiction: "DE" }, UNKNOWN_UUID), 404, "MERCHANT_NOT_FOUND");
 
-    const connect = (json: unknown) => api.request("PUT", `${A}/merchants/${m.uuid}/provider-connections`, { token: admin.token, json });
+    const connect = (json: unknown) => e2e.api.request("PUT", `${A}/merchants/${m.uuid}/provider-connections`, { token: admin.token, json });
     const c1 = await connect({ provider_uuid: providerUuid, secret_reference: "vault:kv/payin/acme" });
     expect(c1.status, c1.text).toBe(201);
     expectKeys(c1.body.provider_connection, ["connection_uuid", "created_at", "merchant_uuid", "provider_uuid", "secret_reference", "updated_at"]);
@@ -728,7 +692,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
 
     const connectionUuid = c1.body.provider_connection.connection_uuid;
     const rotate = (json: unknown, cu = connectionUuid) =>
-      api.request("POST", `${A}/merchants/${m.uuid}/provider-connections/${cu}/rotate-secret`, { token: admin.token, json });
+      e2e.api.request("POST", `${A}/merchants/${m.uuid}/provider-connections/${cu}/rotate-secret`, { token: admin.token, json });
     const r1 = await rotate({ secret_reference: "vault:kv/payin/acme-2" });
     expect(r1.status, r1.text).toBe(200);
     expect(r1.body.provider_connection).toMatchObject({ connection_uuid: connectionUuid, secret_reference: "vault:kv/payin/acme-2" });
@@ -741,7 +705,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
   it("answers each pair's readiness with every failing reason in the contract's order, until the merchant is ready", async () => {
     const m = await createMerchant("Readiness");
     const readiness = async (uuid = m.uuid) => {
-      const res = await api.request("GET", `${A}/merchants/${uuid}/readiness`, { token: admin.token });
+      const res = await e2e.api.request("GET", `${A}/merchants/${uuid}/readiness`, { token: admin.token });
       expect(res.status, res.text).toBe(200);
       return res.body;
     };
@@ -757,7 +721,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
       },
     });
 
-    const admin$ = (method: string, path: string, json?: unknown) => api.request(method, `${A}/merchants/${m.uuid}${path}`, { token: admin.token, json });
+    const admin$ = (method: string, path: string, json?: unknown) => e2e.api.request(method, `${A}/merchants/${m.uuid}${path}`, { token: admin.token, json });
     expect((await admin$("POST", "/activate")).status).toBe(200);
     expect((await admin$("PUT", "/operating-profile", { operating_mode: "non_custodial" })).status).toBeLessThan(300);
     expect((await admin$("POST", "/policies", { scope: "payin", effect: "deny" })).status).toBe(201);
@@ -791,17 +755,17 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
 
     // A UUID is the same in any letter case.
     expect((await readiness(m.uuid.toUpperCase())).readiness.merchant_uuid).toBe(m.uuid);
-    const upper = await api.request("GET", `${A}/merchants/${m.uuid.toUpperCase()}`, { token: admin.token });
+    const upper = await e2e.api.request("GET", `${A}/merchants/${m.uuid.toUpperCase()}`, { token: admin.token });
     expect(upper.status, upper.text).toBe(200);
     expect(upper.body.merchant.uuid).toBe(m.uuid);
-    expectError(await api.request("GET", `${A}/merchants/${UNKNOWN_UUID}/readiness`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
-    expectError(await api.request("GET", `${A}/merchants/not-a-uuid/readiness`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
-    expectError(await api.request("GET", `${A}/merchants/${m.uuid}/readiness?asset=usdt`, { token: admin.token }), 400);
+    expectError(await e2e.api.request("GET", `${A}/merchants/${UNKNOWN_UUID}/readiness`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+    expectError(await e2e.api.request("GET", `${A}/merchants/not-a-uuid/readiness`, { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
+    expectError(await e2e.api.request("GET", `${A}/merchants/${m.uuid}/readiness?asset=usdt`, { token: admin.token }), 400);
   });
 
   it("sets a receiving wallet (200) and keeps its counter when replaced; 400, 404, 409", async () => {
     const m = await createMerchant("Wallet");
-    const put = (json: unknown, uuid = m.uuid) => api.request("PUT", `${A}/merchants/${uuid}/wallet`, { token: admin.token, json });
+    const put = (json: unknown, uuid = m.uuid) => e2e.api.request("PUT", `${A}/merchants/${uuid}/wallet`, { token: admin.token, json });
     const xpub = randomXpub();
     const res = await put({ xpub });
     expect(res.status, res.text).toBe(200);
@@ -815,7 +779,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expectError(await put({}), 400);
     expectError(await put({ xpub, chain: "eth" }), 400);
     expectError(await put({ xpub }, UNKNOWN_UUID), 404, "MERCHANT_NOT_FOUND");
-    await api.request("POST", `${A}/merchants/${m.uuid}/close`, { token: admin.token });
+    await e2e.api.request("POST", `${A}/merchants/${m.uuid}/close`, { token: admin.token });
     expectError(await put({ xpub: randomXpub() }), 409, "MERCHANT_CLOSED");
   });
 });
@@ -823,7 +787,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
 describe("audit log", () => {
   async function withId(method: string, path: string, json?: unknown): Promise<{ res: ApiResponse; id: string }> {
     const id = requestId();
-    const res = await api.request(method, path, { token: admin.token, json, headers: { "x-request-id": id } });
+    const res = await e2e.api.request(method, path, { token: admin.token, json, headers: { "x-request-id": id } });
     expect(res.headers.get("x-request-id")).toBe(id);
     return { res, id };
   }
@@ -896,7 +860,7 @@ describe("audit log", () => {
 
     // A refused permission is recorded against the person who tried.
     const denyId = requestId();
-    await api.request("POST", `${A}/merchants`, { token: member.token, json: { display_name: "Nope" }, headers: { "x-request-id": denyId } });
+    await e2e.api.request("POST", `${A}/merchants`, { token: member.token, json: { display_name: "Nope" }, headers: { "x-request-id": denyId } });
     expect(await eventsOf(denyId)).toEqual([
       expect.objectContaining({ actor: { kind: "identity", uuid: member.uuid }, action: "merchant.create", outcome: "failed", error_code: "FORBIDDEN" }),
     ]);
@@ -911,7 +875,7 @@ describe("audit log", () => {
   it("records refusals on admin routes as security events: logged without secrets, audited when a person was refused", async () => {
     // A cookie session of a person allowed to change nothing refused for its missing CSRF token.
     const p = await person(["platform_operator"]);
-    const signedIn = await operator.identity.login({ email: p.email, password: p.password, transport: "cookie", clientIp: `10.9.0.${ipCounter++}` });
+    const signedIn = await e2e.operator.identity.login({ email: p.email, password: p.password, transport: "cookie", clientIp: `10.9.0.${ipCounter++}` });
     expect(signedIn.result.case).toBe("authenticated");
     const session = signedIn.result.value as { sessionToken: string; session?: { csrfToken: string } };
     const cookie = session.sessionToken;
@@ -921,7 +885,7 @@ describe("audit log", () => {
       const id = requestId();
       const headers: Record<string, string> = { "x-request-id": id };
       if (options.cookie) headers.cookie = `__Host-payin_session=${options.cookie}`;
-      return api.request(method, path, { token: options.token, json: options.json, headers }).then((res) => ({ res, id }));
+      return e2e.api.request(method, path, { token: options.token, json: options.json, headers }).then((res) => ({ res, id }));
     };
     const csrfRefused = await request("POST", `${A}/merchants`, { cookie, json: { display_name: "No CSRF" } });
     expectError(csrfRefused.res, 403, "CSRF_TOKEN_INVALID");
@@ -959,7 +923,7 @@ describe("audit log", () => {
 
     // The gateway's log line of each, with the route pattern and never a token, cookie or CSRF token.
     const logged = async (id: string) => {
-      const { captured } = await log.text();
+      const { captured } = await e2e.log.text();
       return captured
         .split("\n")
         .filter((line) => line.includes(id) && line.includes('"security.'))
@@ -990,35 +954,35 @@ describe("audit log", () => {
   });
 
   it("pages newest first with the list envelope; 400 for bad paging; needs audit.read", async () => {
-    const all = await api.request("GET", `${A}/audit-events`, { token: admin.token });
+    const all = await e2e.api.request("GET", `${A}/audit-events`, { token: admin.token });
     expect(all.status).toBe(200);
     expectKeys(all.body, ["data", "pagination"]);
     expect(all.body.pagination.limit).toBe(20);
     expect(all.body.pagination.total).toBeGreaterThan(20);
     const times = all.body.data.map((e: any) => e.occurred_at);
     expect([...times].sort().reverse()).toEqual(times);
-    const page = await api.request("GET", `${A}/audit-events?limit=5&offset=3`, { token: admin.token });
+    const page = await e2e.api.request("GET", `${A}/audit-events?limit=5&offset=3`, { token: admin.token });
     expect(page.body.data.map((e: any) => e.event_uuid)).toEqual(all.body.data.slice(3, 8).map((e: any) => e.event_uuid));
     expect(page.body.pagination).toMatchObject({ limit: 5, offset: 3 });
     for (const q of ["limit=0", "limit=101", "offset=-1", "action=x"]) {
-      expectError(await api.request("GET", `${A}/audit-events?${q}`, { token: admin.token }), 400, "VALIDATION_ERROR");
+      expectError(await e2e.api.request("GET", `${A}/audit-events?${q}`, { token: admin.token }), 400, "VALIDATION_ERROR");
     }
-    expect((await api.request("GET", `${A}/audit-events`, { token: platformOperator.token })).status).toBe(200);
-    expectError(await api.request("GET", `${A}/audit-events`, { token: member.token }), 403, "FORBIDDEN");
+    expect((await e2e.api.request("GET", `${A}/audit-events`, { token: platformOperator.token })).status).toBe(200);
+    expectError(await e2e.api.request("GET", `${A}/audit-events`, { token: member.token }), 403, "FORBIDDEN");
   });
 });
 
 describe("last platform_admin and secrets", () => {
   it("refuses to remove platform_admin from the last active platform_admin (409)", async () => {
-    expect((await api.request("POST", `${A}/identities/${adminNoMfa.uuid}/disable`, { token: admin.token })).status).toBe(200);
-    expectError(await api.request("DELETE", `${A}/identities/${admin.uuid}/roles/platform_admin`, { token: admin.token }), 409, "LAST_PLATFORM_ADMIN");
+    expect((await e2e.api.request("POST", `${A}/identities/${adminNoMfa.uuid}/disable`, { token: admin.token })).status).toBe(200);
+    expectError(await e2e.api.request("DELETE", `${A}/identities/${admin.uuid}/roles/platform_admin`, { token: admin.token }), 409, "LAST_PLATFORM_ADMIN");
     // Nor disable or lock it: the platform would have nobody to administer it.
-    expectError(await api.request("POST", `${A}/identities/${admin.uuid}/disable`, { token: admin.token }), 409, "LAST_PLATFORM_ADMIN");
-    expectError(await api.request("POST", `${A}/identities/${admin.uuid}/lock`, { token: admin.token }), 409, "LAST_PLATFORM_ADMIN");
-    expect((await api.request("GET", `${A}/identities`, { token: admin.token })).status).toBe(200);
+    expectError(await e2e.api.request("POST", `${A}/identities/${admin.uuid}/disable`, { token: admin.token }), 409, "LAST_PLATFORM_ADMIN");
+    expectError(await e2e.api.request("POST", `${A}/identities/${admin.uuid}/lock`, { token: admin.token }), 409, "LAST_PLATFORM_ADMIN");
+    expect((await e2e.api.request("GET", `${A}/identities`, { token: admin.token })).status).toBe(200);
   });
 
   it("writes no password or token to the platform's logs", async () => {
-    await expectSecretsAbsentFromLogs(log, secrets.filter((s) => s.length > 20));
+    await expectSecretsAbsentFromLogs(e2e.log, secrets.filter((s) => s.length > 20));
   });
 });

@@ -11,29 +11,23 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import net from "node:net";
 import pg from "pg";
-import { startTestPlatform, type TestPlatform } from "@payin/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { awaitFreshTotpStep, totpCodeAt, totpSecretOf, totpStepAt } from "@payin/testing";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
-  Api,
-  awaitFreshTotpStep,
   bootstrapAdmin,
+  type BootstrappedAdmin,
   createBody,
   expectError,
   expectKeys,
   expectSecretsAbsentFromLogs,
   HumanApi,
+  type HumanResponse,
   intentsPath,
   ISO_UTC,
   newKey,
-  Operator,
-  PlatformLog,
-  totpCodeAt,
-  totpSecretOf,
-  totpStepAt,
-  UUID,
-  type BootstrappedAdmin,
-  type HumanResponse,
   type TestMerchant,
+  usePlatform,
+  UUID,
 } from "./support.js";
 
 const AUTHENTICATED_KEYS = ["csrf_token", "identity", "roles", "status", "token", "token_type", "transport"];
@@ -42,10 +36,12 @@ const SESSION_ITEM_KEYS = ["absolute_expires_at", "created_at", "current", "expi
 const IDENTITY_KEYS = ["email", "roles", "status", "uuid"];
 const COOKIE_NAME = "__Host-payin_session";
 
-let platform: TestPlatform;
-let log: PlatformLog;
-let operator: Operator;
-let api: Api;
+/** The one address whose X-Forwarded-For the gateway believes here. */
+const TRUSTED_PROXY = "127.0.0.200";
+
+// 127.0.0.200 plays a load balancer in front of the gateway (see the trusted proxy tests).
+const e2e = usePlatform({ env: { TRUSTED_PROXIES: TRUSTED_PROXY } });
+
 let admin: BootstrappedAdmin;
 /** An MFA-satisfied bearer session of the admin (set by the MFA tests). */
 let adminToken = "";
@@ -55,9 +51,6 @@ let shopB: TestMerchant;
 const secrets: string[] = [];
 /** Recovery codes (too short for the generic check, checked on their own). */
 const recoveryCodes: string[] = [];
-
-/** The one address whose X-Forwarded-For the gateway believes here. */
-const TRUSTED_PROXY = "127.0.0.200";
 
 /** Expects a 429 RATE_LIMITED with a Retry-After of whole seconds within [min, max]; answers it. */
 function expectRateLimited(res: HumanResponse, min = 1, max = 24 * 60 * 60): number {
@@ -71,7 +64,7 @@ function expectRateLimited(res: HumanResponse, min = 1, max = 24 * 60 * 60): num
 }
 
 /** A client connecting from 127.0.0.`n`. */
-const from = (n: number) => new HumanApi(platform.apiUrl, `127.0.0.${n}`);
+const from = (n: number) => new HumanApi(e2e.platform.apiUrl, `127.0.0.${n}`);
 
 const newPassword = () => `pw-${randomBytes(12).toString("hex")}`;
 const newEmail = (name: string) => `${name}-${randomBytes(4).toString("hex")}@example.com`;
@@ -89,7 +82,7 @@ async function createIdentity(name: string, roles: string[]): Promise<{ uuid: st
   const email = newEmail(name);
   const password = newPassword();
   secrets.push(password);
-  const res = await operator.identity.createIdentity({ caller: { sessionToken: adminToken }, email, password, roles });
+  const res = await e2e.operator.identity.createIdentity({ caller: { sessionToken: adminToken }, email, password, roles });
   return { uuid: res.identity!.uuid, email, password };
 }
 
@@ -97,7 +90,7 @@ async function createIdentity(name: string, roles: string[]): Promise<{ uuid: st
 async function auditEventsBy(identityUuid: string): Promise<any[]> {
   const out: any[] = [];
   for (let offset = 0; ; offset += 100) {
-    const res = await api.request("GET", `/api/v1/admin/audit-events?limit=100&offset=${offset}`, { token: adminToken });
+    const res = await e2e.api.request("GET", `/api/v1/admin/audit-events?limit=100&offset=${offset}`, { token: adminToken });
     expect(res.status, res.text).toBe(200);
     out.push(...res.body.data.filter((e: any) => e.actor?.uuid === identityUuid));
     if (offset + 100 >= res.body.pagination.total) return out.reverse();
@@ -106,7 +99,7 @@ async function auditEventsBy(identityUuid: string): Promise<any[]> {
 
 /** Identity's sign-in security events in the platform's log so far. */
 async function authEvents(): Promise<Record<string, unknown>[]> {
-  const { captured } = await log.text();
+  const { captured } = await e2e.log.text();
   return captured
     .split("\n")
     .filter((line) => line.includes('"auth.'))
@@ -138,21 +131,11 @@ function sessionCookieOf(res: HumanResponse): { value: string; attributes: strin
 }
 
 beforeAll(async () => {
-  // 127.0.0.200 plays a load balancer in front of the gateway (see the trusted proxy tests).
-  platform = await startTestPlatform({ env: { TRUSTED_PROXIES: TRUSTED_PROXY } });
-  log = await PlatformLog.attach(platform);
-  operator = new Operator(platform);
-  api = new Api(platform.apiUrl);
-  admin = await bootstrapAdmin(operator);
+  admin = await bootstrapAdmin(e2e.operator);
   secrets.push(admin.password, admin.totpSecret);
-  shopA = await operator.merchant({ name: "Member Shop" });
-  shopB = await operator.merchant({ name: "Other Shop" });
+  shopA = await e2e.operator.merchant({ name: "Member Shop" });
+  shopB = await e2e.operator.merchant({ name: "Other Shop" });
 }, 180_000);
-
-afterAll(async () => {
-  await platform?.stopAll();
-  await log?.close();
-}, 60_000);
 
 describe("login validation (400)", () => {
   const cases: [string, unknown][] = [
@@ -191,7 +174,7 @@ describe("MFA sign-in of the bootstrapped admin", () => {
     const challenge = res.body.mfa_challenge_token as string;
     expectError(await from(3).request("GET", "/api/v1/auth/session", { token: challenge }), 401);
     expectError(await from(3).request("GET", "/api/v1/auth/session", { cookie: challenge }), 401);
-    expectError(await api.list(shopA.uuid, challenge), 401);
+    expectError(await e2e.api.list(shopA.uuid, challenge), 401);
 
     const done = await from(3).completeMfa(challenge, totpCodeAt(admin.totpSecret, step - 1));
     adminToken = keep(done);
@@ -248,8 +231,8 @@ describe("signed-in people", () => {
     alice = await createIdentity("alice", ["merchant_member"]);
     bob = await createIdentity("bob", ["merchant_member"]);
     olga = await createIdentity("olga", ["platform_operator"]);
-    await operator.merchants.ensureMember({ merchantUuid: shopA.uuid, identityUuid: alice.uuid });
-    await operator.merchants.ensureMember({ merchantUuid: shopA.uuid, identityUuid: olga.uuid });
+    await e2e.operator.merchants.ensureMember({ merchantUuid: shopA.uuid, identityUuid: alice.uuid });
+    await e2e.operator.merchants.ensureMember({ merchantUuid: shopA.uuid, identityUuid: olga.uuid });
   });
 
   it("answers a wrong password and an unknown email alike", async () => {
@@ -339,7 +322,7 @@ describe("signed-in people", () => {
       const login = await from(6).request("GET", "/api/v1/auth/session", { token });
       expect(login.status).toBe(200);
       expect(login.setCookies).toEqual([]);
-      const created = await api.create(shopA.uuid, token, createBody());
+      const created = await e2e.api.create(shopA.uuid, token, createBody());
       expect(created.status, created.text).toBe(201);
       const logout = await from(6).request("POST", "/api/v1/auth/logout", { token });
       expect(logout.status, logout.text).toBe(204);
@@ -347,7 +330,7 @@ describe("signed-in people", () => {
       // No cookie, nothing for the browser to clear.
       expect(logout.headers.get("clear-site-data")).toBeNull();
       expectError(await from(6).request("GET", "/api/v1/auth/session", { token }), 401);
-      expectError(await api.list(shopA.uuid, token), 401);
+      expectError(await e2e.api.list(shopA.uuid, token), 401);
     });
   });
 
@@ -356,42 +339,42 @@ describe("signed-in people", () => {
       const token = keep(await from(7).login(alice.email, alice.password, "bearer"));
       const body = createBody({ reference: "member-order-1" });
       const key = newKey();
-      const created = await api.create(shopA.uuid, token, body, key);
+      const created = await e2e.api.create(shopA.uuid, token, body, key);
       expect(created.status, created.text).toBe(201);
       expect(created.body.status).toBe("created");
-      const replay = await api.create(shopA.uuid, token, body, key);
+      const replay = await e2e.api.create(shopA.uuid, token, body, key);
       expect(replay.status).toBe(201);
       expect(replay.body.intent_uuid).toBe(created.body.intent_uuid);
 
-      const read = await api.read(shopA.uuid, token, created.body.intent_uuid);
+      const read = await e2e.api.read(shopA.uuid, token, created.body.intent_uuid);
       expect(read.status, read.text).toBe(200);
       expect(read.body).toMatchObject({ merchant_uuid: shopA.uuid, reference: "member-order-1" });
-      const list = await api.list(shopA.uuid, token, "limit=100");
+      const list = await e2e.api.list(shopA.uuid, token, "limit=100");
       expect(list.status).toBe(200);
       expect(list.body.data.map((i: { intent_uuid: string }) => i.intent_uuid)).toContain(created.body.intent_uuid);
 
       // The merchant's machine credential sees what the member created.
-      expect((await api.read(shopA.uuid, shopA.token, created.body.intent_uuid)).status).toBe(200);
+      expect((await e2e.api.read(shopA.uuid, shopA.token, created.body.intent_uuid)).status).toBe(200);
 
       // Another merchant: 403 for all three, before the body is looked at.
-      expectError(await api.create(shopB.uuid, token, createBody()), 403, "FORBIDDEN");
-      expectError(await api.create(shopB.uuid, token, { nonsense: true }, null), 403, "FORBIDDEN");
-      expectError(await api.list(shopB.uuid, token), 403, "FORBIDDEN");
-      expectError(await api.read(shopB.uuid, token, created.body.intent_uuid), 403, "FORBIDDEN");
-      expectError(await api.read(randomUUID(), token, created.body.intent_uuid), 403, "FORBIDDEN");
-      expect(await api.total(shopB)).toBe(0);
+      expectError(await e2e.api.create(shopB.uuid, token, createBody()), 403, "FORBIDDEN");
+      expectError(await e2e.api.create(shopB.uuid, token, { nonsense: true }, null), 403, "FORBIDDEN");
+      expectError(await e2e.api.list(shopB.uuid, token), 403, "FORBIDDEN");
+      expectError(await e2e.api.read(shopB.uuid, token, created.body.intent_uuid), 403, "FORBIDDEN");
+      expectError(await e2e.api.read(randomUUID(), token, created.body.intent_uuid), 403, "FORBIDDEN");
+      expect(await e2e.api.total(shopB)).toBe(0);
     });
 
     it("refuses a person who is no member (403), and a member without the pay-in permissions (403)", async () => {
       const bobToken = keep(await from(7).login(bob.email, bob.password, "bearer"));
-      expectError(await api.create(shopA.uuid, bobToken, createBody()), 403, "FORBIDDEN");
-      expectError(await api.list(shopA.uuid, bobToken), 403, "FORBIDDEN");
+      expectError(await e2e.api.create(shopA.uuid, bobToken, createBody()), 403, "FORBIDDEN");
+      expectError(await e2e.api.list(shopA.uuid, bobToken), 403, "FORBIDDEN");
       const olgaToken = keep(await from(7).login(olga.email, olga.password, "bearer"));
-      expectError(await api.create(shopA.uuid, olgaToken, createBody()), 403, "FORBIDDEN");
-      expectError(await api.list(shopA.uuid, olgaToken), 403, "FORBIDDEN");
-      expectError(await api.read(shopA.uuid, olgaToken, randomUUID()), 403, "FORBIDDEN");
+      expectError(await e2e.api.create(shopA.uuid, olgaToken, createBody()), 403, "FORBIDDEN");
+      expectError(await e2e.api.list(shopA.uuid, olgaToken), 403, "FORBIDDEN");
+      expectError(await e2e.api.read(shopA.uuid, olgaToken, randomUUID()), 403, "FORBIDDEN");
       // The admin administers the platform but is no merchant member.
-      expectError(await api.list(shopA.uuid, adminToken), 403, "FORBIDDEN");
+      expectError(await e2e.api.list(shopA.uuid, adminToken), 403, "FORBIDDEN");
     });
   });
 
@@ -516,7 +499,7 @@ describe("signed-in people", () => {
       keep(await login({ cookie: randomBytes(32).toString("base64url") }, "cookie"));
       keep(await login({ token: shopA.token }, "bearer"));
       // A machine token is no session: it keeps working.
-      expect((await api.list(shopA.uuid, shopA.token)).status).toBe(200);
+      expect((await e2e.api.list(shopA.uuid, shopA.token)).status).toBe(200);
       const kept = keep(await from(16).login(alice.email, alice.password, "bearer"));
       const refused = await from(16).request("POST", "/api/v1/auth/login", { token: kept, json: { email: alice.email, password: newPassword(), transport: "bearer" } });
       expectError(refused, 401, "AUTH_INVALID_CREDENTIALS");
@@ -629,7 +612,7 @@ describe("signed-in people", () => {
       const heidi = await createIdentity("heidi", ["merchant_member"]);
       // 100 failures from another address, recorded as identity records them: reaching the cap by
       // signing in would wait through the growing delays.
-      const db = new pg.Client({ connectionString: platform.databaseUrl });
+      const db = new pg.Client({ connectionString: e2e.platform.databaseUrl });
       await db.connect();
       try {
         await db.query(
@@ -643,7 +626,7 @@ describe("signed-in people", () => {
       // At the cap: refused, even with the right password from a fresh address, for the better part of a day.
       expectRateLimited(await client.login(heidi.email, heidi.password), 15 * 60 + 1);
 
-      const reset = await api.request("POST", `/api/v1/admin/identities/${heidi.uuid}/sign-in-failures/reset`, { token: adminToken });
+      const reset = await e2e.api.request("POST", `/api/v1/admin/identities/${heidi.uuid}/sign-in-failures/reset`, { token: adminToken });
       expect(reset.status, reset.text).toBe(200);
       expect(reset.body).toEqual({ identity: { uuid: heidi.uuid, email: heidi.email, status: "active", roles: ["merchant_member"] }, forgiven_failures: 100 });
       keep(await client.login(heidi.email, heidi.password));
@@ -651,9 +634,9 @@ describe("signed-in people", () => {
       const audited = (await auditEventsBy(admin.uuid)).filter((e) => e.action === "identity.sign_in_failures.reset");
       expect(audited.map((e) => [e.outcome, e.target_type, e.target_uuid])).toEqual([["succeeded", "identity", heidi.uuid]]);
       // An unknown identity is 404; one without identity.manage is 403.
-      expectError(await api.request("POST", `/api/v1/admin/identities/${randomUUID()}/sign-in-failures/reset`, { token: adminToken }), 404, "IDENTITY_NOT_FOUND");
+      expectError(await e2e.api.request("POST", `/api/v1/admin/identities/${randomUUID()}/sign-in-failures/reset`, { token: adminToken }), 404, "IDENTITY_NOT_FOUND");
       const member = keep(await from(22).login(heidi.email, heidi.password));
-      expectError(await api.request("POST", `/api/v1/admin/identities/${heidi.uuid}/sign-in-failures/reset`, { token: member }), 403, "FORBIDDEN");
+      expectError(await e2e.api.request("POST", `/api/v1/admin/identities/${heidi.uuid}/sign-in-failures/reset`, { token: member }), 403, "FORBIDDEN");
     });
 
     it("refuses sign-in from a client address after too many attempts", async () => {
@@ -683,7 +666,7 @@ describe("signed-in people", () => {
 
     it("counts the forwarded client address behind a trusted proxy, and logs it in the security events", async () => {
       const grace = await createIdentity("grace", ["merchant_member"]);
-      const proxy = new HumanApi(platform.apiUrl, TRUSTED_PROXY);
+      const proxy = new HumanApi(e2e.platform.apiUrl, TRUSTED_PROXY);
       const login = (password: string, client: string) =>
         proxy.request("POST", "/api/v1/auth/login", { headers: { "x-forwarded-for": client }, json: { email: grace.email, password, transport: "bearer" } });
       for (let i = 0; i < 5; i++) expectError(await login(newPassword(), "198.51.100.7"), 401, "AUTH_INVALID_CREDENTIALS");
@@ -720,22 +703,22 @@ describe("response headers", () => {
   };
 
   it("carries CSP, Referrer-Policy and nosniff on successes, errors, 404, 405, /health and the OpenAPI document", async () => {
-    const success = await api.list(shopA.uuid, shopA.token);
+    const success = await e2e.api.list(shopA.uuid, shopA.token);
     expect(success.status).toBe(200);
     expectSecurityHeaders(success.headers, "a success");
-    expectSecurityHeaders(expectErrorResponse(await api.list(shopA.uuid, undefined), 401), "a 401");
-    expectSecurityHeaders(expectErrorResponse(await api.request("GET", "/api/v1/nothing-here"), 404), "a 404");
-    expectSecurityHeaders(expectErrorResponse(await api.request("PATCH", "/health"), 405), "a 405");
-    const health = await api.request("GET", "/health");
+    expectSecurityHeaders(expectErrorResponse(await e2e.api.list(shopA.uuid, undefined), 401), "a 401");
+    expectSecurityHeaders(expectErrorResponse(await e2e.api.request("GET", "/api/v1/nothing-here"), 404), "a 404");
+    expectSecurityHeaders(expectErrorResponse(await e2e.api.request("PATCH", "/health"), 405), "a 405");
+    const health = await e2e.api.request("GET", "/health");
     expect(health.status).toBe(200);
     expectSecurityHeaders(health.headers, "/health");
-    const openApi = await api.request("GET", "/api/v1/openapi.json");
+    const openApi = await e2e.api.request("GET", "/api/v1/openapi.json");
     expect(openApi.status).toBe(200);
     expectSecurityHeaders(openApi.headers, "/api/v1/openapi.json");
   });
 
   it("carries them on a request the HTTP parser refuses", async () => {
-    const { hostname, port } = new URL(platform.apiUrl);
+    const { hostname, port } = new URL(e2e.platform.apiUrl);
     const text = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(Number(port), hostname);
       const chunks: Buffer[] = [];
@@ -772,14 +755,14 @@ describe("machine tokens on the session routes", () => {
     }
     expectError(await from(15).request("GET", "/api/v1/auth/session"), 401, "AUTH_INVALID_CREDENTIALS");
     // The machine token still works where it belongs.
-    expect((await api.list(shopA.uuid, shopA.token)).status).toBe(200);
+    expect((await e2e.api.list(shopA.uuid, shopA.token)).status).toBe(200);
   });
 });
 
 describe("secrets", () => {
   it("never writes a password, token, TOTP secret or recovery code to the logs", async () => {
-    await expectSecretsAbsentFromLogs(log, [...secrets, ...operator.tokens]);
-    const { file, captured } = await log.text();
+    await expectSecretsAbsentFromLogs(e2e.log, [...secrets, ...e2e.operator.tokens]);
+    const { file, captured } = await e2e.log.text();
     for (const code of recoveryCodes) {
       expect(`${file ?? ""}${captured}`.includes(code)).toBe(false);
     }

@@ -11,33 +11,26 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createLogger } from "@payin/logging";
 import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
-import { startTestPlatform, type TestPlatform } from "@payin/testing";
+import { totpCodeAt, totpSecretOf, totpStepAt } from "@payin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { Authenticator } from "../src/auth/authenticator.js";
 import {
   Api,
   bootstrapAdmin,
+  type BootstrappedAdmin,
   expectError,
   expectSecretsAbsentFromLogs,
   HumanApi,
-  Operator,
-  PlatformLog,
   randomXpub,
-  totpCodeAt,
-  totpSecretOf,
-  totpStepAt,
-  type BootstrappedAdmin,
+  usePlatform,
 } from "./support.js";
 
 const A = "/api/v1/admin";
 const MINUTE = 60_000;
 const UNKNOWN_UUID = "01a2008d-7400-7000-8000-0000000000fe";
 
-let platform: TestPlatform;
-let log: PlatformLog;
-let operator: Operator;
-let api: Api;
+const e2e = usePlatform();
 let human: HumanApi;
 let first: BootstrappedAdmin;
 let firstToken: string;
@@ -84,18 +77,18 @@ async function person(roles: string[]): Promise<Person> {
   const email = `mfa-${randomBytes(5).toString("hex")}@example.com`;
   const password = `pw-${randomBytes(12).toString("base64url")}`;
   secrets.push(password);
-  const res = await api.request("POST", `${A}/identities`, { token: firstToken, json: { email, password, roles } });
+  const res = await e2e.api.request("POST", `${A}/identities`, { token: firstToken, json: { email, password, roles } });
   expect(res.status, res.text).toBe(201);
   return { uuid: res.body.identity.uuid, email, password, token: await signIn(email, password) };
 }
 
 /** Enrols TOTP over HTTP with the session `p.token`; answers the base32 secret. */
 async function enrol(p: Person): Promise<string> {
-  const started = await api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: p.password } });
+  const started = await e2e.api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: p.password } });
   expect(started.status, started.text).toBe(200);
   secrets.push(started.body.otpauth_uri);
   const secret = totpSecretOf(started.body.otpauth_uri);
-  const confirmed = await api.request("POST", "/api/v1/auth/mfa/totp/confirm", { token: p.token, json: { code: await freshTotp(secret) } });
+  const confirmed = await e2e.api.request("POST", "/api/v1/auth/mfa/totp/confirm", { token: p.token, json: { code: await freshTotp(secret) } });
   expect(confirmed.status, confirmed.text).toBe(200);
   secrets.push(...(confirmed.body.recovery_codes as string[]));
   return secret;
@@ -109,7 +102,7 @@ async function personWithMfa(roles: string[]): Promise<Person> {
 }
 
 async function createMerchant(token = firstToken): Promise<string> {
-  const res = await api.request("POST", `${A}/merchants`, { token, json: { display_name: "MFA Shop" } });
+  const res = await e2e.api.request("POST", `${A}/merchants`, { token, json: { display_name: "MFA Shop" } });
   expect(res.status, res.text).toBe(201);
   return res.body.merchant.uuid;
 }
@@ -153,20 +146,11 @@ function readRoutes(m: string): string[] {
 }
 
 beforeAll(async () => {
-  platform = await startTestPlatform();
-  log = await PlatformLog.attach(platform);
-  operator = new Operator(platform);
-  api = new Api(platform.apiUrl);
-  human = new HumanApi(platform.apiUrl, "127.0.0.1");
-  first = await bootstrapAdmin(operator, "first.admin@example.com");
+  human = new HumanApi(e2e.platform.apiUrl, "127.0.0.1");
+  first = await bootstrapAdmin(e2e.operator, "first.admin@example.com");
   secrets.push(first.password);
   firstToken = await signIn(first.email, first.password, first.totpSecret);
 }, 180_000);
-
-afterAll(async () => {
-  await platform?.stopAll();
-  await log?.close();
-}, 60_000);
 
 describe("a privileged identity without MFA", () => {
   it("is refused 403 MFA_REQUIRED on every administrative route, before any lookup, and nothing changes", async () => {
@@ -176,47 +160,47 @@ describe("a privileged identity without MFA", () => {
     // Unknown merchants and identities too: the refusal comes before any lookup or body read.
     for (const m of [merchant, UNKNOWN_UUID]) {
       for (const [method, path, json] of moneyOrTrustRoutes(m, m === merchant ? target.uuid : UNKNOWN_UUID, UNKNOWN_UUID)) {
-        const error = expectError(await api.request(method, path, { token: noMfa.token, json }), 403, "MFA_REQUIRED");
+        const error = expectError(await e2e.api.request(method, path, { token: noMfa.token, json }), 403, "MFA_REQUIRED");
         expect(error.message).toContain("POST /api/v1/auth/mfa/totp");
       }
-      for (const path of readRoutes(m)) expectError(await api.request("GET", path, { token: noMfa.token }), 403, "MFA_REQUIRED");
-      expectError(await api.request("POST", `${A}/merchants`, { token: noMfa.token, json: { display_name: "Nope" } }), 403, "MFA_REQUIRED");
+      for (const path of readRoutes(m)) expectError(await e2e.api.request("GET", path, { token: noMfa.token }), 403, "MFA_REQUIRED");
+      expectError(await e2e.api.request("POST", `${A}/merchants`, { token: noMfa.token, json: { display_name: "Nope" } }), 403, "MFA_REQUIRED");
     }
     // Whatever the body holds (even none, or a malformed one), the answer is the same.
-    expectError(await api.request("PUT", `${A}/merchants/${merchant}/wallet`, { token: noMfa.token, json: { xpub: 7, extra: true } }), 403, "MFA_REQUIRED");
-    expectError(await api.request("PUT", `${A}/merchants/${merchant}/wallet`, { token: noMfa.token, raw: "{", headers: { "content-type": "application/json" } }), 403, "MFA_REQUIRED");
+    expectError(await e2e.api.request("PUT", `${A}/merchants/${merchant}/wallet`, { token: noMfa.token, json: { xpub: 7, extra: true } }), 403, "MFA_REQUIRED");
+    expectError(await e2e.api.request("PUT", `${A}/merchants/${merchant}/wallet`, { token: noMfa.token, raw: "{", headers: { "content-type": "application/json" } }), 403, "MFA_REQUIRED");
     // Its own sessions and password: refused as well, so a password alone cannot entrench itself.
-    expectError(await api.request("GET", "/api/v1/auth/sessions", { token: noMfa.token }), 403, "MFA_REQUIRED");
-    expectError(await api.request("DELETE", `/api/v1/auth/sessions/${randomUUID()}`, { token: noMfa.token }), 403, "MFA_REQUIRED");
+    expectError(await e2e.api.request("GET", "/api/v1/auth/sessions", { token: noMfa.token }), 403, "MFA_REQUIRED");
+    expectError(await e2e.api.request("DELETE", `/api/v1/auth/sessions/${randomUUID()}`, { token: noMfa.token }), 403, "MFA_REQUIRED");
     expectError(
-      await api.request("POST", "/api/v1/auth/password", { token: noMfa.token, json: { current_password: noMfa.password, new_password: "a-brand-new-password" } }),
+      await e2e.api.request("POST", "/api/v1/auth/password", { token: noMfa.token, json: { current_password: noMfa.password, new_password: "a-brand-new-password" } }),
       403,
       "MFA_REQUIRED",
     );
 
     // Nothing changed: the merchant is still inactive without a wallet, the target still active with its role.
-    const read = await api.request("GET", `${A}/merchants/${merchant}`, { token: firstToken });
+    const read = await e2e.api.request("GET", `${A}/merchants/${merchant}`, { token: firstToken });
     expect(read.body.merchant.status).toBe("inactive");
-    const readiness = await api.request("GET", `${A}/merchants/${merchant}/readiness`, { token: firstToken });
+    const readiness = await e2e.api.request("GET", `${A}/merchants/${merchant}/readiness`, { token: firstToken });
     expect(JSON.stringify(readiness.body)).toContain("wallet_not_ready");
-    const { identity } = await operator.identity.getIdentity({ identityUuid: target.uuid });
+    const { identity } = await e2e.operator.identity.getIdentity({ identityUuid: target.uuid });
     expect(identity).toMatchObject({ status: "active", roles: ["merchant_member"] });
-    expect((await api.request("GET", "/api/v1/auth/session", { token: noMfa.token })).status).toBe(200);
+    expect((await e2e.api.request("GET", "/api/v1/auth/session", { token: noMfa.token })).status).toBe(200);
   });
 
   it("can read its session, enrol TOTP with its password, confirm, and act after signing in with MFA", async () => {
     const p = await person(["platform_admin"]);
-    const session = await api.request("GET", "/api/v1/auth/session", { token: p.token });
+    const session = await e2e.api.request("GET", "/api/v1/auth/session", { token: p.token });
     expect(session.status, session.text).toBe(200);
     expect(session.body.mfa_satisfied).toBe(false);
     expect(session.body.roles).toEqual(["platform_admin"]);
 
     // The current password is required, and a wrong one is 401.
-    expectError(await api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: {} }), 400, "VALIDATION_ERROR");
-    expectError(await api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: 5 } }), 400, "VALIDATION_ERROR");
-    expectError(await api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: p.password, x: 1 } }), 400, "VALIDATION_ERROR");
+    expectError(await e2e.api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: {} }), 400, "VALIDATION_ERROR");
+    expectError(await e2e.api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: 5 } }), 400, "VALIDATION_ERROR");
+    expectError(await e2e.api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: p.password, x: 1 } }), 400, "VALIDATION_ERROR");
     const wrong = expectError(
-      await api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: "not-the-password" } }),
+      await e2e.api.request("POST", "/api/v1/auth/mfa/totp", { token: p.token, json: { current_password: "not-the-password" } }),
       401,
       "AUTH_INVALID_CREDENTIALS",
     );
@@ -225,123 +209,105 @@ describe("a privileged identity without MFA", () => {
     // Another session of the same person, opened with the password: confirming ends it.
     const other = await signIn(p.email, p.password);
     const secret = await enrol(p);
-    expectError(await api.request("GET", "/api/v1/auth/session", { token: other }), 401, "AUTH_INVALID_CREDENTIALS");
+    expectError(await e2e.api.request("GET", "/api/v1/auth/session", { token: other }), 401, "AUTH_INVALID_CREDENTIALS");
     // The confirming session lives on, not upgraded: still refused until it signs in with MFA.
-    const after = await api.request("GET", "/api/v1/auth/session", { token: p.token });
+    const after = await e2e.api.request("GET", "/api/v1/auth/session", { token: p.token });
     expect(after.status, after.text).toBe(200);
     expect(after.body.mfa_satisfied).toBe(false);
-    expectError(await api.request("GET", `${A}/merchants`, { token: p.token }), 403, "MFA_REQUIRED");
+    expectError(await e2e.api.request("GET", `${A}/merchants`, { token: p.token }), 403, "MFA_REQUIRED");
     // Logging out stays allowed.
-    expect((await api.request("POST", "/api/v1/auth/logout", { token: p.token })).status).toBe(204);
+    expect((await e2e.api.request("POST", "/api/v1/auth/logout", { token: p.token })).status).toBe(204);
 
     const token = await signIn(p.email, p.password, secret);
-    expect((await api.request("GET", `${A}/merchants`, { token })).status).toBe(200);
+    expect((await e2e.api.request("GET", `${A}/merchants`, { token })).status).toBe(200);
     const merchant = await createMerchant(token);
-    const wallet = await api.request("PUT", `${A}/merchants/${merchant}/wallet`, { token, json: { xpub: randomXpub() } });
+    const wallet = await e2e.api.request("PUT", `${A}/merchants/${merchant}/wallet`, { token, json: { xpub: randomXpub() } });
     expect(wallet.status, wallet.text).toBe(200);
-    expect((await api.request("GET", "/api/v1/auth/sessions", { token })).status).toBe(200);
+    expect((await e2e.api.request("GET", "/api/v1/auth/sessions", { token })).status).toBe(200);
   });
 
   it("applies to a platform_operator too: its reads need MFA", async () => {
     const p = await person(["platform_operator"]);
     for (const path of [`${A}/merchants`, `${A}/identities`, `${A}/audit-events`]) {
-      expectError(await api.request("GET", path, { token: p.token }), 403, "MFA_REQUIRED");
+      expectError(await e2e.api.request("GET", path, { token: p.token }), 403, "MFA_REQUIRED");
     }
     // A change it has no permission for stays FORBIDDEN: MFA would not help.
-    expectError(await api.request("POST", `${A}/merchants`, { token: p.token, json: { display_name: "X" } }), 403, "FORBIDDEN");
+    expectError(await e2e.api.request("POST", `${A}/merchants`, { token: p.token, json: { display_name: "X" } }), 403, "FORBIDDEN");
     const secret = await enrol(p);
     const token = await signIn(p.email, p.password, secret);
     for (const path of [`${A}/merchants`, `${A}/identities`, `${A}/audit-events`]) {
-      expect((await api.request("GET", path, { token })).status).toBe(200);
+      expect((await e2e.api.request("GET", path, { token })).status).toBe(200);
     }
   });
 });
 
-describe("recent MFA for changes that move money or trust (the gateway's clock moved)", () => {
-  let server: http.Server;
-  let offsetMs = 0;
-  let shifted: Api;
-
+/** A second gateway on the platform whose clock runs `offsetMs` ahead, for the describe block it is called in. */
+function useShiftedGateway(): { api: Api; offsetMs: number } {
+  const shifted = { offsetMs: 0 } as { api: Api; offsetMs: number };
+  let server: http.Server | undefined;
   beforeAll(async () => {
-    const options = (name: string) => ({ baseUrl: platform.serviceUrls[name]!, serviceToken: platform.serviceToken, timeoutMs: 15_000 });
+    const options = (name: string) => ({ baseUrl: e2e.platform.serviceUrls[name]!, serviceToken: e2e.platform.serviceToken, timeoutMs: 15_000 });
     const identity = createServiceClient(identityV1.IdentityService, options("identity"));
     const app = createApp({
       logger: createLogger("api-test", { level: "silent" }),
-      auth: new Authenticator(identity, 0, 10_000, () => new Date(Date.now() + offsetMs)),
+      auth: new Authenticator(identity, 0, 10_000, () => new Date(Date.now() + shifted.offsetMs)),
       identity,
       payins: createServiceClient(payinsV1.PayinsService, options("payins")),
       merchants: createServiceClient(merchantsV1.MerchantsService, options("merchants")),
       allocation: createServiceClient(allocationV1.AllocationService, options("allocation")),
     });
-    server = http.createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    shifted = new Api(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const listening = http.createServer(app.callback());
+    server = listening;
+    await new Promise<void>((resolve) => listening.listen(0, "127.0.0.1", resolve));
+    shifted.api = new Api(`http://127.0.0.1:${(listening.address() as AddressInfo).port}`);
   });
-
   afterAll(async () => {
+    shifted.offsetMs = 0;
     await new Promise((resolve) => server?.close(resolve));
   });
+  return shifted;
+}
+
+describe("recent MFA for changes that move money or trust (the gateway's clock moved)", () => {
+  const shifted = useShiftedGateway();
 
   it("refuses MFA older than 15 minutes with 403 MFA_RECENT_REQUIRED on each such change; reads still work", async () => {
     const merchant = await createMerchant();
     const target = await person(["merchant_member"]);
-    const provider = await api.request("POST", `${A}/providers`, { token: firstToken, json: { name: `p-${randomBytes(4).toString("hex")}` } });
+    const provider = await e2e.api.request("POST", `${A}/providers`, { token: firstToken, json: { name: `p-${randomBytes(4).toString("hex")}` } });
     expect(provider.status, provider.text).toBe(201);
     const token = await signIn(first.email, first.password, first.totpSecret);
 
-    offsetMs = 16 * MINUTE;
+    shifted.offsetMs = 16 * MINUTE;
     for (const [method, path, json] of moneyOrTrustRoutes(merchant, target.uuid, provider.body.provider.uuid)) {
-      const error = expectError(await shifted.request(method, path, { token, json }), 403, "MFA_RECENT_REQUIRED");
+      const error = expectError(await shifted.api.request(method, path, { token, json }), 403, "MFA_RECENT_REQUIRED");
       expect(error.message, `${method} ${path}`).toMatch(/15 minutes/);
     }
     // Nothing changed.
-    expect((await api.request("GET", `${A}/merchants/${merchant}`, { token: firstToken })).body.merchant.status).toBe("inactive");
-    expect((await operator.identity.getIdentity({ identityUuid: target.uuid })).identity?.status).toBe("active");
+    expect((await e2e.api.request("GET", `${A}/merchants/${merchant}`, { token: firstToken })).body.merchant.status).toBe("inactive");
+    expect((await e2e.operator.identity.getIdentity({ identityUuid: target.uuid })).identity?.status).toBe("active");
     // Reads and other changes need MFA of any age.
     for (const path of readRoutes(merchant)) {
-      const res = await shifted.request("GET", path, { token });
+      const res = await shifted.api.request("GET", path, { token });
       expect(res.status, `${path}: ${res.text}`).toBe(200);
     }
-    expect((await shifted.request("POST", `${A}/merchants`, { token, json: { display_name: "Later Shop" } })).status).toBe(201);
+    expect((await shifted.api.request("POST", `${A}/merchants`, { token, json: { display_name: "Later Shop" } })).status).toBe(201);
 
     // 14 minutes after MFA it is still recent: the change goes through.
-    offsetMs = 14 * MINUTE;
-    const wallet = await shifted.request("PUT", `${A}/merchants/${merchant}/wallet`, { token, json: { xpub: randomXpub() } });
+    shifted.offsetMs = 14 * MINUTE;
+    const wallet = await shifted.api.request("PUT", `${A}/merchants/${merchant}/wallet`, { token, json: { xpub: randomXpub() } });
     expect(wallet.status, wallet.text).toBe(200);
-    const lock = await shifted.request("POST", `${A}/identities/${target.uuid}/lock`, { token });
+    const lock = await shifted.api.request("POST", `${A}/identities/${target.uuid}/lock`, { token });
     expect(lock.status, lock.text).toBe(200);
-    offsetMs = 0;
+    shifted.offsetMs = 0;
   });
 });
 
 describe("a password change (the gateway's clock moved)", () => {
-  let server: http.Server;
-  let offsetMs = 0;
-  let shifted: Api;
-
-  beforeAll(async () => {
-    const options = (name: string) => ({ baseUrl: platform.serviceUrls[name]!, serviceToken: platform.serviceToken, timeoutMs: 15_000 });
-    const identity = createServiceClient(identityV1.IdentityService, options("identity"));
-    const app = createApp({
-      logger: createLogger("api-test", { level: "silent" }),
-      auth: new Authenticator(identity, 0, 10_000, () => new Date(Date.now() + offsetMs)),
-      identity,
-      payins: createServiceClient(payinsV1.PayinsService, options("payins")),
-      merchants: createServiceClient(merchantsV1.MerchantsService, options("merchants")),
-      allocation: createServiceClient(allocationV1.AllocationService, options("allocation")),
-    });
-    server = http.createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    shifted = new Api(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  });
-
-  afterAll(async () => {
-    offsetMs = 0;
-    await new Promise((resolve) => server?.close(resolve));
-  });
+  const shifted = useShiftedGateway();
 
   const change = (p: Person, newPassword: string) =>
-    shifted.request("POST", "/api/v1/auth/password", { token: p.token, json: { current_password: p.password, new_password: newPassword } });
+    shifted.api.request("POST", "/api/v1/auth/password", { token: p.token, json: { current_password: p.password, new_password: newPassword } });
   const newPassword = () => {
     const password = `pw-${randomBytes(12).toString("base64url")}`;
     secrets.push(password);
@@ -351,7 +317,7 @@ describe("a password change (the gateway's clock moved)", () => {
   it("needs MFA within 15 minutes for a privileged identity (403 MFA_RECENT_REQUIRED), not for others", async () => {
     const admin = await personWithMfa(["platform_admin"]);
     const member = await person(["merchant_member"]);
-    offsetMs = 16 * MINUTE;
+    shifted.offsetMs = 16 * MINUTE;
     const error = expectError(await change(admin, newPassword()), 403, "MFA_RECENT_REQUIRED");
     expect(error.message).toMatch(/15 minutes/);
     // Unchanged: the old password still signs in.
@@ -360,47 +326,47 @@ describe("a password change (the gateway's clock moved)", () => {
     const changed = await change(member, newPassword());
     expect(changed.status, changed.text).toBe(204);
     // 14 minutes after MFA it is still recent.
-    offsetMs = 14 * MINUTE;
+    shifted.offsetMs = 14 * MINUTE;
     const next = newPassword();
     const recent = await change(admin, next);
     expect(recent.status, recent.text).toBe(204);
-    offsetMs = 0;
+    shifted.offsetMs = 0;
   });
 });
 
 describe("activate an identity", () => {
   it("lets another admin restore a locked first admin; 409 when active; 404 when unknown; audited", async () => {
     const second = await personWithMfa(["platform_admin"]);
-    const locked = await api.request("POST", `${A}/identities/${first.uuid}/lock`, { token: second.token });
+    const locked = await e2e.api.request("POST", `${A}/identities/${first.uuid}/lock`, { token: second.token });
     expect(locked.status, locked.text).toBe(200);
     expect(locked.body.identity.status).toBe("locked");
-    expectError(await api.request("GET", `${A}/merchants`, { token: firstToken }), 401);
+    expectError(await e2e.api.request("GET", `${A}/merchants`, { token: firstToken }), 401);
     expectError(await human.login(first.email, first.password), 401, "AUTH_INVALID_CREDENTIALS");
 
-    const activated = await api.request("POST", `${A}/identities/${first.uuid}/activate`, { token: second.token });
+    const activated = await e2e.api.request("POST", `${A}/identities/${first.uuid}/activate`, { token: second.token });
     expect(activated.status, activated.text).toBe(200);
     expect(activated.body.identity).toEqual({ uuid: first.uuid, email: first.email, status: "active", roles: ["platform_admin"] });
     // Its old session stays ended; it signs in again, with MFA.
-    expectError(await api.request("GET", `${A}/merchants`, { token: firstToken }), 401);
+    expectError(await e2e.api.request("GET", `${A}/merchants`, { token: firstToken }), 401);
     firstToken = await signIn(first.email, first.password, first.totpSecret);
-    expect((await api.request("GET", `${A}/merchants`, { token: firstToken })).status).toBe(200);
+    expect((await e2e.api.request("GET", `${A}/merchants`, { token: firstToken })).status).toBe(200);
 
-    const again = await api.request("POST", `${A}/identities/${first.uuid}/activate`, { token: second.token, headers: { "x-request-id": "act-again-1" } });
+    const again = await e2e.api.request("POST", `${A}/identities/${first.uuid}/activate`, { token: second.token, headers: { "x-request-id": "act-again-1" } });
     expectError(again, 409, "IDENTITY_ALREADY_ACTIVE");
-    expectError(await api.request("POST", `${A}/identities/${UNKNOWN_UUID}/activate`, { token: second.token }), 404, "IDENTITY_NOT_FOUND");
-    expectError(await api.request("POST", `${A}/identities/not-a-uuid/activate`, { token: second.token }), 404, "IDENTITY_NOT_FOUND");
-    expectError(await api.request("POST", `${A}/identities/${first.uuid}/activate`, { token: second.token, json: { reason: "x" } }), 400);
+    expectError(await e2e.api.request("POST", `${A}/identities/${UNKNOWN_UUID}/activate`, { token: second.token }), 404, "IDENTITY_NOT_FOUND");
+    expectError(await e2e.api.request("POST", `${A}/identities/not-a-uuid/activate`, { token: second.token }), 404, "IDENTITY_NOT_FOUND");
+    expectError(await e2e.api.request("POST", `${A}/identities/${first.uuid}/activate`, { token: second.token, json: { reason: "x" } }), 400);
 
     // A disabled identity is restored alike.
     const p = await person(["merchant_member"]);
-    expect((await api.request("POST", `${A}/identities/${p.uuid}/disable`, { token: second.token })).status).toBe(200);
-    const restored = await api.request("POST", `${A}/identities/${p.uuid}/activate`, { token: second.token });
+    expect((await e2e.api.request("POST", `${A}/identities/${p.uuid}/disable`, { token: second.token })).status).toBe(200);
+    const restored = await e2e.api.request("POST", `${A}/identities/${p.uuid}/activate`, { token: second.token });
     expect(restored.status, restored.text).toBe(200);
     expect(restored.body.identity.status).toBe("active");
     expect((await human.login(p.email, p.password)).status).toBe(200);
 
     // Audited as identity.activate: successes and the refusal.
-    const events = await api.request("GET", `${A}/audit-events?limit=100`, { token: second.token });
+    const events = await e2e.api.request("GET", `${A}/audit-events?limit=100`, { token: second.token });
     const activations = (events.body.data as any[]).filter((e) => e.action === "identity.activate");
     expect(activations).toEqual(
       expect.arrayContaining([
@@ -412,10 +378,10 @@ describe("activate an identity", () => {
 
     // A person without identity.manage may not activate.
     const operatorPerson = await personWithMfa(["platform_operator"]);
-    expectError(await api.request("POST", `${A}/identities/${p.uuid}/activate`, { token: operatorPerson.token }), 403, "FORBIDDEN");
+    expectError(await e2e.api.request("POST", `${A}/identities/${p.uuid}/activate`, { token: operatorPerson.token }), 403, "FORBIDDEN");
   });
 
   it("writes no password, token or TOTP secret to the platform's logs", async () => {
-    await expectSecretsAbsentFromLogs(log, secrets.filter((s) => s.length > 20));
+    await expectSecretsAbsentFromLogs(e2e.log, secrets.filter((s) => s.length > 20));
   });
 });

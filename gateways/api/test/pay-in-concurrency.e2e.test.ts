@@ -3,12 +3,11 @@
  * idempotency key raced by 50 requests, and 1,000 creates over 10 merchants
  * whose addresses must be distinct and whose derivation indexes have no gaps.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { merchantsV1 } from "@payin/proto";
-import { startTestPlatform, type TestPlatform } from "@payin/testing";
 import {
   ALLOCATION_REFERENCE,
-  Api,
+  type ApiResponse,
   CREATE_KEYS,
   createBody,
   deriveAddress,
@@ -16,36 +15,19 @@ import {
   expectKeys,
   expectSecretsAbsentFromLogs,
   newKey,
-  Operator,
-  PlatformLog,
   pool,
-  type ApiResponse,
   type TestMerchant,
+  usePlatform,
 } from "./support.js";
 
-let platform: TestPlatform;
-let log: PlatformLog;
-let operator: Operator;
-let api: Api;
-
-beforeAll(async () => {
-  platform = await startTestPlatform();
-  log = await PlatformLog.attach(platform);
-  operator = new Operator(platform);
-  api = new Api(platform.apiUrl);
-}, 180_000);
-
-afterAll(async () => {
-  await platform?.stopAll();
-  await log?.close();
-}, 60_000);
+const e2e = usePlatform();
 
 describe("one idempotency key raced by 50 requests", () => {
   it("answers 201 with one intent or 409 IDEMPOTENCY_KEY_IN_USE, and creates exactly one intent", async () => {
-    const shop = await operator.merchant({ name: "Race Shop" });
+    const shop = await e2e.operator.merchant({ name: "Race Shop" });
     const key = newKey();
     const body = createBody({ reference: "race" });
-    const responses = await Promise.all(Array.from({ length: 50 }, () => api.create(shop.uuid, shop.token, body, key)));
+    const responses = await Promise.all(Array.from({ length: 50 }, () => e2e.api.create(shop.uuid, shop.token, body, key)));
 
     const created = responses.filter((r) => r.status === 201);
     const busy = responses.filter((r) => r.status === 409);
@@ -61,17 +43,17 @@ describe("one idempotency key raced by 50 requests", () => {
       const error = expectError(r, 409, "IDEMPOTENCY_KEY_IN_USE");
       expect(error.message).toMatch(/retry/i);
     }
-    expect(await api.total(shop)).toBe(1);
+    expect(await e2e.api.total(shop)).toBe(1);
 
     // Once the race is over, the key replays the one intent.
-    const replay = await api.create(shop.uuid, shop.token, body, key);
+    const replay = await e2e.api.create(shop.uuid, shop.token, body, key);
     expect(replay.status).toBe(201);
     expect(replay.body.intent_uuid).toBe([...uuids][0]);
     expect(replay.body.allocation_reference).toBe("m/44'/60'/0'/0/0");
-    expect(await api.total(shop)).toBe(1);
+    expect(await e2e.api.total(shop)).toBe(1);
 
     // The requests that lost the race took no address: the next intent takes the next index.
-    const next = await api.create(shop.uuid, shop.token, createBody({ reference: "after the race" }));
+    const next = await e2e.api.create(shop.uuid, shop.token, createBody({ reference: "after the race" }));
     expect(next.status, next.text).toBe(201);
     expect(next.body.allocation_reference).toBe("m/44'/60'/0'/0/1");
     expect(next.body.address).toBe(deriveAddress(shop.xpub!, 1));
@@ -82,32 +64,32 @@ describe("creates that store no intent", () => {
   const indexOf = (res: ApiResponse) => Number(ALLOCATION_REFERENCE.exec(res.body.allocation_reference)![1]);
 
   it("take no address: after replays, reused keys, refusals and a suspension, the next intents take the next indexes", async () => {
-    await operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "NO", effect: "deny" });
-    const shop = await operator.merchant({ name: "Gapless Shop" });
+    await e2e.operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "NO", effect: "deny" });
+    const shop = await e2e.operator.merchant({ name: "Gapless Shop" });
     const key = newKey();
     const body = createBody({ reference: "first" });
-    const first = await api.create(shop.uuid, shop.token, body, key);
+    const first = await e2e.api.create(shop.uuid, shop.token, body, key);
     expect(first.status, first.text).toBe(201);
     expect(indexOf(first)).toBe(0);
 
     // Replays and a reused key, one by one and 20 at once.
-    expect((await api.create(shop.uuid, shop.token, body, key)).body.intent_uuid).toBe(first.body.intent_uuid);
-    expectError(await api.create(shop.uuid, shop.token, createBody({ reference: "other" }), key), 400, "IDEMPOTENCY_KEY_REUSED");
-    const replays = await Promise.all(Array.from({ length: 20 }, () => api.create(shop.uuid, shop.token, body, key)));
+    expect((await e2e.api.create(shop.uuid, shop.token, body, key)).body.intent_uuid).toBe(first.body.intent_uuid);
+    expectError(await e2e.api.create(shop.uuid, shop.token, createBody({ reference: "other" }), key), 400, "IDEMPOTENCY_KEY_REUSED");
+    const replays = await Promise.all(Array.from({ length: 20 }, () => e2e.api.create(shop.uuid, shop.token, body, key)));
     expect(replays.map((r) => r.status)).toEqual(Array(20).fill(201));
     // Refused by a rule, 20 at once.
-    const denied = await Promise.all(Array.from({ length: 20 }, () => api.create(shop.uuid, shop.token, createBody({ jurisdiction: "NO" }))));
+    const denied = await Promise.all(Array.from({ length: 20 }, () => e2e.api.create(shop.uuid, shop.token, createBody({ jurisdiction: "NO" }))));
     for (const res of denied) expectError(res, 403, "PAYIN_NOT_ALLOWED");
     // Refused while suspended, 20 at once; a replay still answers.
-    await operator.transition(shop.uuid, merchantsV1.MerchantTransition.SUSPEND);
-    const refused = await Promise.all(Array.from({ length: 20 }, () => api.create(shop.uuid, shop.token, createBody())));
+    await e2e.operator.transition(shop.uuid, merchantsV1.MerchantTransition.SUSPEND);
+    const refused = await Promise.all(Array.from({ length: 20 }, () => e2e.api.create(shop.uuid, shop.token, createBody())));
     for (const res of refused) expectError(res, 409, "MERCHANT_NOT_ACTIVE");
-    expect((await api.create(shop.uuid, shop.token, body, key)).status).toBe(201);
-    await operator.transition(shop.uuid, merchantsV1.MerchantTransition.ACTIVATE);
+    expect((await e2e.api.create(shop.uuid, shop.token, body, key)).status).toBe(201);
+    await e2e.operator.transition(shop.uuid, merchantsV1.MerchantTransition.ACTIVATE);
     // None of that moved the wallet's counter.
-    expect((await operator.allocation.getWallet({ merchantUuid: shop.uuid })).wallet?.nextIndex).toBe(1);
+    expect((await e2e.operator.allocation.getWallet({ merchantUuid: shop.uuid })).wallet?.nextIndex).toBe(1);
 
-    const second = await api.create(shop.uuid, shop.token, createBody({ reference: "second" }));
+    const second = await e2e.api.create(shop.uuid, shop.token, createBody({ reference: "second" }));
     expect(second.status, second.text).toBe(201);
     expect(indexOf(second)).toBe(1);
     expect(second.body.address).toBe(deriveAddress(shop.xpub!, 1));
@@ -115,18 +97,18 @@ describe("creates that store no intent", () => {
     // Refusals racing successes: whatever the order, the stored intents hold
     // the addresses their indexes derive, and the indexes in use are 0..n-1.
     const mixed = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => api.create(shop.uuid, shop.token, createBody(i % 2 === 0 ? { reference: `ok-${i}` } : { jurisdiction: "NO" }))),
+      Array.from({ length: 60 }, (_, i) => e2e.api.create(shop.uuid, shop.token, createBody(i % 2 === 0 ? { reference: `ok-${i}` } : { jurisdiction: "NO" }))),
     );
     const stored = mixed.filter((r) => r.status === 201);
     expect(stored).toHaveLength(30);
     for (const res of mixed.filter((r) => r.status !== 201)) expectError(res, 403, "PAYIN_NOT_ALLOWED");
-    const more = await Promise.all(Array.from({ length: 30 }, (_, i) => api.create(shop.uuid, shop.token, createBody({ reference: `more-${i}` }))));
+    const more = await Promise.all(Array.from({ length: 30 }, (_, i) => e2e.api.create(shop.uuid, shop.token, createBody({ reference: `more-${i}` }))));
     expect(more.map((r) => r.status)).toEqual(Array(30).fill(201));
     const all = [first, second, ...stored, ...more];
     for (const res of all) expect(res.body.address).toBe(deriveAddress(shop.xpub!, indexOf(res)));
     expect(all.map(indexOf).sort((x, y) => x - y)).toEqual(Array.from({ length: all.length }, (_, i) => i));
-    expect(await api.total(shop)).toBe(all.length);
-    expect((await operator.allocation.getWallet({ merchantUuid: shop.uuid })).wallet?.nextIndex).toBe(all.length);
+    expect(await e2e.api.total(shop)).toBe(all.length);
+    expect((await e2e.operator.allocation.getWallet({ merchantUuid: shop.uuid })).wallet?.nextIndex).toBe(all.length);
   });
 });
 
@@ -137,19 +119,19 @@ describe("1,000 creates over 10 merchants", () => {
   let results: { shop: TestMerchant; res: ApiResponse }[];
 
   beforeAll(async () => {
-    shops = await Promise.all(Array.from({ length: MERCHANTS }, (_, i) => operator.merchant({ name: `Load Shop ${i}` })));
+    shops = await Promise.all(Array.from({ length: MERCHANTS }, (_, i) => e2e.operator.merchant({ name: `Load Shop ${i}` })));
     // Interleave merchants so each one's creates overlap the others'.
     const jobs = Array.from({ length: MERCHANTS * PER_MERCHANT }, (_, i) => {
       const shop = shops[i % MERCHANTS]!;
       const asset = i % 3 === 0 ? "usdc" : "usdt";
-      return async () => ({ shop, res: await api.create(shop.uuid, shop.token, createBody({ asset, amount: `${(i % 97) + 1}.5`, reference: `load-${i}` })) });
+      return async () => ({ shop, res: await e2e.api.create(shop.uuid, shop.token, createBody({ asset, amount: `${(i % 97) + 1}.5`, reference: `load-${i}` })) });
     });
     results = await pool(jobs, 20);
   }, 300_000);
 
   it("answers 201 to every create", () => {
     const failures = results.filter((r) => r.res.status !== 201).map((r) => `${r.res.status} ${r.res.text}`);
-    expect(failures, `platform errors: ${log.errors().join("; ")}`).toEqual([]);
+    expect(failures, `platform errors: ${e2e.log.errors().join("; ")}`).toEqual([]);
     expect(results).toHaveLength(1_000);
   });
 
@@ -174,16 +156,16 @@ describe("1,000 creates over 10 merchants", () => {
 
   it("lists each merchant's intents with the right totals", async () => {
     for (const shop of shops) {
-      expect(await api.total(shop)).toBe(PER_MERCHANT);
+      expect(await e2e.api.total(shop)).toBe(PER_MERCHANT);
       const usdc = results.filter((r) => r.shop === shop && r.res.body.asset === "usdc").length;
-      expect(await api.total(shop, "asset=usdc")).toBe(usdc);
-      expect(await api.total(shop, "asset=usdt")).toBe(PER_MERCHANT - usdc);
+      expect(await e2e.api.total(shop, "asset=usdc")).toBe(usdc);
+      expect(await e2e.api.total(shop, "asset=usdt")).toBe(PER_MERCHANT - usdc);
     }
   });
 
   it("reads every intent back with its own address", async () => {
     const reads = await pool(
-      results.map(({ shop, res }) => async () => ({ created: res.body, read: await api.read(shop.uuid, shop.token, res.body.intent_uuid) })),
+      results.map(({ shop, res }) => async () => ({ created: res.body, read: await e2e.api.read(shop.uuid, shop.token, res.body.intent_uuid) })),
       20,
     );
     for (const { created, read } of reads) {
@@ -205,7 +187,7 @@ describe("1,000 creates over 10 merchants", () => {
       jobs.push(i % 2 === 0 ? { shop: neighbour, intentUuid: res.body.intent_uuid, expected: null } : { shop, intentUuid: crypto.randomUUID(), expected: null });
     });
     const reads = await pool(
-      jobs.map((job) => async () => ({ job, res: await api.read(job.shop.uuid, job.shop.token, job.intentUuid) })),
+      jobs.map((job) => async () => ({ job, res: await e2e.api.read(job.shop.uuid, job.shop.token, job.intentUuid) })),
       200,
     );
     for (const { job, res } of reads) {
@@ -228,6 +210,6 @@ describe("1,000 creates over 10 merchants", () => {
 
 describe("secrets", () => {
   it("never writes a machine token to the platform's logs", async () => {
-    await expectSecretsAbsentFromLogs(log, [...operator.tokens, platform.serviceToken]);
+    await expectSecretsAbsentFromLogs(e2e.log, [...e2e.operator.tokens, e2e.platform.serviceToken]);
   });
 });

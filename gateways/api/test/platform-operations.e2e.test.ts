@@ -13,10 +13,9 @@ import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, 
 import * as grpc from "@grpc/grpc-js";
 import { REPO_ROOT } from "@payin/launcher";
 import { healthV1, merchantsV1 } from "@payin/proto";
-import { startTestPlatform, type TestPlatform } from "@payin/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
-  Api,
+  type ApiResponse,
   createBody,
   EVM_ADDRESS,
   expectError,
@@ -24,34 +23,17 @@ import {
   intentsPath,
   MACHINE_TOKEN,
   newKey,
-  Operator,
-  PlatformLog,
   randomXpub,
-  UUID,
-  type ApiResponse,
   type TestMerchant,
+  usePlatform,
+  UUID,
 } from "./support.js";
 
 const run = promisify(execFile);
 
-let platform: TestPlatform;
-let log: PlatformLog;
-let operator: Operator;
-let api: Api;
+const e2e = usePlatform();
 /** Tokens this file saw outside the operator (the CLI's). */
 const cliTokens: string[] = [];
-
-beforeAll(async () => {
-  platform = await startTestPlatform();
-  log = await PlatformLog.attach(platform);
-  operator = new Operator(platform);
-  api = new Api(platform.apiUrl);
-}, 180_000);
-
-afterAll(async () => {
-  await platform?.stopAll();
-  await log?.close();
-}, 60_000);
 
 interface UnaryResult<O> {
   response?: O;
@@ -91,7 +73,7 @@ describe("gRPC interoperability (stock @grpc/grpc-js client)", () => {
   const { HealthCheckRequestSchema, HealthCheckResponseSchema, HealthCheckResponse_ServingStatus: Serving } = healthV1;
 
   it("answers grpc.health.v1.Health/Check on the payins service without a token: SERVING", async () => {
-    const url = platform.serviceUrls.payins!;
+    const url = e2e.platform.serviceUrls.payins!;
     const overall = await grpcUnary(url, "/grpc.health.v1.Health/Check", HealthCheckRequestSchema, HealthCheckResponseSchema, { service: "" });
     expect(overall.error).toBeUndefined();
     expect(overall.response?.status).toBe(Serving.SERVING);
@@ -106,13 +88,13 @@ describe("gRPC interoperability (stock @grpc/grpc-js client)", () => {
   });
 
   it("calls MerchantsService/GetMerchant with the service token, and refuses it without", async () => {
-    const shop = await operator.merchant({ name: "gRPC Shop", credential: false });
-    const url = platform.serviceUrls.merchants!;
+    const shop = await e2e.operator.merchant({ name: "gRPC Shop", credential: false });
+    const url = e2e.platform.serviceUrls.merchants!;
     const path = "/payin.merchants.v1.MerchantsService/GetMerchant";
     const { GetMerchantRequestSchema, GetMerchantResponseSchema } = merchantsV1;
 
     const ok = await grpcUnary(url, path, GetMerchantRequestSchema, GetMerchantResponseSchema, { uuid: shop.uuid }, {
-      authorization: `Bearer ${platform.serviceToken}`,
+      authorization: `Bearer ${e2e.platform.serviceToken}`,
     });
     expect(ok.error).toBeUndefined();
     expect(ok.response?.merchant?.uuid).toBe(shop.uuid);
@@ -124,12 +106,12 @@ describe("gRPC interoperability (stock @grpc/grpc-js client)", () => {
     expect(anonymous.error?.code).toBe(grpc.status.UNAUTHENTICATED);
 
     const wrong = await grpcUnary(url, path, GetMerchantRequestSchema, GetMerchantResponseSchema, { uuid: shop.uuid }, {
-      authorization: `Bearer ${platform.serviceToken}x`,
+      authorization: `Bearer ${e2e.platform.serviceToken}x`,
     });
     expect(wrong.error?.code).toBe(grpc.status.UNAUTHENTICATED);
 
     const missing = await grpcUnary(url, path, GetMerchantRequestSchema, GetMerchantResponseSchema, { uuid: crypto.randomUUID() }, {
-      authorization: `Bearer ${platform.serviceToken}`,
+      authorization: `Bearer ${e2e.platform.serviceToken}`,
     });
     expect(missing.error?.code).toBe(grpc.status.NOT_FOUND);
   });
@@ -138,10 +120,10 @@ describe("gRPC interoperability (stock @grpc/grpc-js client)", () => {
 describe("payinctl", () => {
   const cliEnv = () => ({
     ...process.env,
-    MERCHANTS_URL: platform.serviceUrls.merchants!,
-    IDENTITY_URL: platform.serviceUrls.identity!,
-    ALLOCATION_URL: platform.serviceUrls.allocation!,
-    SERVICE_TOKEN: platform.masterToken,
+    MERCHANTS_URL: e2e.platform.serviceUrls.merchants!,
+    IDENTITY_URL: e2e.platform.serviceUrls.identity!,
+    ALLOCATION_URL: e2e.platform.serviceUrls.allocation!,
+    SERVICE_TOKEN: e2e.platform.masterToken,
   });
 
   /** Runs `npm run -s payinctl -- ...args` and parses its JSON stdout. */
@@ -173,21 +155,21 @@ describe("payinctl", () => {
     // Pay-ins need crypto.payin (a rule for the jurisdiction and a payin
     // policy), then an operating profile.
     const body = createBody({ asset: "usdc", amount: "42", jurisdiction: "IT" });
-    expectError(await api.create(uuid, token, body), 403, "PAYIN_NOT_ALLOWED");
+    expectError(await e2e.api.create(uuid, token, body), 403, "PAYIN_NOT_ALLOWED");
     const rule = await payinctl("rule", "set", "--capability", "crypto.payin", "--jurisdiction", "IT", "--effect", "allow");
     expect(rule.rule).toMatchObject({ capability: "crypto.payin", jurisdiction: "IT", effect: "allow", valid_to: null });
-    expectError(await api.create(uuid, token, body), 403, "PAYIN_NOT_ALLOWED");
+    expectError(await e2e.api.create(uuid, token, body), 403, "PAYIN_NOT_ALLOWED");
     const policy = await payinctl("policy", "set", uuid, "--scope", "payin", "--effect", "allow");
     expect(policy.policy).toMatchObject({ merchant_uuid: uuid, scope: "payin", effect: "allow", version: 1 });
-    expectError(await api.create(uuid, token, body), 409, "OPERATING_PROFILE_MISSING");
+    expectError(await e2e.api.create(uuid, token, body), 409, "OPERATING_PROFILE_MISSING");
     const profile = await payinctl("profile", "set", uuid, "--operating-mode", "non_custodial");
     expect(profile.operating_profile).toMatchObject({ merchant_uuid: uuid, operating_mode: "non_custodial" });
 
-    const res = await api.create(uuid, token, body);
+    const res = await e2e.api.create(uuid, token, body);
     expect(res.status, res.text).toBe(201);
     expect(res.body).toMatchObject({ status: "created", asset: "usdc", rail: "erc20", expected_amount: "42", allocation_reference: "m/44'/60'/0'/0/0" });
     expect(res.body.address).toMatch(EVM_ADDRESS);
-    const list = await api.list(uuid, token);
+    const list = await e2e.api.list(uuid, token);
     expect(list.body.pagination.total).toBe(1);
   }, 120_000);
 
@@ -247,25 +229,25 @@ describe("payins service down", () => {
   let earlier: string;
 
   beforeAll(async () => {
-    shop = await operator.merchant({ name: "Resilient Shop" });
-    const res = await api.create(shop.uuid, shop.token, createBody());
+    shop = await e2e.operator.merchant({ name: "Resilient Shop" });
+    const res = await e2e.api.create(shop.uuid, shop.token, createBody());
     expect(res.status).toBe(201);
     earlier = res.body.intent_uuid;
   });
 
   it("answers 503 with the error body, quickly, while payins is stopped", async () => {
     // Several pooled connections from the gateway to payins are open when it goes.
-    const warm = await Promise.all(Array.from({ length: 10 }, () => api.list(shop.uuid, shop.token)));
+    const warm = await Promise.all(Array.from({ length: 10 }, () => e2e.api.list(shop.uuid, shop.token)));
     expect(warm.map((r) => r.status)).toEqual(Array(10).fill(200));
-    await platform.stop("payins");
+    await e2e.platform.stop("payins");
     try {
       // At once, so that requests meet connections the service just closed.
-      const burst = await Promise.all(Array.from({ length: 10 }, () => api.read(shop.uuid, shop.token, earlier)));
+      const burst = await Promise.all(Array.from({ length: 10 }, () => e2e.api.read(shop.uuid, shop.token, earlier)));
       for (const res of burst) expectError(res, 503, "SERVICE_UNAVAILABLE");
       const checks = [
-        () => api.create(shop.uuid, shop.token, createBody(), newKey(), { timeoutMs: 10_000 }),
-        () => api.read(shop.uuid, shop.token, earlier),
-        () => api.list(shop.uuid, shop.token),
+        () => e2e.api.create(shop.uuid, shop.token, createBody(), newKey(), { timeoutMs: 10_000 }),
+        () => e2e.api.read(shop.uuid, shop.token, earlier),
+        () => e2e.api.list(shop.uuid, shop.token),
       ];
       for (const check of checks) {
         const started = Date.now();
@@ -276,29 +258,29 @@ describe("payins service down", () => {
         expect(res.text).not.toMatch(/ECONN|127\.0\.0\.1|\bat\s+\S+\s+\(/);
       }
       // The gateway itself stays up.
-      expect((await api.request("GET", "/health")).status).toBe(200);
+      expect((await e2e.api.request("GET", "/health")).status).toBe(200);
       // Requests that never needed payins still answer as before.
-      expectError(await api.request("GET", intentsPath(shop.uuid)), 401);
+      expectError(await e2e.api.request("GET", intentsPath(shop.uuid)), 401);
     } finally {
-      await platform.start("payins");
-      log.hook();
+      await e2e.platform.start("payins");
+      e2e.log.hook();
     }
   }, 60_000);
 
   it("serves again once payins is back", async () => {
-    const read = await api.read(shop.uuid, shop.token, earlier);
+    const read = await e2e.api.read(shop.uuid, shop.token, earlier);
     expect(read.status, read.text).toBe(200);
     expect(read.body.intent_uuid).toBe(earlier);
-    const created = await api.create(shop.uuid, shop.token, createBody());
+    const created = await e2e.api.create(shop.uuid, shop.token, createBody());
     expect(created.status, created.text).toBe(201);
     expect(created.body.allocation_reference).toBe("m/44'/60'/0'/0/1");
-    expect(await api.total(shop)).toBe(2);
+    expect(await e2e.api.total(shop)).toBe(2);
   }, 30_000);
 });
 
 /** Sends raw bytes to the gateway and reads until it closes the connection (or fails after 5 s). */
 function rawExchange(bytes: string): Promise<{ statusLine: string; headers: Record<string, string>; body: string }> {
-  const url = new URL(platform.apiUrl);
+  const url = new URL(e2e.platform.apiUrl);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname);
     const chunks: Buffer[] = [];
@@ -342,7 +324,7 @@ describe("requests the HTTP parser refuses", () => {
       expect(body.error.request_id).toBe(res.headers["x-request-id"]);
     }
     // The gateway itself is unaffected.
-    expect((await api.request("GET", "/health")).status).toBe(200);
+    expect((await e2e.api.request("GET", "/health")).status).toBe(200);
   });
 });
 
@@ -351,8 +333,8 @@ describe("payins process killed with requests in flight", () => {
   let earlier: string;
 
   beforeAll(async () => {
-    shop = await operator.merchant({ name: "Crash Shop" });
-    const res = await api.create(shop.uuid, shop.token, createBody());
+    shop = await e2e.operator.merchant({ name: "Crash Shop" });
+    const res = await e2e.api.create(shop.uuid, shop.token, createBody());
     expect(res.status, res.text).toBe(201);
     earlier = res.body.intent_uuid;
   });
@@ -383,8 +365,8 @@ describe("payins process killed with requests in flight", () => {
         try {
           const res =
             kind === "create"
-              ? await api.create(shop.uuid, shop.token, createBody(), newKey(), { timeoutMs: 15_000 })
-              : await api.request("GET", `${intentsPath(shop.uuid)}/${earlier}`, { token: shop.token, timeoutMs: 15_000 });
+              ? await e2e.api.create(shop.uuid, shop.token, createBody(), newKey(), { timeoutMs: 15_000 })
+              : await e2e.api.request("GET", `${intentsPath(shop.uuid)}/${earlier}`, { token: shop.token, timeoutMs: 15_000 });
           outcomes.push({ kind, started, ended: Date.now(), res });
         } catch (error) {
           outcomes.push({ kind, started, ended: Date.now(), failure: String(error) });
@@ -400,7 +382,7 @@ describe("payins process killed with requests in flight", () => {
       }
     };
     const payinsRunning = () => {
-      const child = platform.processes.get("payins")?.child;
+      const child = e2e.platform.processes.get("payins")?.child;
       return child !== undefined && child.exitCode === null && child.signalCode === null;
     };
     const workers = Array.from({ length: CONCURRENCY }, (_, w) => worker(w));
@@ -409,24 +391,24 @@ describe("payins process killed with requests in flight", () => {
         const up = Date.now();
         // Under way first: pooled connections open, creates and reads succeeding.
         await until(() => outcomes.filter((o) => o.started >= up && succeeded(o)).length >= 2 * CONCURRENCY, 60_000, `successes (round ${round})`);
-        const proc = platform.processes.get("payins")!;
+        const proc = e2e.platform.processes.get("payins")!;
         const sent = Date.now();
-        await platform.kill("payins");
+        await e2e.platform.kill("payins");
         const exited = Date.now();
         expect(proc.child.signalCode).toBe("SIGKILL");
         // Then until plenty of requests have met the dead service.
         await until(() => outcomes.filter((o) => o.started > exited).length >= 2 * CONCURRENCY, 60_000, `requests after kill ${round}`);
         kills.push({ sent, exited, restarted: Date.now() });
         if (round < ROUNDS - 1) {
-          await platform.start("payins");
-          log.hook();
+          await e2e.platform.start("payins");
+          e2e.log.hook();
         }
       }
     } finally {
       done = true;
       await Promise.all(workers);
-      if (!payinsRunning()) await platform.start("payins");
-      log.hook();
+      if (!payinsRunning()) await e2e.platform.start("payins");
+      e2e.log.hook();
     }
 
     const failures = outcomes.filter((o) => o.failure);
@@ -450,18 +432,18 @@ describe("payins process killed with requests in flight", () => {
 
     // Back: every create that was answered 201 is there, and new requests succeed.
     const acknowledged = outcomes.filter((o) => o.kind === "create" && succeeded(o)).map((o) => o.res!.body.intent_uuid as string);
-    const reads = await Promise.all(acknowledged.map((uuid) => api.read(shop.uuid, shop.token, uuid)));
+    const reads = await Promise.all(acknowledged.map((uuid) => e2e.api.read(shop.uuid, shop.token, uuid)));
     for (const read of reads) expect(read.status, read.text).toBe(200);
     const again = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? api.create(shop.uuid, shop.token, createBody()) : api.read(shop.uuid, shop.token, earlier))),
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? e2e.api.create(shop.uuid, shop.token, createBody()) : e2e.api.read(shop.uuid, shop.token, earlier))),
     );
     for (const [i, res] of again.entries()) expect(res.status, res.text).toBe(i % 2 === 0 ? 201 : 200);
-    expect(await api.total(shop)).toBeGreaterThanOrEqual(1 + acknowledged.length + 10);
+    expect(await e2e.api.total(shop)).toBeGreaterThanOrEqual(1 + acknowledged.length + 10);
   }, 180_000);
 });
 
 describe("secrets", () => {
   it("never writes a machine token to the platform's logs", async () => {
-    await expectSecretsAbsentFromLogs(log, [...operator.tokens, ...cliTokens, platform.serviceToken]);
+    await expectSecretsAbsentFromLogs(e2e.log, [...e2e.operator.tokens, ...cliTokens, e2e.platform.serviceToken]);
   });
 });

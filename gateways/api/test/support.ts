@@ -3,7 +3,7 @@
  * file, merchants provisioned over the services' RPC APIs, and HTTP calls to the
  * API gateway with checks every response must pass.
  */
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { open, type FileHandle } from "node:fs/promises";
 import http from "node:http";
 import { secp256k1 } from "@noble/curves/secp256k1";
@@ -13,8 +13,37 @@ import { mnemonicToSeedSync } from "@scure/bip39";
 import type { Client } from "@connectrpc/connect";
 import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
 import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
-import type { TestPlatform } from "@payin/testing";
-import { expect } from "vitest";
+import { startTestPlatform, totpSecretOf, type TestPlatform } from "@payin/testing";
+import { afterAll, beforeAll, expect } from "vitest";
+
+/** What every end-to-end test file works with; filled in by `usePlatform`'s `beforeAll` hook. */
+export interface E2e {
+  platform: TestPlatform;
+  /** The platform's log, read from the start of the file's tests. */
+  log: PlatformLog;
+  operator: Operator;
+  api: Api;
+}
+
+/**
+ * A real platform for the test file: started (with `env` on top of the test
+ * defaults) before its tests, stopped after them. Register it before any other
+ * `beforeAll` hook that uses it.
+ */
+export function usePlatform(options: { env?: Record<string, string> } = {}): E2e {
+  const e2e = {} as E2e;
+  beforeAll(async () => {
+    e2e.platform = await startTestPlatform(options);
+    e2e.log = await PlatformLog.attach(e2e.platform);
+    e2e.operator = new Operator(e2e.platform);
+    e2e.api = new Api(e2e.platform.apiUrl);
+  }, 180_000);
+  afterAll(async () => {
+    await e2e.platform?.stopAll();
+    await e2e.log?.close();
+  }, 60_000);
+  return e2e;
+}
 
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 export const ACCOUNT_PATH = "m/44'/60'/0'";
@@ -348,57 +377,7 @@ export async function expectSecretsAbsentFromLogs(log: PlatformLog, secrets: str
   }
 }
 
-/* ---------- Human sign-in: TOTP, bootstrap, and an HTTP client with cookies ---------- */
-
-/** Decodes RFC 4648 base32 (no padding needed), as in otpauth:// secrets. */
-export function base32Decode(text: string): Buffer {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const char of text.replace(/=+$/, "").toUpperCase()) {
-    const index = alphabet.indexOf(char);
-    if (index < 0) throw new Error(`not base32: ${char}`);
-    value = (value << 5) | index;
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push((value >>> bits) & 0xff);
-    }
-  }
-  return Buffer.from(out);
-}
-
-/** The base32 secret of an otpauth:// URI. */
-export function totpSecretOf(otpauthUri: string): string {
-  const secret = new URL(otpauthUri).searchParams.get("secret");
-  if (!secret) throw new Error("otpauth URI without a secret");
-  return secret;
-}
-
-/** The TOTP step (RFC 6238, 30 s from the Unix epoch) of an instant. */
-export function totpStepAt(ms = Date.now()): number {
-  return Math.floor(ms / 30_000);
-}
-
-/**
- * The 6-digit TOTP code of a base32 secret for a step (RFC 6238 with HMAC-SHA-1,
- * RFC 4226 dynamic truncation), written here independently of the identity service.
- */
-export function totpCodeAt(base32Secret: string, step: number): string {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac("sha1", base32Decode(base32Secret)).update(counter).digest();
-  const offset = mac[mac.length - 1]! & 0x0f;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
-}
-
-/** Waits until at least `marginMs` remain in the current TOTP step; returns that step. */
-export async function awaitFreshTotpStep(marginMs = 8_000): Promise<number> {
-  const left = 30_000 - (Date.now() % 30_000);
-  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 250));
-  return totpStepAt();
-}
+/* ---------- Human sign-in: bootstrap, and an HTTP client with cookies ---------- */
 
 export interface HumanResponse extends ApiResponse {
   /** Every Set-Cookie header of the response, as sent. */

@@ -1,7 +1,7 @@
-export * from "./embedded.js";
 export * from "./errors.js";
 export * from "./orm.js";
 export { EntitySchema } from "@mikro-orm/postgresql";
 export { Migration } from "@mikro-orm/migrations";
 export * from "./prepared.js";
 export * from "./notifications.js";
+export * from "./url.js";

@@ -1,14 +1,5 @@
 import pg from "pg";
 
-/**
- * The channel on which the merchants schema announces changes to what a
- * merchant's pay-in context is made of (status, rules, payin policy, operating
- * profile). Payload: the merchant's uuid (lower case), or `*` for every
- * merchant. Sent by triggers of the merchants schema; payins listens to drop
- * the contexts it caches.
- */
-export const PAYIN_CONTEXT_CHANNEL = "merchants_payin_context";
-
 /** What a listener reports; every callback runs on the caller's event loop and must not throw. */
 export interface NotificationHandlers {
   /** A notification on the channel, with its payload. */

@@ -1,13 +1,22 @@
 import net from "node:net";
 import { expect, it } from "vitest";
-import { freePort } from "../src/embedded.js";
 import { listenForNotifications } from "../src/notifications.js";
 
 // The listener against a live PostgreSQL (announcements, a cut connection) is
 // tested with the merchants schema's triggers in services/merchants.
 
+/** A port nothing listens on (it was free a moment ago). */
+function unusedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 it("reports a database it cannot reach as lost, keeps trying, and stops for good on close", async () => {
-  const port = await freePort();
+  const port = await unusedPort();
   const events: string[] = [];
   const listener = listenForNotifications({
     url: `postgres://payin@127.0.0.1:${port}/nothing`,

@@ -21,18 +21,3 @@ export class DomainError<R extends string = string> extends Error {
   }
 }
 
-/**
- * The readiness reason codes of the contract, in its order: the allocation
- * service lists a pair's failing ones in this order, and the API (and its
- * OpenAPI document) shows them as they are.
- */
-export const READINESS_REASONS = [
-  "merchant_inactive",
-  "operating_profile_missing",
-  "payin_not_allowed",
-  "asset_not_configured",
-  "wallet_not_ready",
-  "allocator_not_ready",
-  "provider_not_ready",
-] as const;
-export type ReadinessReason = (typeof READINESS_REASONS)[number];

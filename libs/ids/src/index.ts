@@ -45,9 +45,20 @@ export function uuidv7(): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** True for a canonical lower-case UUID string of any version. */
+/**
+ * True for a canonical lower-case UUID string of any version: what services
+ * store and compare, so an upper-case one names nothing there.
+ */
 export function isUuid(value: string): boolean {
   return UUID.test(value);
+}
+
+/** A UUID in any letter case (RFC 9562 makes them the same): what an HTTP edge accepts before lower-casing. */
+export const UUID_ANY_CASE_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a UUID in any letter case; a gateway lower-cases it before a service sees it (see isUuid). */
+export function isUuidAnyCase(value: string | null | undefined): value is string {
+  return typeof value === "string" && UUID_ANY_CASE_PATTERN.test(value);
 }
 
 /**

@@ -1,12 +1,13 @@
 import { startRpcServer, type RpcServerOptions, type RunningRpcServer } from "./server.js";
 
 /**
- * Starts a service's RPC server and stops it cleanly on SIGINT/SIGTERM: health
- * turns NOT_SERVING, the listener closes, in-flight calls finish, then `onClose`
- * (pools, timers) runs and the process exits.
+ * Starts a service's RPC server and stops it cleanly on SIGINT/SIGTERM:
+ * `onStopping` runs (it ends long-lived streams, which would otherwise hold the
+ * close up), health turns NOT_SERVING, the listener closes, in-flight calls
+ * finish, then `onClose` (pools, timers) runs and the process exits.
  */
 export async function runService(
-  options: RpcServerOptions & { onClose?: () => Promise<void> | void },
+  options: RpcServerOptions & { onStopping?: () => Promise<void> | void; onClose?: () => Promise<void> | void },
 ): Promise<RunningRpcServer> {
   const server = await startRpcServer(options);
   let stopping = false;
@@ -16,6 +17,7 @@ export async function runService(
     options.logger.info({ signal }, `${options.name} stopping`);
     const force = setTimeout(() => process.exit(1), 8_000);
     force.unref();
+    await options.onStopping?.();
     await server.close();
     await options.onClose?.();
     clearTimeout(force);

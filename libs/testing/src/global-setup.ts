@@ -1,7 +1,7 @@
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db";
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db-embedded";
 import { REPO_ROOT } from "@payin/launcher";
 import "./provided-context.js";
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { inject } from "vitest";
 import "./provided-context.js";
 import { deriveCredential } from "@payin/config";
-import { freePort } from "@payin/db";
+import { freePort } from "@payin/db-embedded";
 import { GATEWAYS, launchPlatform, SERVICES, type Platform } from "@payin/launcher";
 import { createTestDatabase } from "./database.js";
 

@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { identityV1 } from "@payin/proto";
 import { Code, reasonOf, ConnectError } from "@payin/rpc";
+import { expectFailure } from "@payin/testing";
 import { RECOVERY_CODE_COUNT, recoveryCodeDigest, recoveryCodeHash, recoveryCodePepper } from "../src/domain/recovery-codes.js";
 import { open } from "../src/domain/secret-box.js";
-import { expectFailure, expectNoSecretsLogged, randomEmail, randomIp, secretOfUri, signIn, startHarness, type Harness } from "./support.js";
+import { randomEmail, randomIp, secretOfUri, signIn, useHarness } from "./support.js";
 
-let h: Harness;
+const h = useHarness();
 /** The winning bootstrap's answer and email. */
 let first: { response: identityV1.BootstrapAdminResponse; email: string } | undefined;
-
-beforeAll(async () => {
-  h = await startHarness();
-});
-
-afterAll(async () => {
-  expectNoSecretsLogged(h);
-  await h?.close();
-});
 
 describe("BootstrapAdmin", () => {
   it("refuses a malformed email before anything exists", async () => {

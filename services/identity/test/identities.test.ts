@@ -1,35 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { uuidv7 } from "@payin/ids";
 import { Code, ConnectError, reasonOf } from "@payin/rpc";
-import {
-  bootstrap,
-  createPerson,
-  enrolTotp,
-  expectFailure,
-  expectNoSecretsLogged,
-  randomEmail,
-  randomIp,
-  signIn,
-  startHarness,
-  type Harness,
-  type Person,
-} from "./support.js";
+import { expectFailure, failure } from "@payin/testing";
+import { caller, createPerson, enrolTotp, type Person, randomEmail, randomIp, signIn, useAdmin, useHarness } from "./support.js";
 
 const MINUTE = 60_000;
-let h: Harness;
-let admin: Person & { uuid: string };
+const h = useHarness();
+const admin = useAdmin(h);
 
-beforeAll(async () => {
-  h = await startHarness();
-  admin = await bootstrap(h);
-});
-
-afterAll(async () => {
-  expectNoSecretsLogged(h);
-  await h?.close();
-});
-
-const caller = (sessionToken: string) => ({ caller: { sessionToken } });
 const adminSession = () => signIn(h, admin);
 
 async function expectRevoked(token: string): Promise<void> {
@@ -286,13 +264,4 @@ describe("RemoveRole", () => {
 async function signInAdminWithMfa(person: Person): Promise<string> {
   const { secret } = await enrolTotp(h, await signIn(h, person), person.password);
   return signIn(h, { ...person, secret });
-}
-
-async function failure(promise: Promise<unknown>): Promise<ConnectError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ConnectError);
-  return error as ConnectError;
 }

@@ -7,7 +7,7 @@ import { uuidv7 } from "@payin/ids";
 import { createLogger } from "@payin/logging";
 import { identityV1 } from "@payin/proto";
 import { actAsCaller, ConnectError, Code, domainErrorInterceptor, reasonOf } from "@payin/rpc";
-import { createTestDatabase } from "@payin/testing";
+import { createTestDatabase, failure } from "@payin/testing";
 import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
 import { ormOptions } from "../src/store/orm.js";
@@ -32,15 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await orm?.close();
 });
-
-async function failure(promise: Promise<unknown>): Promise<ConnectError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ConnectError);
-  return error as ConnectError;
-}
 
 function sql(query: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
   return orm.em.fork().execute(query, params);

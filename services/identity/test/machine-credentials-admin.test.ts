@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { toJson } from "@bufbuild/protobuf";
 import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, reasonOf } from "@payin/rpc";
-import { bootstrap, createPerson, expectFailure, expectNoSecretsLogged, signIn, startHarness, type Harness, type Person } from "./support.js";
+import { expectFailure } from "@payin/testing";
+import { caller, createPerson, signIn, useAdmin, useHarness } from "./support.js";
 
 const { MachineCredentialSchema } = identityV1;
 const TOKEN_FORMAT = /^mpk_[0-9a-f]{32}[A-Za-z0-9_-]{43}$/;
-let h: Harness;
-let admin: Person;
-
-beforeAll(async () => {
-  h = await startHarness();
-  admin = await bootstrap(h);
-});
-
-afterAll(async () => {
-  expectNoSecretsLogged(h);
-  await h?.close();
-});
-
-const caller = (sessionToken: string) => ({ caller: { sessionToken } });
+const h = useHarness();
+const admin = useAdmin(h);
 
 /** Creates a merchant's credential through an MFA-satisfied admin session. */
 async function issue(token: string, merchantUuid = uuidv7()) {

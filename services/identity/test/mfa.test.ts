@@ -1,42 +1,17 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, reasonOf, retryAfterOf } from "@payin/rpc";
-import { base32Encode } from "../src/domain/base32.js";
+import { base32Encode, totpCode } from "@payin/otp";
+import { expectFailure } from "@payin/testing";
 import { RECOVERY_CODE_COUNT, recoveryCodeHash, recoveryCodePepper, saltUnsaltedRecoveryCodes } from "../src/domain/recovery-codes.js";
-import { totpCode } from "../src/domain/totp.js";
 import { IdentityRepository } from "../src/store/identity-repository.js";
-import {
-  bootstrap,
-  createPerson,
-  enrolTotp,
-  expectFailure,
-  expectNoSecretsLogged,
-  freshCode,
-  randomIp,
-  secretOfUri,
-  signIn,
-  startHarness,
-  type Harness,
-  type Person,
-} from "./support.js";
+import { caller, createPerson, enrolTotp, freshCode, type Person, randomIp, secretOfUri, signIn, useAdmin, useHarness } from "./support.js";
 
 const { PrincipalKind } = identityV1;
-let h: Harness;
-let admin: Person;
-
-beforeAll(async () => {
-  h = await startHarness();
-  admin = await bootstrap(h);
-});
-
-afterAll(async () => {
-  expectNoSecretsLogged(h);
-  await h?.close();
-});
-
-const caller = (sessionToken: string) => ({ caller: { sessionToken } });
+const h = useHarness();
+const admin = useAdmin(h);
 
 /** A fresh person with a given role, signed in without MFA. */
 async function person(roles = ["merchant_admin"]): Promise<Person & { uuid: string; token: string }> {

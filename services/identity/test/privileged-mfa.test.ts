@@ -5,40 +5,16 @@
  * enrolling TOTP needs the current password and ends the identity's other
  * sessions; a disabled or locked identity can be made active again.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { uuidv7 } from "@payin/ids";
 import { Code } from "@payin/rpc";
-import { totpCode } from "../src/domain/totp.js";
-import {
-  bootstrap,
-  createPerson,
-  enrolTotp,
-  expectFailure,
-  expectNoSecretsLogged,
-  randomEmail,
-  randomIp,
-  secretOfUri,
-  signIn,
-  startHarness,
-  type Harness,
-  type Person,
-} from "./support.js";
+import { totpCode } from "@payin/otp";
+import { expectFailure } from "@payin/testing";
+import { caller, createPerson, enrolTotp, type Person, randomEmail, randomIp, secretOfUri, signIn, useAdmin, useHarness } from "./support.js";
 
 const MINUTE = 60_000;
-let h: Harness;
-let admin: Person & { uuid: string };
-
-beforeAll(async () => {
-  h = await startHarness();
-  admin = await bootstrap(h);
-});
-
-afterAll(async () => {
-  expectNoSecretsLogged(h);
-  await h?.close();
-});
-
-const caller = (sessionToken: string) => ({ caller: { sessionToken } });
+const h = useHarness();
+const admin = useAdmin(h);
 
 /** Keeps `token` alive (idle expiry is 15 minutes) while the clock moves `ms` forward. */
 async function age(token: string, ms: number): Promise<void> {

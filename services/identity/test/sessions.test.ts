@@ -1,44 +1,22 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, reasonOf, retryAfterOf } from "@payin/rpc";
-import {
-  bootstrap,
-  createPerson,
-  expectFailure,
-  expectNoSecretsLogged,
-  randomEmail,
-  randomIp,
-  signIn,
-  startHarness,
-  type Harness,
-  type Person,
-} from "./support.js";
+import { expectFailure } from "@payin/testing";
+import { caller, createPerson, type Person, randomEmail, randomIp, signIn, useAdmin, useHarness } from "./support.js";
 import { MAX_FAILURES_PER_IP } from "../src/domain/throttle.js";
 
 const { PrincipalKind } = identityV1;
 const MINUTE = 60_000;
-let h: Harness;
-let admin: Person;
-
-beforeAll(async () => {
-  h = await startHarness();
-  admin = await bootstrap(h);
-});
-
-afterAll(async () => {
-  expectNoSecretsLogged(h);
-  await h?.close();
-});
+const h = useHarness();
+const admin = useAdmin(h);
 
 /** A fresh merchant member (no MFA), created by a fresh admin session (tests move the clock). */
 async function member(): Promise<Person & { uuid: string }> {
   return createPerson(h, await signIn(h, admin), ["merchant_member"]);
 }
-
-const caller = (sessionToken: string) => ({ caller: { sessionToken } });
 
 async function expectInvalidToken(token: string): Promise<void> {
   const error = await expectFailure(h.client.authenticate({ token }), Code.Unauthenticated, "AUTH_INVALID_TOKEN");

@@ -1,14 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { migrate, openOrm, type MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
+import { base32Decode, totpCode } from "@payin/otp";
 import { identityV1 } from "@payin/proto";
-import { ConnectError, domainErrorInterceptor, reasonOf, actAsCaller } from "@payin/rpc";
-import { createTestDatabase } from "@payin/testing";
-import { base32Decode } from "../src/domain/base32.js";
+import { actAsCaller, domainErrorInterceptor } from "@payin/rpc";
+import { createTestDatabase, totpSecretOf } from "@payin/testing";
 import { saltUnsaltedRecoveryCodes } from "../src/domain/recovery-codes.js";
-import { totpCode } from "../src/domain/totp.js";
 import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
 import { IdentityRepository } from "../src/store/identity-repository.js";
@@ -89,27 +88,41 @@ export async function startHarness(options: { frozenClock?: boolean } = {}): Pro
   };
 }
 
-/** The rejection of `promise`, which must be a ConnectError. */
-export async function failure(promise: Promise<unknown>): Promise<ConnectError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ConnectError);
-  return error as ConnectError;
-}
-
-/** Expects `promise` to fail with `code` and `reason`; returns the error. */
-export async function expectFailure(promise: Promise<unknown>, code: number, reason: string): Promise<ConnectError> {
-  const error = await failure(promise);
-  expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code, reason });
-  return error;
-}
-
 /** A random documentation-range IPv4 address, so tests do not share a per-IP budget. */
 export function randomIp(): string {
   const b = randomBytes(2);
   return `198.51.${b[0]}.${b[1]}`;
+}
+
+/**
+ * A harness for the test file: started before its tests, and after them checked
+ * for logged secrets and closed. The object is filled in by the `beforeAll` hook.
+ */
+export function useHarness(options: { frozenClock?: boolean } = {}): Harness {
+  const h = {} as Harness;
+  beforeAll(async () => {
+    Object.assign(h, await startHarness(options));
+  });
+  afterAll(async () => {
+    if (!h.close) return;
+    expectNoSecretsLogged(h);
+    await h.close();
+  });
+  return h;
+}
+
+/** The first platform_admin of `h` (MFA enrolled), bootstrapped before the file's tests. */
+export function useAdmin(h: Harness): Person & { uuid: string } {
+  const admin = {} as Person & { uuid: string };
+  beforeAll(async () => {
+    Object.assign(admin, await bootstrap(h));
+  });
+  return admin;
+}
+
+/** The request field that acts as the person holding `sessionToken`. */
+export function caller(sessionToken: string): { caller: { sessionToken: string } } {
+  return { caller: { sessionToken } };
 }
 
 /** A random unique email. */
@@ -119,9 +132,8 @@ export function randomEmail(prefix = "person"): string {
 
 /** The secret of an otpauth:// URI. */
 export function secretOfUri(uri: string): Buffer {
-  const secret = new URL(uri).searchParams.get("secret");
-  const bytes = secret ? base32Decode(secret) : null;
-  if (!bytes) throw new Error("otpauth URI without a secret");
+  const bytes = base32Decode(totpSecretOf(uri));
+  if (!bytes) throw new Error("otpauth URI secret is not base32");
   return bytes;
 }
 

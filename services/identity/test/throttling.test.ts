@@ -5,45 +5,23 @@
  * how long attempts are kept, and the security events sign-in writes. The
  * service's clock is frozen here, so every wait it computes is exact.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Code, ConnectError, reasonOf, retryAfterOf } from "@payin/rpc";
+import { totpCode } from "@payin/otp";
+import { expectFailure } from "@payin/testing";
 import {
   ACCOUNT_WINDOW_MS,
   FREE_CONSECUTIVE_FAILURES,
   MAX_CONSECUTIVE_FAILURES,
   MAX_DELAY_MS,
 } from "../src/domain/throttle.js";
-import { totpCode } from "../src/domain/totp.js";
 import { ATTEMPT_RETENTION_MS, LoginAttemptRepository } from "../src/store/login-attempt-repository.js";
-import {
-  bootstrap,
-  createPerson,
-  enrolTotp,
-  expectFailure,
-  expectNoSecretsLogged,
-  freshCode,
-  randomEmail,
-  randomIp,
-  signIn,
-  startHarness,
-  type Harness,
-  type Person,
-} from "./support.js";
+import { createPerson, enrolTotp, freshCode, type Person, randomEmail, randomIp, signIn, useAdmin, useHarness } from "./support.js";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
-let h: Harness;
-let admin: Person;
-
-beforeAll(async () => {
-  h = await startHarness({ frozenClock: true });
-  admin = await bootstrap(h);
-});
-
-afterAll(async () => {
-  expectNoSecretsLogged(h);
-  await h?.close();
-});
+const h = useHarness({ frozenClock: true });
+const admin = useAdmin(h);
 
 async function member(): Promise<Person & { uuid: string }> {
   return createPerson(h, await signIn(h, admin), ["merchant_member"]);

@@ -6,21 +6,31 @@ import { configSchema } from "./config.js";
 import { CALLERS } from "./rpc/callers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
+import { PayinContextFeed } from "./store/payin-context-feed.js";
 import { ormOptions } from "./store/orm.js";
 
 const config = loadConfig(configSchema);
 const logger = createLogger("merchants", { mixin: requestLogFields });
 if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
 const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
+// The feed of changes to pay-in contexts (WatchPayinContextChanges), from this schema's own announcements.
+const feed = new PayinContextFeed({
+  url: config.DATABASE_URL,
+  onListening: () => logger.info("pay-in context feed live"),
+  onLost: (error, first) => {
+    if (first) logger.warn({ reason: error.message }, "pay-in context feed interrupted; its followers keep nothing until it is back");
+  },
+});
 await runService({
   name: "merchants",
   services: SERVICE_NAMES,
-  routes: routes(orm),
+  routes: routes(orm, feed),
   interceptors: [domainErrorInterceptor("merchants", reasonCodes, logger)],
   callers: config.SERVICE_CALLER_DIGESTS,
   allow: CALLERS,
   host: config.HOST,
   port: config.MERCHANTS_PORT,
   logger,
+  onStopping: () => feed.close(),
   onClose: () => orm.close(),
 });

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
 import { Code, fromTimestamp } from "@payin/rpc";
+import { expectFailure, failure } from "@payin/testing";
 import { EVM_RPC_PROVIDER_UUID } from "../src/domain/provider.js";
-import { expectFailure, failure, identityActor, startMerchants, type Harness } from "./harness.js";
+import { identityActor, startMerchants, type Harness } from "./harness.js";
 
 const { MerchantTransition } = merchantsV1;
 

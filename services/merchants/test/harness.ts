@@ -1,7 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import type { Logger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
-import { expectFailure, failure, startServiceHarness, type ServiceHarness } from "@payin/testing";
+import { startServiceHarness, type ServiceHarness } from "@payin/testing";
 import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
 import { ormOptions } from "../src/store/orm.js";
@@ -24,8 +24,6 @@ export function startMerchants(options: { logger?: Logger } = {}): Promise<Harne
     logger: options.logger,
   });
 }
-
-export { expectFailure, failure };
 
 /** An identity actor with a fresh uuid, for audited calls. */
 export function identityActor(uuid: string, requestId = "req-test"): { kind: string; uuid: string; requestId: string } {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
 import { Code } from "@payin/rpc";
-import { closedMerchant, expectFailure, startMerchants, UNKNOWN_UUID, type Harness } from "./harness.js";
+import { expectFailure } from "@payin/testing";
+import { closedMerchant, startMerchants, UNKNOWN_UUID, type Harness } from "./harness.js";
 
 const { MerchantStatus, MerchantTransition } = merchantsV1;
 

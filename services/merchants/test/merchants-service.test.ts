@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { merchantsV1 } from "@payin/proto";
 import { Code, reasonOf } from "@payin/rpc";
-import { failure, startMerchants, type Harness } from "./harness.js";
+import { failure } from "@payin/testing";
+import { startMerchants, type Harness } from "./harness.js";
 
 const { MerchantStatus, MerchantTransition } = merchantsV1;
 

@@ -2,14 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import pg from "pg";
-import { listenForNotifications, PAYIN_CONTEXT_CHANNEL, type NotificationListener } from "@payin/db";
+import { listenForNotifications, type NotificationListener } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
+import { PAYIN_CONTEXT_CHANNEL } from "../src/store/payin-context-feed.js";
 import { activeMerchant, startMerchants, type Harness } from "./harness.js";
 
 // The merchants schema announces every change to a merchant's pay-in context
-// (what payins caches) on PAYIN_CONTEXT_CHANNEL, through triggers; payins'
-// listener receives them on a connection of its own.
+// (what payins caches) on PAYIN_CONTEXT_CHANNEL, through triggers; the
+// service's own feed (WatchPayinContextChanges) listens to them on a
+// connection of its own.
 
 let h: Harness;
 let listener: NotificationListener;

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uuidv7 } from "@payin/ids";
 import type { Logger } from "@payin/logging";
 import { Code } from "@payin/rpc";
+import { expectFailure, failure } from "@payin/testing";
 import { EVM_RPC_PROVIDER_UUID } from "../src/domain/provider.js";
-import { activeMerchant, closedMerchant, expectFailure, failure, startMerchants, UNKNOWN_UUID, type Harness } from "./harness.js";
+import { activeMerchant, closedMerchant, startMerchants, UNKNOWN_UUID, type Harness } from "./harness.js";
 
 /** Every log line the service writes during this file. */
 const logged: string[] = [];

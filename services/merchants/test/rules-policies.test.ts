@@ -3,9 +3,10 @@ import { sqlClient, type SqlClient } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
+import { expectFailure } from "@payin/testing";
 import { EVM_RPC_PROVIDER_UUID } from "../src/domain/provider.js";
 import { PayinContextRepository } from "../src/store/payin-context-repository.js";
-import { activeMerchant, closedMerchant, expectFailure, startMerchants, UNKNOWN_UUID, type Harness } from "./harness.js";
+import { activeMerchant, closedMerchant, startMerchants, UNKNOWN_UUID, type Harness } from "./harness.js";
 
 const { MerchantStatus } = merchantsV1;
 

@@ -1,5 +1,5 @@
 import { loadConfig } from "@payin/config";
-import { listenForNotifications, migrate, openOrm, PAYIN_CONTEXT_CHANNEL, type NotificationListener } from "@payin/db";
+import { migrate, openOrm } from "@payin/db";
 import { createLogger } from "@payin/logging";
 import { allocationV1, merchantsV1 } from "@payin/proto";
 import { createServiceClient, domainErrorInterceptor, requestLogFields, runService } from "@payin/rpc";
@@ -7,9 +7,9 @@ import { configSchema } from "./config.js";
 import { PayinContextCache } from "./domain/payin-context-cache.js";
 import { addressAllocator, merchantDirectory } from "./rpc/downstream.js";
 import { CALLERS } from "./rpc/callers.js";
+import { followPayinContextFeed, type FeedFollower } from "./rpc/payin-context-feed.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
 import { routes, SERVICE_NAMES } from "./routes.js";
-import { verifyMerchantAnnouncements } from "./store/merchant-announcements.js";
 import { ormOptions } from "./store/orm.js";
 
 const config = loadConfig(configSchema);
@@ -18,28 +18,21 @@ if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_
 const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
 const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
 const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: config.ALLOCATION_URL, serviceToken: config.SERVICE_CREDENTIAL });
-// Merchants' pay-in contexts, kept while the merchants schema's change announcements arrive.
-let listener: NotificationListener | undefined;
+// Merchants' pay-in contexts, kept while merchants' feed of their changes is followed.
+let feed: FeedFollower | undefined;
 const contexts = new PayinContextCache(merchantDirectory(merchants), {
   ttlMs: config.PAYIN_CONTEXT_CACHE_MS,
   maxEntries: 10_000,
-  catchUp: () => listener?.sync() ?? Promise.resolve(false),
+  catchUp: () => feed?.catchUp() ?? Promise.resolve(false),
 });
 if (config.PAYIN_CONTEXT_CACHE_MS > 0) {
-  listener = listenForNotifications({
-    url: config.DATABASE_URL,
-    channel: PAYIN_CONTEXT_CHANNEL,
-    applicationName: "payins: merchant changes",
-    verify: verifyMerchantAnnouncements,
-    onNotification: (payload) => contexts.changed(payload),
-    onListening: () => {
-      contexts.listening();
-      logger.info("merchant change announcements arrive: merchants' pay-in contexts are kept");
-    },
+  feed = followPayinContextFeed({
+    merchants,
+    target: contexts,
+    onFollowing: () => logger.info("following merchants' pay-in context feed: merchants' pay-in contexts are kept"),
     onLost: (error, first) => {
-      contexts.lost();
       if (first) {
-        logger.warn({ reason: error.message }, "merchant change announcements unavailable; asking the merchants service on every create until they are back");
+        logger.warn({ reason: error.message }, "merchants' pay-in context feed unavailable; asking the merchants service on every create (kept answers only when it does not answer, until they expire) until it is back");
       }
     },
   });
@@ -55,7 +48,7 @@ await runService({
   port: config.PAYINS_PORT,
   logger,
   onClose: async () => {
-    await listener?.close();
+    await feed?.close();
     await orm.close();
   },
 });

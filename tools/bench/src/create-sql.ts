@@ -7,13 +7,14 @@
  *
  * Order and connections, as the services run them (each statement autocommits):
  *   payins      CLAIM_KEY      ┐ at the same time
- *   payins      catch-up       ┘ (sync() on its one listening connection; merchants' pay-in context
- *                                 statement only when payins holds no answer: not in steady use)
+ *   merchants   catch-up       ┘ (payins asks merchants' feed position, which runs sync() on merchants'
+ *                                 one listening connection; merchants' pay-in context statement only
+ *                                 when payins holds no answer: not in steady use)
  *   allocation  ALLOCATE       (takes the wallet's row lock until it commits)
  *   payins      COMPLETE_KEY   (the intent and its key, together)
  */
 
-// CATCH_UP is payins' own code: sql-runner.ts calls listenForNotifications' sync() of @payin/db.
+// The catch-up is merchants' feed's code: sql-runner.ts calls listenForNotifications' sync() of @payin/db.
 
 /** services/payins/src/store/pay-in-repository.ts, claimKey: claims the key. */
 export const CLAIM_KEY = {

@@ -36,7 +36,7 @@
  * else in the environment reaches the platform's processes, e.g. PROCESS_NICE and
  * ARGON2_CONCURRENCY of the identity service.
  */
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createWriteStream, readdirSync, readFileSync, type WriteStream } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -45,8 +45,9 @@ import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import pg from "pg";
 import { callerDigestsFor, deriveCredential } from "@payin/config";
-import { freePort, startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db";
+import { freePort, startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db-embedded";
 import { GATEWAYS, launchPlatform, REPO_ROOT, SERVICES, type Platform } from "@payin/launcher";
+import { base32Decode, totpCode } from "@payin/otp";
 import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
 import { runJsonChild, startServerChild, stopAllChildren, stopChild } from "./children.js";
@@ -137,25 +138,9 @@ interface Scenario {
   logins?: LoginResult;
 }
 
-/** The 6-digit RFC 6238 code (HMAC-SHA-1, 30 s steps) of a base32 secret, now. */
+/** The current 6-digit TOTP code of a base32 secret. */
 function totpNow(base32Secret: string): string {
-  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-  const bytes: number[] = [];
-  let value = 0;
-  let bits = 0;
-  for (const char of base32Secret.replace(/=+$/, "").toUpperCase()) {
-    value = (value << 5) | alphabet.indexOf(char);
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      bytes.push((value >>> bits) & 0xff);
-    }
-  }
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000)));
-  const mac = createHmac("sha1", Buffer.from(bytes)).update(counter).digest();
-  const offset = mac[mac.length - 1]! & 0x0f;
-  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
+  return totpCode(base32Decode(base32Secret) ?? Buffer.alloc(0), new Date());
 }
 
 /** Nice values (and SCHED_IDLE) of the threads of a process (Linux; empty elsewhere), e.g. {"0": 1, "19 SCHED_IDLE": 11}. */

@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
-import { listenForNotifications, PAYIN_CONTEXT_CHANNEL, type NotificationListener } from "@payin/db";
+import { listenForNotifications, type NotificationListener } from "@payin/db";
 import { ALLOCATE, CLAIM_KEY, COMPLETE_KEY } from "./create-sql.js";
 import { LatencyRecorder, printResult, quantile, type LoadResult } from "./stats.js";
 
@@ -26,6 +26,8 @@ export interface SqlLoadConfig {
 const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? "{}") as SqlLoadConfig;
 /** payins' CLAIM_LEASE_MS and RELEASED_REUSE_MS (services/payins/src/store/pay-in-repository.ts). */
 const CLAIM_LEASE_MS = 30_000;
+/** The merchants schema's announcing channel (services/merchants/src/store/payin-context-feed.ts). */
+const PAYIN_CONTEXT_CHANNEL = "merchants_payin_context";
 const RELEASED_REUSE_MS = 10 * 60_000;
 
 async function connect(schema: string): Promise<pg.Client> {
@@ -36,9 +38,9 @@ async function connect(schema: string): Promise<pg.Client> {
 }
 
 /**
- * payins' listening connection: one per process, as payins has, shared by every
- * client; each create catches up on it (calls of one turn share a round trip,
- * as payins' do).
+ * merchants' listening connection (its pay-in context feed): one per process,
+ * shared by every client; each create catches up on it, as payins' batches do
+ * through GetPayinContextFeedPosition (calls of one turn share a round trip).
  */
 async function listening(): Promise<NotificationListener> {
   let ready!: () => void;
@@ -56,7 +58,7 @@ async function listening(): Promise<NotificationListener> {
 
 interface Connections {
   payins: pg.Client;
-  /** payins' listening connection (shared). */
+  /** merchants' feed's listening connection (shared). */
   listening: NotificationListener | null;
   allocation: pg.Client | null;
 }

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { freePort } from "@payin/db";
+import { freePort } from "@payin/db-embedded";
 import { REPO_ROOT } from "@payin/launcher";
 import { merchantsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";

@@ -8,7 +8,7 @@
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { deriveCredential, loadConfig, localServiceHost } from "@payin/config";
-import { startEmbeddedPostgres, takeOverShutdownSignals, type EmbeddedPostgresHandle } from "@payin/db";
+import { startEmbeddedPostgres, takeOverShutdownSignals, type EmbeddedPostgresHandle } from "@payin/db-embedded";
 import { launchPlatform, readServiceToken, readTotpEncryptionKey, type Platform } from "@payin/launcher";
 import { bootstrapBanner, bootstrapView } from "@payin/payinctl/views";
 import { identityV1, merchantsV1 } from "@payin/proto";

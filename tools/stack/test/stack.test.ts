@@ -11,7 +11,7 @@ import { chmod, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { freePort } from "@payin/db";
+import { freePort } from "@payin/db-embedded";
 import { REPO_ROOT } from "@payin/launcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

@@ -3,7 +3,8 @@ import type { Client } from "@connectrpc/connect";
 import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { Context } from "koa";
-import { ApiError } from "../http/api-error.js";
+import { ApiError } from "@payin/http";
+import { MERCHANT_PERMISSIONS, type Permission } from "@payin/permissions";
 import { readSessionCookie } from "./cookie.js";
 
 /** Who a request acts for, as the gateway uses it. */
@@ -55,19 +56,14 @@ export const CSRF_HEADER = "x-csrf-token";
 export const RECENT_MFA_MS = 15 * 60_000;
 
 /**
- * The permissions of merchant users (and machine credentials): the only ones
- * that do not make a person privileged.
- */
-export const MERCHANT_PERMISSIONS: ReadonlySet<string> = new Set(["merchant.payin.create", "merchant.payin.read", "checkout.manage"]);
-
-/**
  * Whether a person is privileged: identity says so, or it holds any permission
  * outside MERCHANT_PERMISSIONS. The gateway does not rely on identity's flag
  * alone, so a permission added there without updating the flag still needs MFA here.
  */
 export function isPrivileged(flag: boolean, permissions: Iterable<string>): boolean {
   if (flag) return true;
-  for (const permission of permissions) if (!MERCHANT_PERMISSIONS.has(permission)) return true;
+  // The permissions arrive as strings over the wire: any one outside the merchant ones counts, known or not.
+  for (const permission of permissions) if (!(MERCHANT_PERMISSIONS as readonly string[]).includes(permission)) return true;
   return false;
 }
 
@@ -93,7 +89,7 @@ interface Presented {
 }
 
 /** Every 401 carries AUTH_INVALID_CREDENTIALS, the contract's code; the message tells the cases apart. */
-const unauthenticated = (message: string) => new ApiError(401, "AUTH_INVALID_CREDENTIALS", message);
+const unauthenticated = (message: string) => new ApiError("AUTH_INVALID_CREDENTIALS", message);
 const invalidToken = () => unauthenticated("the access token is invalid, expired or revoked");
 
 /**
@@ -269,14 +265,14 @@ function presentedToken(ctx: Context): Presented {
   const header = ctx.get("authorization");
   const cookie = readSessionCookie(ctx.get("cookie"));
   if (cookie.kind === "ambiguous") {
-    throw new ApiError(400, "AUTH_AMBIGUOUS", "the session cookie was sent more than once; send it once");
+    throw new ApiError("AUTH_AMBIGUOUS", "the session cookie was sent more than once; send it once");
   }
   // Node keeps only the first of repeated Authorization headers.
   if ((ctx.req.headersDistinct.authorization?.length ?? 0) > 1) {
-    throw new ApiError(400, "AUTH_AMBIGUOUS", "the Authorization header was sent more than once; send it once");
+    throw new ApiError("AUTH_AMBIGUOUS", "the Authorization header was sent more than once; send it once");
   }
   if (header && cookie.kind === "present") {
-    throw new ApiError(400, "AUTH_AMBIGUOUS", "send either the session cookie or an Authorization header, not both");
+    throw new ApiError("AUTH_AMBIGUOUS", "send either the session cookie or an Authorization header, not both");
   }
   if (cookie.kind === "present") {
     if (!TOKEN_TEXT.test(cookie.value)) throw invalidToken();
@@ -304,14 +300,14 @@ function checkCsrf(sent: string, expected: string): void {
   // Digests have equal lengths, so timingSafeEqual neither throws nor leaks the length.
   const digest = (text: string) => createHash("sha256").update(text).digest();
   if (!sent || !expected || !timingSafeEqual(digest(sent), digest(expected))) {
-    throw new ApiError(403, "CSRF_TOKEN_INVALID", "a state-changing request with the session cookie needs the X-CSRF-Token header of the session");
+    throw new ApiError("CSRF_TOKEN_INVALID", "a state-changing request with the session cookie needs the X-CSRF-Token header of the session");
   }
 }
 
 /** Throws 403 unless the principal is a person with a session (a machine bearer is 403). */
 export function requireHuman(principal: Principal): HumanPrincipal {
   if (principal.kind !== "human" || !principal.identityUuid || !principal.sessionToken || !principal.sessionUuid || !principal.transport) {
-    throw new ApiError(403, "FORBIDDEN", "this operation needs a signed-in person; a machine credential may not perform it");
+    throw new ApiError("FORBIDDEN", "this operation needs a signed-in person; a machine credential may not perform it");
   }
   return principal as HumanPrincipal;
 }
@@ -321,9 +317,9 @@ export function requireHuman(principal: Principal): HumanPrincipal {
  * privileged, its session completed MFA (MFA_REQUIRED): an identity with an
  * administrative permission acts only after enrolling TOTP and signing in with it.
  */
-export function requirePermission(principal: Principal, permission: string): void {
+export function requirePermission(principal: Principal, permission: Permission): void {
   if (!principal.permissions.has(permission)) {
-    throw new ApiError(403, "FORBIDDEN", `this operation needs the permission ${permission}`);
+    throw new ApiError("FORBIDDEN", `this operation needs the permission ${permission}`);
   }
   requireMfaIfPrivileged(principal);
 }
@@ -333,14 +329,14 @@ const ENROL_HINT = "enrol TOTP (POST /api/v1/auth/mfa/totp, then /auth/mfa/totp/
 /** Throws 403 MFA_REQUIRED when a privileged principal's session has not completed MFA. */
 export function requireMfaIfPrivileged(principal: Principal): void {
   if (principal.privileged && !principal.mfaSatisfied) {
-    throw new ApiError(403, "MFA_REQUIRED", `an identity with administrative permissions must complete MFA before acting: ${ENROL_HINT}`);
+    throw new ApiError("MFA_REQUIRED", `an identity with administrative permissions must complete MFA before acting: ${ENROL_HINT}`);
   }
 }
 
 /** Throws 403 MFA_REQUIRED unless the session completed MFA (at any time). */
 export function requireMfa(principal: Principal): void {
   if (!principal.mfaSatisfied) {
-    throw new ApiError(403, "MFA_REQUIRED", `this operation needs a session that completed MFA: ${ENROL_HINT}`);
+    throw new ApiError("MFA_REQUIRED", `this operation needs a session that completed MFA: ${ENROL_HINT}`);
   }
 }
 
@@ -351,16 +347,16 @@ export function requireMfa(principal: Principal): void {
  */
 export function requireRecentMfa(principal: Principal): void {
   if (!principal.mfaSatisfied) {
-    throw new ApiError(403, "MFA_REQUIRED", `this operation needs a session that completed MFA within the last 15 minutes: ${ENROL_HINT}`);
+    throw new ApiError("MFA_REQUIRED", `this operation needs a session that completed MFA within the last 15 minutes: ${ENROL_HINT}`);
   }
   if (!principal.mfaRecent) {
-    throw new ApiError(403, "MFA_RECENT_REQUIRED", "this operation needs MFA completed within the last 15 minutes; sign in again completing MFA");
+    throw new ApiError("MFA_RECENT_REQUIRED", "this operation needs MFA completed within the last 15 minutes; sign in again completing MFA");
   }
 }
 
 /** Throws 403 unless the principal acts for `merchantUuid`; decided before any lookup. */
 export function requireMerchant(principal: Principal, merchantUuid: string): void {
   if (principal.merchantUuid !== merchantUuid) {
-    throw new ApiError(403, "FORBIDDEN", "the credential does not belong to this merchant");
+    throw new ApiError("FORBIDDEN", "the credential does not belong to this merchant");
   }
 }

@@ -3,7 +3,7 @@
  * with their schemas; a test checks that the gateway serves exactly these.
  */
 
-import { READINESS_REASONS } from "@payin/errors";
+import { READINESS_REASON_CODES } from "../routes/admin/readiness-reasons.js";
 
 type Schema = Record<string, unknown>;
 
@@ -246,7 +246,7 @@ const schemas: Record<string, Schema> = {
           reasons: {
             type: "array",
             description: "every failing reason, in this order",
-            items: str({ enum: [...READINESS_REASONS] }),
+            items: str({ enum: [...READINESS_REASON_CODES] }),
           },
         }),
       },

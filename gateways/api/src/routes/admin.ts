@@ -1,6 +1,6 @@
 import Router from "@koa/router";
-import type { AppDeps } from "../app.js";
-import { lowerCaseUuidParams } from "../http/fields.js";
+import type { AppDeps } from "../deps.js";
+import { lowerCaseUuidParams } from "@payin/http";
 import { auditRoutes } from "./admin/audit.js";
 import { configurationRoutes } from "./admin/configuration.js";
 import { credentialRoutes } from "./admin/credentials.js";
@@ -15,7 +15,7 @@ import { securityEvents } from "./admin/security-events.js";
  * owning service. Changes name the signed-in identity as their actor and reach
  * the audit log (see admin/common.ts); so do refusals (admin/security-events.ts).
  */
-export function adminRoutes(deps: AppDeps): Router {
+export function adminRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | "merchants" | "allocation" | "clientAddress">): Router {
   const router = new Router({ prefix: "/api/v1/admin" });
   // First: it sees every refusal of the routes below (401, 403).
   router.use(securityEvents(deps));

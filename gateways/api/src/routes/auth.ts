@@ -2,16 +2,12 @@ import Router from "@koa/router";
 import type { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, isoFromTimestamp } from "@payin/rpc";
 import type { Context } from "koa";
-import type { AppDeps } from "../app.js";
+import type { AppDeps } from "../deps.js";
 import { bearerTokenOf, MACHINE_TOKEN_PREFIX, requireMfaIfPrivileged, requireRecentMfa } from "../auth/authenticator.js";
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../auth/cookie.js";
-import { ApiError } from "../http/api-error.js";
-import { clientAddressOf } from "../http/client-address.js";
-import { readJsonObject } from "../http/body.js";
-import { emailField, enumField, lowerCaseUuidParams, onlyFields, requiredString } from "../http/fields.js";
+import { ApiError, clientAddressOf, emailField, enumField, lowerCaseUuidParams, onlyFields, readJsonObject, readQuery, requiredString } from "@payin/http";
 import { identityView } from "./admin/views.js";
-import { change } from "./admin/common.js";
-import { readQuery } from "../http/query.js";
+import { change } from "../workflows/audited-change.js";
 
 /** password and new_password have 12 to 128 characters (docs/api.md, "Limits"). */
 const PASSWORD_MIN = 12;
@@ -99,7 +95,7 @@ function presentedSessionTokens(ctx: Context): string[] {
  * session alive behind the new one. Best effort: a token identity refuses (ended,
  * expired, never a session) is ignored, and a failure leaves the sign-in's answer as it is.
  */
-async function endPresentedSessions(deps: AppDeps, tokens: readonly string[]): Promise<void> {
+async function endPresentedSessions(deps: Pick<AppDeps, "identity" | "logger">, tokens: readonly string[]): Promise<void> {
   for (const sessionToken of tokens) {
     try {
       await deps.identity.logout({ caller: { sessionToken } });
@@ -111,7 +107,7 @@ async function endPresentedSessions(deps: AppDeps, tokens: readonly string[]): P
 }
 
 /** /api/v1/auth/*: sign-in, MFA, sessions, password, TOTP enrolment (docs/platform-api.md). */
-export function authRoutes(deps: AppDeps): Router {
+export function authRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | "merchants" | "clientAddress">): Router {
   const router = new Router({ prefix: "/api/v1/auth" });
   lowerCaseUuidParams(router, ["uuid"]);
   const { identity, auth } = deps;

@@ -1,16 +1,14 @@
 import Router from "@koa/router";
-import type { Client } from "@connectrpc/connect";
-import type { merchantsV1 } from "@payin/proto";
 import { PAY_IN_STATUS_BY_NAME, isPayInStatusName, payInStatusName, payinsV1, type PayInStatusName } from "@payin/proto";
 import { coalesce, connectErrorOfItem, isoFromTimestamp, toTimestamp } from "@payin/rpc";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Context } from "koa";
-import { requireMerchant, requirePermission, type Authenticator, type Principal } from "../auth/authenticator.js";
-import { ApiError, badRequest } from "../http/api-error.js";
-import { readJsonObject } from "../http/body.js";
-import { charLength, lowerCaseUuidParams } from "../http/fields.js";
+import { ApiError, charLength, intParam, lowerCaseUuidParams, offsetParam, readJsonObject, readQuery, rpcOffset, validationError } from "@payin/http";
 import { isAsset } from "@payin/money";
-import { intParam, offsetParam, readQuery, rpcOffset } from "../http/query.js";
+import type { Permission } from "@payin/permissions";
+import type { Principal } from "../auth/authenticator.js";
+import type { AppDeps } from "../deps.js";
+import { authoriseForMerchant } from "../workflows/merchant-access.js";
 
 const { PayInStatus } = payinsV1;
 
@@ -20,15 +18,22 @@ const REQUIRED_FIELDS = ["asset", "amount", "jurisdiction", "expires_at"];
 /** RFC 3339 date-time in UTC: `Z`, or the offset `+00:00` that RFC 3339 makes the same. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|\+00:00)$/;
 
-/** Create response: exactly the contract's fields (docs/api.md). */
-export function createView(i: payinsV1.PayInIntent) {
+/** What to pay and where, as both the create and the read responses show it (in this order). */
+function paymentFields(i: payinsV1.PayInIntent) {
   return {
-    intent_uuid: i.intentUuid,
     status: payInStatusName(i.status),
     asset: i.asset,
     rail: i.rail,
     expected_amount: i.expectedAmount,
     address: i.address ?? null,
+  };
+}
+
+/** Create response: exactly the contract's fields (docs/api.md). */
+export function createView(i: payinsV1.PayInIntent) {
+  return {
+    intent_uuid: i.intentUuid,
+    ...paymentFields(i),
     allocation_reference: i.allocationReference ?? null,
     expires_at: isoFromTimestamp(i.expiresAt),
   };
@@ -39,11 +44,7 @@ export function readView(i: payinsV1.PayInIntent) {
   return {
     intent_uuid: i.intentUuid,
     merchant_uuid: i.merchantUuid,
-    status: payInStatusName(i.status),
-    asset: i.asset,
-    rail: i.rail,
-    expected_amount: i.expectedAmount,
-    address: i.address ?? null,
+    ...paymentFields(i),
     reference: i.reference ?? null,
     created_at: isoFromTimestamp(i.createdAt),
     expires_at: isoFromTimestamp(i.expiresAt),
@@ -80,18 +81,18 @@ function parseCreateBody(body: Record<string, unknown>) {
   for (const field of Object.keys(body)) {
     if (!CREATE_FIELDS.includes(field)) {
       const hint = field === "rail" ? " (routing chooses the rail)" : field === "merchant_reference" ? " (the correlation field is reference)" : "";
-      throw badRequest("VALIDATION_ERROR", `unknown field "${field}"${hint}; allowed: ${CREATE_FIELDS.join(", ")}`);
+      throw validationError(`unknown field "${field}"${hint}; allowed: ${CREATE_FIELDS.join(", ")}`);
     }
   }
   for (const field of REQUIRED_FIELDS) {
-    if (body[field] === undefined || body[field] === null) throw badRequest("VALIDATION_ERROR", `${field} is required`);
-    if (typeof body[field] !== "string") throw badRequest("VALIDATION_ERROR", `${field} must be a string`);
+    if (body[field] === undefined || body[field] === null) throw validationError(`${field} is required`);
+    if (typeof body[field] !== "string") throw validationError(`${field} must be a string`);
   }
   if (body.reference !== undefined && body.reference !== null && typeof body.reference !== "string") {
-    throw badRequest("VALIDATION_ERROR", "reference must be a string");
+    throw validationError("reference must be a string");
   }
   const expiresAt = parseDateTime(body.expires_at as string);
-  if (!expiresAt) throw badRequest("VALIDATION_ERROR", "expires_at must be an RFC 3339 date-time in UTC, e.g. 2030-01-01T00:00:00Z");
+  if (!expiresAt) throw validationError("expires_at must be an RFC 3339 date-time in UTC, e.g. 2030-01-01T00:00:00Z");
   return {
     asset: body.asset as string,
     amount: body.amount as string,
@@ -104,43 +105,19 @@ function parseCreateBody(body: Record<string, unknown>) {
 function idempotencyKey(ctx: Context): string {
   // Node joins repeated headers with ", ": two keys would pass for one.
   if ((ctx.req.headersDistinct["idempotency-key"]?.length ?? 0) > 1) {
-    throw badRequest("IDEMPOTENCY_KEY_INVALID", "send the Idempotency-Key header once");
+    throw new ApiError("IDEMPOTENCY_KEY_INVALID", "send the Idempotency-Key header once");
   }
   const key = ctx.get("idempotency-key");
-  if (!key) throw badRequest("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header is required (1 to 64 characters)");
-  if (charLength(key) > 64) throw badRequest("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be at most 64 characters");
+  if (!key) throw new ApiError("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header is required (1 to 64 characters)");
+  if (charLength(key) > 64) throw new ApiError("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be at most 64 characters");
   return key;
 }
 
-interface PayInDeps {
-  auth: Authenticator;
-  payins: Client<typeof payinsV1.PayinsService>;
-  merchants: Client<typeof merchantsV1.MerchantsService>;
-}
+type PayInDeps = Pick<AppDeps, "auth" | "payins" | "merchants">;
 
-/**
- * Authenticates the request and decides whether it may perform `permission` on
- * the path merchant, before anything of the request is read:
- * - a machine credential needs the permission and must be the merchant's own
- *   (decided without any lookup);
- * - a person needs the permission (from their roles) and a membership of the
- *   merchant (asked of the merchants service on every request, so a removed
- *   membership applies at once).
- * A cookie session's create also needs X-CSRF-Token (checked in authenticate).
- */
-async function authorise(deps: PayInDeps, ctx: Context, permission: string): Promise<Principal> {
-  const principal = await deps.auth.authenticate(ctx);
-  requirePermission(principal, permission);
-  const merchantUuid = ctx.params.merchant_uuid!;
-  if (principal.kind === "machine") {
-    requireMerchant(principal, merchantUuid);
-    return principal;
-  }
-  const { memberships } = await deps.merchants.listMemberships({ identityUuid: principal.identityUuid! });
-  if (!memberships.some((m) => m.merchantUuid === merchantUuid)) {
-    throw new ApiError(403, "FORBIDDEN", "the signed-in identity is not a member of this merchant");
-  }
-  return principal;
+/** Authorises the request for the path merchant (see workflows/merchant-access.ts). */
+function authorise(deps: PayInDeps, ctx: Context, permission: Permission): Promise<Principal> {
+  return authoriseForMerchant(deps, ctx, ctx.params.merchant_uuid!, permission);
 }
 
 /**
@@ -212,10 +189,10 @@ export function payInIntentRoutes(deps: PayInDeps) {
     const limit = intParam(query, "limit", 20, 1, 100);
     const offset = offsetParam(query);
     if (query.status !== undefined && !isPayInStatusName(query.status)) {
-      throw badRequest("VALIDATION_ERROR", "status must be one of: created, awaiting_payment, paid");
+      throw validationError("status must be one of: created, awaiting_payment, paid");
     }
     if (query.asset !== undefined && !isAsset(query.asset)) {
-      throw badRequest("VALIDATION_ERROR", "asset must be one of: usdt, usdc");
+      throw validationError("asset must be one of: usdt, usdc");
     }
     const res = await deps.payins.listPayInIntents({
       merchantUuid: ctx.params.merchant_uuid!,
@@ -231,7 +208,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
     await authorise(deps, ctx, "merchant.payin.read");
     readQuery(ctx, []);
     const intent = await readIntent({ merchantUuid: ctx.params.merchant_uuid!, intentUuid: ctx.params.intent_uuid! });
-    if (!intent) throw new ApiError(404, "PAY_IN_INTENT_NOT_FOUND", "pay-in intent not found");
+    if (!intent) throw new ApiError("PAY_IN_INTENT_NOT_FOUND", "pay-in intent not found");
     ctx.body = readView(intent);
   });
 

@@ -1,11 +1,24 @@
-import { DomainError, READINESS_REASONS, type ReadinessReason } from "@payin/errors";
+import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { ROUTED_PAIRS } from "@payin/money";
 import { AllocationReason } from "./reasons.js";
 import type { Wallet, WalletStore } from "./wallet.js";
 
-/** The contract's reasons, in its order (@payin/errors keeps the one list). */
-export { READINESS_REASONS, type ReadinessReason };
+/**
+ * The readiness reasons, in the contract's order: ReadinessReason of
+ * proto/payin/allocation/v1/allocation_service.proto (rpc/mappers.ts
+ * maps them to it).
+ */
+export const READINESS_REASONS = [
+  "merchant_inactive",
+  "operating_profile_missing",
+  "payin_not_allowed",
+  "asset_not_configured",
+  "wallet_not_ready",
+  "allocator_not_ready",
+  "provider_not_ready",
+] as const;
+export type ReadinessReason = (typeof READINESS_REASONS)[number];
 
 /** The last index `xpub/0/index` can take (non-hardened children only). */
 export const MAX_ADDRESS_INDEX = 2 ** 31 - 1;

@@ -1,29 +1,17 @@
-import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { sqlClient, type MikroORM } from "@payin/db";
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { allocationV1 } from "@payin/proto";
-import { settleBatch, toTimestamp } from "@payin/rpc";
+import { settleBatch } from "@payin/rpc";
 import { reasonCodes } from "./reason-codes.js";
+import { READINESS_REASON_TO_PB, walletToPb } from "./mappers.js";
 import { AllocationReason } from "../domain/reasons.js";
-import { allocateAddress, deriveRangeInline, getWallet, setWallet, type DeriveRange, type Wallet } from "../domain/wallet.js";
+import { allocateAddress, deriveRangeInline, getWallet, setWallet, type DeriveRange } from "../domain/wallet.js";
 import { PoolKeeper } from "../domain/pool-keeper.js";
 import { getReadiness, type MerchantReadinessSource } from "../domain/readiness.js";
 import type { Logger } from "@payin/logging";
 import { allocationBatcher, WalletRepository } from "../store/wallet-repository.js";
-
-const { WalletSchema } = allocationV1;
-
-function toPb(w: Wallet): allocationV1.Wallet {
-  return create(WalletSchema, {
-    merchantUuid: w.merchantUuid,
-    xpub: w.xpub,
-    nextIndex: w.nextIndex,
-    createdAt: toTimestamp(w.createdAt),
-    updatedAt: toTimestamp(w.updatedAt),
-  });
-}
 
 function uuid(field: string, value: string): string {
   if (!isUuid(value)) throw new DomainError(AllocationReason.InvalidArgument, `${field} must be a lower-case UUID`);
@@ -59,10 +47,10 @@ export function allocationHandlers(
       const merchantUuid = uuid("merchant_uuid", req.merchantUuid);
       const wallet = await setWallet(repo(), { merchantUuid, xpub: req.xpub, now: new Date() });
       await pool.ensure(merchantUuid); // derive the first addresses now, not on the first pay-in
-      return { wallet: toPb(wallet) };
+      return { wallet: walletToPb(wallet) };
     },
     async getWallet(req) {
-      return { wallet: toPb(await getWallet(repo(), uuid("merchant_uuid", req.merchantUuid))) };
+      return { wallet: walletToPb(await getWallet(repo(), uuid("merchant_uuid", req.merchantUuid))) };
     },
     allocateAddress: allocateOne,
     async batchAllocateAddresses(req) {
@@ -81,7 +69,7 @@ export function allocationHandlers(
         { merchants, wallets: repo() },
         { merchantUuid: req.merchantUuid, pairs: req.pairs.map(({ asset, rail }) => ({ asset, rail })) },
       );
-      return { pairs };
+      return { pairs: pairs.map((p) => ({ ...p, reasonCodes: p.reasons.map((r) => READINESS_REASON_TO_PB[r]) })) };
     },
   };
 }

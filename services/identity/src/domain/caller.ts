@@ -1,8 +1,8 @@
 import { DomainError } from "@payin/errors";
+import type { Permission } from "@payin/permissions";
 import { authenticate } from "./authenticate.js";
 import { invalidToken } from "./machine-credential.js";
 import { hasMachinePrefix } from "./machine-token.js";
-import type { Permission } from "./permissions.js";
 import type { HumanPrincipal, Principal } from "./principal.js";
 import { IdentityReason } from "./reasons.js";
 import { humanPrincipal, RECENT_MFA_MS, resolveSession, type LiveSession } from "./session.js";

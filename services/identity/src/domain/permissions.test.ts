@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { GRANT_PERMISSIONS, isPrivileged, isRole, PERMISSIONS, permissionsOf, ROLES } from "./permissions.js";
+import { PERMISSIONS } from "@payin/permissions";
+import { GRANT_PERMISSIONS, isPrivileged, isRole, permissionsOf, ROLES } from "./permissions.js";
 
 describe("permissionsOf", () => {
   it("gives a machine credential exactly the two pay-in permissions", () => {

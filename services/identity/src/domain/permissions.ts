@@ -4,24 +4,7 @@
  * credential, or a person's roles) to what it may do.
  */
 
-/** Every permission the platform knows. */
-export const PERMISSIONS = [
-  "identity.create",
-  "identity.read",
-  "identity.manage",
-  "merchant.read",
-  "merchant.manage",
-  "credential.manage",
-  "rule.manage",
-  "policy.manage",
-  "provider.manage",
-  "audit.read",
-  "merchant.payin.create",
-  "merchant.payin.read",
-  "checkout.manage",
-] as const;
-
-export type Permission = (typeof PERMISSIONS)[number];
+import { MERCHANT_PERMISSIONS, PERMISSIONS, type Permission } from "@payin/permissions";
 
 /** Roles a person can hold; the only values CreateIdentity accepts. */
 export const ROLES = ["platform_admin", "platform_operator", "merchant_admin", "merchant_member"] as const;
@@ -33,30 +16,14 @@ export type Grant = Role | "machine_credential";
 
 /** The one mapping of grants to permissions. */
 export const GRANT_PERMISSIONS: Record<Grant, readonly Permission[]> = {
-  platform_admin: [
-    "identity.create",
-    "identity.read",
-    "identity.manage",
-    "merchant.read",
-    "merchant.manage",
-    "credential.manage",
-    "rule.manage",
-    "policy.manage",
-    "provider.manage",
-    "audit.read",
-  ],
+  // Every administrative permission: all but those that act for a merchant.
+  platform_admin: PERMISSIONS.filter((p) => !MERCHANT_PERMISSIONS.includes(p)),
   platform_operator: ["merchant.read", "identity.read", "audit.read"],
   merchant_admin: ["merchant.payin.create", "merchant.payin.read", "checkout.manage"],
   merchant_member: ["merchant.payin.create", "merchant.payin.read"],
   // A machine credential has exactly these two (docs/api.md, "Authentication").
   machine_credential: ["merchant.payin.create", "merchant.payin.read"],
 };
-
-/**
- * Permissions that act for a merchant (its pay-ins and checkout), as merchant
- * people and machine credentials do. Every other permission is administrative.
- */
-export const MERCHANT_PERMISSIONS: readonly Permission[] = ["merchant.payin.create", "merchant.payin.read", "checkout.manage"];
 
 /**
  * True when `permissions` include an administrative one: such a principal may act

@@ -1,4 +1,5 @@
-import type { Permission, Role } from "./permissions.js";
+import type { Permission } from "@payin/permissions";
+import type { Role } from "./permissions.js";
 
 /** A merchant's server acting through its machine credential. */
 export interface MachinePrincipal {

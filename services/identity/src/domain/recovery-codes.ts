@@ -1,5 +1,5 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
-import { base32Encode } from "./base32.js";
+import { base32Encode } from "@payin/otp";
 import type { IdentityStore, StoredRecoveryCode } from "./stores.js";
 
 /**

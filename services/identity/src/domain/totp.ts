@@ -1,39 +1,17 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { base32Encode } from "./base32.js";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { base32Encode, hotp, TOTP_DIGITS, TOTP_PERIOD_SECONDS, totpStep } from "@payin/otp";
 
 /**
- * TOTP (RFC 6238 over RFC 4226 HOTP): HMAC-SHA-1, 30-second steps from the Unix
- * epoch, 6 digits. A code is accepted for the current step and one step either
+ * TOTP second factors (codes from @payin/otp: HMAC-SHA-1, 30-second steps, 6
+ * digits). A code is accepted for the current step and one step either
  * side; a step once accepted for a factor is never accepted again (the caller
  * stores the last accepted step and passes it back).
  */
-export const TOTP_PERIOD_SECONDS = 30;
-export const TOTP_DIGITS = 6;
 /** Steps accepted either side of the current one. */
 export const TOTP_WINDOW_STEPS = 1;
 /** Size of a new TOTP secret (RFC 4226 recommends 160 bits). */
 export const TOTP_SECRET_BYTES = 20;
 const ISSUER = "Payin";
-
-/** HOTP value of `secret` at `counter` with `digits` digits (RFC 4226 §5.3). */
-export function hotp(secret: Buffer, counter: number, digits: number = TOTP_DIGITS): string {
-  const message = Buffer.alloc(8);
-  message.writeBigUInt64BE(BigInt(counter));
-  const mac = createHmac("sha1", secret).update(message).digest();
-  const offset = mac[mac.length - 1]! & 0x0f;
-  const binary = mac.readUInt32BE(offset) & 0x7fffffff;
-  return String(binary % 10 ** digits).padStart(digits, "0");
-}
-
-/** The TOTP time step that `at` falls in. */
-export function totpStep(at: Date): number {
-  return Math.floor(at.getTime() / 1000 / TOTP_PERIOD_SECONDS);
-}
-
-/** The TOTP code of `secret` at time `at`. */
-export function totpCode(secret: Buffer, at: Date, digits: number = TOTP_DIGITS): string {
-  return hotp(secret, totpStep(at), digits);
-}
 
 /** True for something shaped like a TOTP code (6 ASCII digits). */
 export function looksLikeTotpCode(code: string): boolean {

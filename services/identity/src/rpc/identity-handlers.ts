@@ -1,11 +1,10 @@
-import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import type { MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
 import { DomainError } from "@payin/errors";
-import { callerNameOf, toTimestamp } from "@payin/rpc";
+import { callerNameOf } from "@payin/rpc";
 import { authenticate } from "../domain/authenticate.js";
 import {
   createMachineCredential,
@@ -22,26 +21,15 @@ import {
   resetSignInFailures,
   setIdentityStatus,
 } from "../domain/identity.js";
-import { completeMfa, login, type Authenticated } from "../domain/login.js";
-import type { MachineCredential } from "../domain/machine-credential.js";
+import { completeMfa, login } from "../domain/login.js";
 import { confirmTotp, enrollTotp } from "../domain/mfa.js";
 import { changePassword, getSession, listSessions, logout, revokeSession } from "../domain/own-sessions.js";
-import type { Principal } from "../domain/principal.js";
 import { IdentityReason } from "../domain/reasons.js";
-import type { SessionView } from "../domain/session.js";
-import type { Identity, IdentityDeps } from "../domain/stores.js";
+import type { IdentityDeps } from "../domain/stores.js";
 import { pgStores } from "../store/pg-stores.js";
 import { ACT_WITHOUT_PERSON } from "./callers.js";
+import { authenticatedToPb, credentialToPb, identityToPb, principalToPb, sessionToPb } from "./mappers.js";
 import { securityEventLog } from "./security-event-log.js";
-
-const {
-  AuthenticatedSchema,
-  IdentitySchema,
-  MachineCredentialSchema,
-  PrincipalSchema,
-  SessionSchema,
-  PrincipalKind: PbKind,
-} = identityV1;
 
 /** What the identity handlers need besides the database. */
 export interface IdentityHandlerOptions {
@@ -49,81 +37,6 @@ export interface IdentityHandlerOptions {
   totpKey: Buffer;
   /** The current time; tests pass a clock they can move. Defaults to the system clock. */
   clock?: () => Date;
-}
-
-const KIND_TO_PB: Record<Principal["kind"], identityV1.PrincipalKind> = {
-  machine: PbKind.MACHINE,
-  human: PbKind.HUMAN,
-};
-
-function optionalTimestamp(date: Date | null) {
-  return date ? toTimestamp(date) : undefined;
-}
-
-function credentialToPb(c: MachineCredential): identityV1.MachineCredential {
-  return create(MachineCredentialSchema, {
-    credentialUuid: c.credentialUuid,
-    merchantUuid: c.merchantUuid,
-    keyId: c.keyId,
-    status: c.status,
-    createdAt: toTimestamp(c.createdAt),
-    lastUsedAt: optionalTimestamp(c.lastUsedAt),
-    revokedAt: optionalTimestamp(c.revokedAt),
-    replacedByUuid: c.replacedByUuid ?? undefined,
-  });
-}
-
-function identityToPb(i: Identity): identityV1.Identity {
-  return create(IdentitySchema, {
-    uuid: i.identityUuid,
-    email: i.email,
-    status: i.status,
-    roles: [...i.roles],
-    mfaEnrolled: i.mfaEnrolled,
-    createdAt: toTimestamp(i.createdAt),
-  });
-}
-
-function sessionToPb(s: SessionView): identityV1.Session {
-  return create(SessionSchema, {
-    sessionUuid: s.sessionUuid,
-    identity: identityToPb(s.identity),
-    expiresAt: toTimestamp(s.expiresAt),
-    absoluteExpiresAt: toTimestamp(s.absoluteExpiresAt),
-    mfaSatisfied: s.mfaSatisfied,
-    primaryAuthenticatedAt: toTimestamp(s.primaryAuthenticatedAt),
-    mfaAuthenticatedAt: optionalTimestamp(s.mfaAuthenticatedAt),
-    csrfToken: s.csrfToken,
-    transport: s.transport,
-    createdAt: toTimestamp(s.createdAt),
-  });
-}
-
-function authenticatedToPb(a: Authenticated): identityV1.Authenticated {
-  return create(AuthenticatedSchema, { session: sessionToPb(a.session), sessionToken: a.token });
-}
-
-function principalToPb(p: Principal): identityV1.Principal {
-  if (p.kind === "machine") {
-    return create(PrincipalSchema, {
-      kind: KIND_TO_PB[p.kind],
-      merchantUuid: p.merchantUuid,
-      credentialUuid: p.credentialUuid,
-      permissions: [...p.permissions],
-    });
-  }
-  return create(PrincipalSchema, {
-    kind: KIND_TO_PB[p.kind],
-    identityUuid: p.identityUuid,
-    sessionUuid: p.sessionUuid,
-    roles: [...p.roles],
-    permissions: [...p.permissions],
-    privileged: p.privileged,
-    mfaSatisfied: p.mfaSatisfied,
-    mfaAuthenticatedAt: optionalTimestamp(p.mfaAuthenticatedAt),
-    csrfToken: p.csrfToken,
-    transport: p.transport,
-  });
 }
 
 /** The session token a request acts with; empty when no caller was given. */

@@ -1,7 +1,6 @@
 import { isUniqueViolation, type EntityManager } from "@payin/db";
 import type { MachineCredential, MachineCredentialStatus, StoredMachineCredential } from "../domain/machine-credential.js";
 import type { MachineCredentialAdminStore } from "../domain/stores.js";
-import { MachineCredentialEntity, type MachineCredentialRow } from "./entities.js";
 import { date } from "./rows.js";
 
 /** The partial unique index that keeps at most one active credential per merchant. */
@@ -32,9 +31,19 @@ export class MachineCredentialRepository implements MachineCredentialAdminStore 
   constructor(private readonly em: EntityManager) {}
 
   async insertActive(credential: MachineCredential, secretHash: Buffer): Promise<boolean> {
-    const row: MachineCredentialRow = { ...credential, status: "active", secretHash };
+    const { credentialUuid, merchantUuid, keyId, createdAt, lastUsedAt, revokedAt, replacedByUuid } = credential;
     try {
-      await this.em.insert(MachineCredentialEntity, row);
+      await this.em.execute(`insert into machine_credentials (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+        credentialUuid,
+        merchantUuid,
+        keyId,
+        secretHash,
+        "active",
+        createdAt,
+        lastUsedAt,
+        revokedAt,
+        replacedByUuid,
+      ]);
       return true;
     } catch (error) {
       // The partial unique index decides, so concurrent creates cannot both win.

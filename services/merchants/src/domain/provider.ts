@@ -4,7 +4,8 @@ import { optionalActor, type ActorInput } from "./audit.js";
 import { requireOpenMerchant } from "./merchant.js";
 import { MerchantsReason } from "./reasons.js";
 import { recordChange, type Deps, type MerchantsStores } from "./unit-of-work.js";
-import { charLength, checkCapability, checkJurisdiction, checkMerchantUuid, checkUuid, invalid } from "./validation.js";
+import { charLength } from "@payin/http/text";
+import { checkCapability, checkJurisdiction, checkMerchantUuid, checkUuid, invalid } from "./validation.js";
 
 /** An observation/network provider of the registry. */
 export interface Provider {

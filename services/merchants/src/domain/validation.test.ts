@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { validateActor } from "./audit.js";
-import { ASSIGNED_COUNT } from "./countries.js";
+import { ASSIGNED_COUNTRY_COUNT } from "@payin/ids/countries";
 import { checkSecretReference } from "./provider.js";
 import { checkCapability, checkJurisdiction, checkPage } from "./validation.js";
 
 describe("format rules", () => {
   it("knows the 249 assigned ISO 3166-1 alpha-2 codes", () => {
-    expect(ASSIGNED_COUNT).toBe(249);
+    expect(ASSIGNED_COUNTRY_COUNT).toBe(249);
     for (const code of ["DE", "US", "GB", "SS", "CW"]) expect(checkJurisdiction(code)).toBe(code);
     for (const code of ["XX", "ZZ", "EU", "UK", "de", "D", "DEU", "*", ""]) expect(() => checkJurisdiction(code)).toThrow();
   });

@@ -1,6 +1,6 @@
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
-import { isAssignedCountryCode } from "./countries.js";
+import { isCountryCode } from "@payin/ids/countries";
 import { MerchantsReason } from "./reasons.js";
 
 /** Effect of a rule or a policy version. */
@@ -15,13 +15,6 @@ const CAPABILITY = /^[a-z][a-z0-9_.]{0,63}$/;
 /** Throws INVALID_ARGUMENT with a message safe to show a client. */
 export function invalid(message: string): never {
   throw new DomainError(MerchantsReason.InvalidArgument, message);
-}
-
-/** Length in Unicode code points: the "characters" of the contract's limits (docs/api.md). */
-export function charLength(value: string): number {
-  let n = 0;
-  for (const _ of value) n++;
-  return n;
 }
 
 /** A uuid argument; INVALID_ARGUMENT when malformed. */
@@ -50,7 +43,7 @@ export function checkCapability(value: string): string {
 /** A jurisdiction: an assigned ISO 3166-1 alpha-2 code in upper case. */
 export function checkJurisdiction(value: string): string {
   if (!/^[A-Z]{2}$/.test(value)) invalid("jurisdiction must be exactly 2 upper-case letters (ISO 3166-1 alpha-2)");
-  if (!isAssignedCountryCode(value)) invalid("jurisdiction must be an assigned ISO 3166-1 alpha-2 country code");
+  if (!isCountryCode(value)) invalid("jurisdiction must be an assigned ISO 3166-1 alpha-2 country code");
   return value;
 }
 

@@ -29,8 +29,9 @@ const ADMIN = [
 export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
   // The API gateway: the admin API, and the memberships of merchant users.
   api: [...ADMIN],
-  // payins reads the pay-in context of a merchant it creates a pay-in for.
-  payins: ["getPayinContext"],
+  // payins reads the pay-in context of a merchant it creates a pay-in for, and
+  // follows the feed of their changes to keep the answers.
+  payins: ["getPayinContext", "watchPayinContextChanges", "getPayinContextFeedPosition"],
   // allocation reads what a merchant's readiness is made of.
   allocation: ["getReadinessInputs"],
   // The operator CLI's commands (and npm start's audit record of the first admin).

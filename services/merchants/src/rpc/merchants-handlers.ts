@@ -1,4 +1,4 @@
-import type { ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { MikroORM } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
@@ -18,6 +18,7 @@ import {
 import { createRule, listRules } from "../domain/rule.js";
 import type { Deps } from "../domain/unit-of-work.js";
 import { checkMerchantUuid, invalid } from "../domain/validation.js";
+import { FeedUnavailableError, type PayinContextFeed } from "../store/payin-context-feed.js";
 import { PgUnitOfWork } from "../store/unit-of-work.js";
 import {
   actorFromPb,
@@ -35,8 +36,16 @@ import {
   TRANSITION_FROM_PB,
 } from "./pb.js";
 
-/** MerchantsService handlers: proto in, domain call, proto out. */
-export function merchantsHandlers(orm: MikroORM): ServiceImpl<typeof merchantsV1.MerchantsService> {
+/** The feed's unavailability as the RPC's UNAVAILABLE; anything else as it is. */
+function feedError(error: unknown): unknown {
+  return error instanceof FeedUnavailableError ? new ConnectError(error.message, Code.Unavailable) : error;
+}
+
+/**
+ * MerchantsService handlers: proto in, domain call, proto out. Without `feed`
+ * (an in-memory harness), the pay-in context feed's RPCs answer UNAVAILABLE.
+ */
+export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): ServiceImpl<typeof merchantsV1.MerchantsService> {
   const deps: Deps = { uow: new PgUnitOfWork(orm), now: () => new Date(), newUuid: uuidv7 };
   const read = () => deps.uow.read();
   return {
@@ -60,6 +69,26 @@ export function merchantsHandlers(orm: MikroORM): ServiceImpl<typeof merchantsV1
         payinPolicyEffect: context.payinPolicyEffect ?? "",
         operatingMode: context.operatingMode ?? "",
       };
+    },
+    async *watchPayinContextChanges(_req, ctx) {
+      if (!feed) throw feedError(new FeedUnavailableError());
+      try {
+        for await (const event of feed.subscribe(ctx.signal)) {
+          yield event.kind === "synced"
+            ? { event: { case: "synced", value: { feedId: event.feedId, sequence: event.sequence } } }
+            : { event: { case: "change", value: { sequence: event.sequence, merchantUuid: event.merchantUuid ?? "" } } };
+        }
+      } catch (error) {
+        throw feedError(error);
+      }
+    },
+    async getPayinContextFeedPosition() {
+      if (!feed) throw feedError(new FeedUnavailableError());
+      try {
+        return await feed.position();
+      } catch (error) {
+        throw feedError(error);
+      }
     },
     async getReadinessInputs(req) {
       const inputs = await getReadinessInputs(deps.uow.payinContexts, req.merchantUuid);

@@ -1,6 +1,5 @@
 import type { EntityManager } from "@payin/db";
 import type { ActorKind, AuditEvent, AuditOutcome, AuditStore } from "../domain/audit.js";
-import { AuditEventEntity, type AuditEventRow } from "./entities.js";
 import { date, textOrNull, type Row } from "./rows.js";
 
 const COLUMNS = `event_uuid, actor_kind, actor_uuid, request_id, action, target_type, target_uuid, outcome, error_code, occurred_at`;
@@ -27,19 +26,18 @@ export class AuditRepository implements AuditStore {
   constructor(private readonly em: EntityManager) {}
 
   async append(event: AuditEvent): Promise<void> {
-    const row: AuditEventRow = {
-      eventUuid: event.eventUuid,
-      actorKind: event.actor.kind,
-      actorUuid: event.actor.uuid,
-      requestId: event.actor.requestId,
-      action: event.action,
-      targetType: event.targetType,
-      targetUuid: event.targetUuid,
-      outcome: event.outcome,
-      errorCode: event.errorCode,
-      occurredAt: event.occurredAt,
-    };
-    await this.em.insert(AuditEventEntity, row);
+    await this.em.execute(`insert into audit_events (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+      event.eventUuid,
+      event.actor.kind,
+      event.actor.uuid,
+      event.actor.requestId,
+      event.action,
+      event.targetType,
+      event.targetUuid,
+      event.outcome,
+      event.errorCode,
+      event.occurredAt,
+    ]);
   }
 
   async list(page: { limit: number; offset: number }): Promise<{ events: AuditEvent[]; total: number }> {

@@ -1,6 +1,5 @@
 import type { EntityManager } from "@payin/db";
 import type { Merchant, MerchantFilter, MerchantStatus, MerchantStore } from "../domain/merchant.js";
-import { MerchantEntity, type MerchantRow } from "./entities.js";
 import { date, textOrNull, type Row } from "./rows.js";
 
 const COLUMNS = `uuid, display_name, legal_name, status, created_at, updated_at`;
@@ -21,8 +20,8 @@ export class MerchantRepository implements MerchantStore {
   constructor(private readonly em: EntityManager) {}
 
   async insert(merchant: Merchant): Promise<void> {
-    const row: MerchantRow = { ...merchant };
-    await this.em.insert(MerchantEntity, row);
+    const { uuid, displayName, legalName, status, createdAt, updatedAt } = merchant;
+    await this.em.execute(`insert into merchants (${COLUMNS}) values (?, ?, ?, ?, ?, ?)`, [uuid, displayName, legalName, status, createdAt, updatedAt]);
   }
 
   async find(uuid: string): Promise<Merchant | null> {

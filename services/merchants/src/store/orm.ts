@@ -1,8 +1,10 @@
 import type { ServiceOrmOptions } from "@payin/db";
-import { entities } from "./entities.js";
 import { migrations } from "./migrations/index.js";
 
-/** ORM options of the merchants schema. */
+/**
+ * ORM options of the merchants schema. The repositories speak SQL and map rows to
+ * domain types themselves, so the ORM knows no entities.
+ */
 export function ormOptions(url: string, poolMax?: number): ServiceOrmOptions {
-  return { url, schema: "merchants", entities, migrations, poolMax };
+  return { url, schema: "merchants", entities: [], migrations, poolMax };
 }

@@ -2,7 +2,6 @@ import { isUniqueViolation, type EntityManager } from "@payin/db";
 import type { Policy, PolicyScope, PolicyStore } from "../domain/policy.js";
 import type { Effect } from "../domain/validation.js";
 import { ConcurrentVersionWrite } from "../domain/versioning.js";
-import { PolicyEntity, type PolicyRow } from "./entities.js";
 import { date, dateOrNull, lockKey, type Row } from "./rows.js";
 
 /** The partial unique index that keeps one open version per (merchant, scope). */
@@ -43,9 +42,17 @@ export class PolicyRepository implements PolicyStore {
   }
 
   async insert(policy: Policy): Promise<void> {
-    const row: PolicyRow = { ...policy };
+    const { policyUuid, merchantUuid, scope, effect, version, validFrom, validTo } = policy;
     try {
-      await this.em.insert(PolicyEntity, row);
+      await this.em.execute(`insert into policies (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?)`, [
+        policyUuid,
+        merchantUuid,
+        scope,
+        effect,
+        version,
+        validFrom,
+        validTo,
+      ]);
     } catch (error) {
       if (isUniqueViolation(error, ONE_OPEN_POLICY) || isUniqueViolation(error, POLICY_VERSION_KEY)) {
         throw new ConcurrentVersionWrite();

@@ -7,7 +7,6 @@ import type {
   ProviderConnectionStore,
   ProviderStore,
 } from "../domain/provider.js";
-import { ProviderEntity, type ProviderRow } from "./entities.js";
 import { date, textOrNull, withoutValues, type Row } from "./rows.js";
 
 /** The unique index on lower(name). */
@@ -22,9 +21,12 @@ export class ProviderRepository implements ProviderStore {
   constructor(private readonly em: EntityManager) {}
 
   async insert(provider: Provider): Promise<boolean> {
-    const row: ProviderRow = { ...provider };
     try {
-      await this.em.insert(ProviderEntity, row);
+      await this.em.execute(`insert into providers (provider_uuid, name, created_at) values (?, ?, ?)`, [
+        provider.providerUuid,
+        provider.name,
+        provider.createdAt,
+      ]);
       return true;
     } catch (error) {
       if (isUniqueViolation(error, PROVIDER_NAME_KEY)) return false;

@@ -2,7 +2,6 @@ import { isUniqueViolation, type EntityManager } from "@payin/db";
 import type { Rule, RuleStore } from "../domain/rule.js";
 import type { Effect } from "../domain/validation.js";
 import { ConcurrentVersionWrite } from "../domain/versioning.js";
-import { RuleEntity, type RuleRow } from "./entities.js";
 import { date, dateOrNull, lockKey, type Row } from "./rows.js";
 
 /** The partial unique index that keeps one open version per (capability, jurisdiction). */
@@ -46,9 +45,17 @@ export class RuleRepository implements RuleStore {
   }
 
   async insert(rule: Rule): Promise<void> {
-    const row: RuleRow = { ...rule };
+    const { ruleUuid, capability, jurisdiction, effect, version, validFrom, validTo } = rule;
     try {
-      await this.em.insert(RuleEntity, row);
+      await this.em.execute(`insert into rules (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?)`, [
+        ruleUuid,
+        capability,
+        jurisdiction,
+        effect,
+        version,
+        validFrom,
+        validTo,
+      ]);
     } catch (error) {
       if (isUniqueViolation(error, ONE_OPEN_RULE) || isUniqueViolation(error, RULE_VERSION_KEY)) throw new ConcurrentVersionWrite();
       throw error;

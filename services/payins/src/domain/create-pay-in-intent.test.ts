@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@payin/errors";
+import { refusal } from "@payin/testing/refusal";
 import {
   authorise,
   createPayInIntent,
@@ -99,16 +100,6 @@ function fakes(options: { claim?: (newIntentUuid: string) => KeyClaim; context?:
     onReleaseError: (error) => calls.releaseErrors.push(error),
   };
   return { deps, calls, behaviour };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<{ reason: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return { reason: error.reason, message: error.message };
-    throw error;
-  }
-  throw new Error("expected a refusal");
 }
 
 describe("createPayInIntent: a new key", () => {

@@ -1,8 +1,9 @@
 import { hash } from "node:crypto";
 import { DomainError } from "@payin/errors";
 import { AmountError, canonicalAmount, isAsset, RAIL_FOR_ASSET, type Asset, type Rail } from "@payin/money";
-import { isCountryCode } from "./countries.js";
+import { isCountryCode } from "@payin/ids/countries";
 import { PayinsReason } from "./reasons.js";
+import { charLength } from "@payin/http/text";
 
 export type PayInStatus = "created" | "awaiting_payment" | "paid";
 export const PAY_IN_STATUSES: readonly PayInStatus[] = ["created", "awaiting_payment", "paid"];
@@ -53,13 +54,6 @@ export const MAX_REFERENCE_LENGTH = 255;
 
 function invalid(message: string): never {
   throw new DomainError(PayinsReason.ValidationError, message);
-}
-
-/** Length in characters (code points), as a client counts them. */
-export function charLength(value: string): number {
-  let n = 0;
-  for (const _ of value) n++;
-  return n;
 }
 
 /**

@@ -305,4 +305,107 @@ describe("PayinContextCache", () => {
     expect(await c.payinContext(SHOP, "DE")).toEqual(active);
     expect(calls).toBe(2);
   });
+  it("keeps answers on its own monotonic clock when none is given", async () => {
+    const src = source();
+    src.set(SHOP, active);
+    const c = new PayinContextCache(src.directory, { ttlMs: 60_000, maxEntries: 10, catchUp: async () => true });
+    c.listening();
+    await c.payinContext(SHOP, "DE");
+    await c.payinContext(SHOP, "DE");
+    expect(src.lookups).toBe(1);
+  });
+
+  it("does not keep an answer fetched when catching up failed: what was kept before stays as it was", async () => {
+    const { src, c, catchUp } = cache();
+    c.listening();
+    expect(await c.payinContext(SHOP, "DE")).toEqual(active);
+    const fetchedWhileUnsure: PayinContext = { ...active, operatingMode: "custodial" };
+    src.set(SHOP, fetchedWhileUnsure);
+    catchUp.answer = false;
+    expect(await c.payinContext(SHOP, "DE")).toEqual(fetchedWhileUnsure);
+    catchUp.answer = true;
+    expect(await c.payinContext(SHOP, "DE")).toEqual(active);
+    expect(src.lookups).toBe(2);
+  });
+
+  it("does not let answers it never serves (uuids not in canonical case) take room from the others", async () => {
+    const { src, c } = cache({ maxEntries: 1 });
+    c.listening();
+    src.set(OTHER.toUpperCase(), active);
+    await c.payinContext(SHOP, "DE");
+    await c.payinContext(OTHER.toUpperCase(), "DE");
+    await c.payinContext(SHOP, "DE");
+    expect(src.lookups).toBe(2);
+  });
+
+  it("counts an answer fetched again after it expired once: it takes no more room than before", async () => {
+    const { src, c, advance } = cache({ ttlMs: 5_000, maxEntries: 2 });
+    c.listening();
+    await c.payinContext(SHOP, "DE");
+    advance(5_000);
+    await c.payinContext(SHOP, "DE");
+    await c.payinContext(OTHER, "DE");
+    expect(src.lookups).toBe(3);
+    // Both fit: neither was dropped to make room.
+    await c.payinContext(SHOP, "DE");
+    await c.payinContext(OTHER, "DE");
+    expect(src.lookups).toBe(3);
+  });
+
+  it("answers, and does not hang making room, when maxEntries is 0", async () => {
+    const { c } = cache({ maxEntries: 0 });
+    c.listening();
+    for (const merchant of [SHOP, OTHER, SHOP]) expect(await c.payinContext(merchant, "DE")).toEqual(active);
+  });
+
+  it("does not keep an answer fetched across an announcement and a reconnection", async () => {
+    const { src, c } = cache();
+    c.listening();
+    src.hold = true;
+    const first = c.payinContext(SHOP, "DE");
+    await settled();
+    src.set(SHOP, suspended);
+    c.changed(OTHER);
+    c.listening();
+    src.release();
+    expect(await first).toEqual(active);
+    src.hold = false;
+    expect(await c.payinContext(SHOP, "DE")).toEqual(suspended);
+    expect(src.lookups).toBe(2);
+  });
+
+  it("does not keep an answer fetched across a loss and a reconnection", async () => {
+    const { src, c } = cache();
+    c.listening();
+    src.hold = true;
+    const first = c.payinContext(SHOP, "DE");
+    await settled();
+    src.set(SHOP, suspended);
+    c.lost();
+    c.listening();
+    src.release();
+    expect(await first).toEqual(active);
+    src.hold = false;
+    expect(await c.payinContext(SHOP, "DE")).toEqual(suspended);
+    expect(src.lookups).toBe(2);
+  });
+
+  it("answers from a kept answer when the source fails, until it expires, also while announcements are lost", async () => {
+    let failing = false;
+    const src = source();
+    src.set(SHOP, active);
+    let now = 0;
+    const c = new PayinContextCache(
+      { payinContext: (m) => (failing ? Promise.reject(new Error("merchants unavailable")) : src.directory.payinContext(m)) },
+      { ttlMs: 5_000, maxEntries: 10, now: () => now, catchUp: async () => false },
+    );
+    c.listening();
+    await c.payinContext(SHOP, "DE");
+    c.lost();
+    failing = true;
+    expect(await c.payinContext(SHOP, "DE")).toEqual(active);
+    await expect(c.payinContext(OTHER, "DE")).rejects.toThrow("merchants unavailable");
+    now += 5_000;
+    await expect(c.payinContext(SHOP, "DE")).rejects.toThrow("merchants unavailable");
+  });
 });

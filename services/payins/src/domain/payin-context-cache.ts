@@ -27,7 +27,9 @@ type Entry = { context: PayinContext | null; expiresAt: number };
  * create that follows a suspension is refused, however quickly it follows; a
  * lookup that finds nothing goes straight to the source. It answers from memory
  * only while announcements are known to arrive (between `listening` and
- * `lost`); otherwise every lookup goes to the source. An answer is kept only
+ * `lost`); otherwise every lookup goes to the source. When the source fails
+ * (unreachable), an unexpired kept answer is used instead: while announcements
+ * are lost, answers are at most `ttlMs` old. An answer is kept only
  * when no change was announced while it was being fetched: it may have been
  * read before that change committed.
  */
@@ -61,7 +63,16 @@ export class PayinContextCache implements MerchantDirectory {
       }
     }
     const generation = this.generation;
-    const context = await this.source.payinContext(merchantUuid, jurisdiction);
+    let context: PayinContext | null;
+    try {
+      context = await this.source.payinContext(merchantUuid, jurisdiction);
+    } catch (error) {
+      // The source is unreachable: an answer kept earlier serves until it expires
+      // (however the announcements fare), so staleness stays within ttlMs.
+      const kept = isUuid(merchantUuid) ? this.entry(merchantUuid, jurisdiction) : undefined;
+      if (kept) return kept.context;
+      throw error;
+    }
     if (cacheable && this.live && generation === this.generation) this.keep(merchantUuid, jurisdiction, context);
     return context;
   }
@@ -80,11 +91,14 @@ export class PayinContextCache implements MerchantDirectory {
     this.live = true;
   }
 
-  /** Announcements may be missed from now on: nothing is answered from memory until `listening`. */
+  /**
+   * Announcements may be missed from now on: every lookup asks the source until
+   * `listening`. What was kept stays only as the fallback for a source that
+   * fails, each answer until it expires; `listening` drops it.
+   */
   lost(): void {
     this.live = false;
     this.generation++;
-    this.clear();
   }
 
   /** The unexpired answer kept for (merchant, jurisdiction), if any. */

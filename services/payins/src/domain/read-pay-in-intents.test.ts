@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "@payin/errors";
+import { refusal } from "@payin/testing/refusal";
 import type { PayInIntent } from "./pay-in-intent.js";
 import {
   DEFAULT_LIMIT,
@@ -55,16 +55,6 @@ function reader(intents: PayInIntent[]) {
     },
   };
   return { r, calls };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<{ reason: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return { reason: error.reason, message: error.message };
-    throw error;
-  }
-  throw new Error("expected a refusal");
 }
 
 describe("getPayInIntent", () => {

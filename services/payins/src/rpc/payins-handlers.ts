@@ -1,38 +1,17 @@
-import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { sqlClient, type MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7, isUuid } from "@payin/ids";
-import { PAY_IN_STATUS_BY_NAME, payInStatusName, payinsV1 } from "@payin/proto";
-import { fromTimestamp, settleBatch, toTimestamp } from "@payin/rpc";
+import { payInStatusName, payinsV1 } from "@payin/proto";
+import { fromTimestamp, settleBatch } from "@payin/rpc";
 import { DomainError } from "@payin/errors";
 import { PayinsReason } from "../domain/reasons.js";
+import { payInIntentToPb } from "./mappers.js";
 import { reasonCodes } from "./reason-codes.js";
 import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../domain/create-pay-in-intent.js";
-import { intentNotFound, type PayInIntent } from "../domain/pay-in-intent.js";
+import { intentNotFound } from "../domain/pay-in-intent.js";
 import { getPayInIntent, getPayInIntents, listPayInIntents } from "../domain/read-pay-in-intents.js";
 import { PayInRepository } from "../store/pay-in-repository.js";
-
-const { PayInIntentSchema } = payinsV1;
-
-
-function toPb(i: PayInIntent): payinsV1.PayInIntent {
-  return create(PayInIntentSchema, {
-    intentUuid: i.intentUuid,
-    merchantUuid: i.merchantUuid,
-    status: PAY_IN_STATUS_BY_NAME[i.status],
-    asset: i.asset,
-    rail: i.rail,
-    expectedAmount: i.expectedAmount,
-    address: i.address ?? undefined,
-    allocationReference: i.allocationReference ?? undefined,
-    reference: i.reference ?? undefined,
-    jurisdiction: i.jurisdiction,
-    createdAt: toTimestamp(i.createdAt),
-    expiresAt: toTimestamp(i.expiresAt),
-    updatedAt: toTimestamp(i.updatedAt),
-  });
-}
 
 export interface PayinsDeps {
   orm: MikroORM;
@@ -68,7 +47,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
         reference: req.reference,
       },
     );
-    return { intent: toPb(result.intent), replayed: result.replayed };
+    return { intent: payInIntentToPb(result.intent), replayed: result.replayed };
   };
   return {
     createPayInIntent: createOne,
@@ -85,11 +64,11 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
     },
     async getPayInIntent(req) {
       if (!isUuid(req.intentUuid) || !isUuid(req.merchantUuid)) throw intentNotFound();
-      return { intent: toPb(await getPayInIntent(repo(), req.merchantUuid, req.intentUuid)) };
+      return { intent: payInIntentToPb(await getPayInIntent(repo(), req.merchantUuid, req.intentUuid)) };
     },
     async batchGetPayInIntents(req) {
       const intents = await getPayInIntents(repo(), req.lookups);
-      return { results: intents.map((intent) => ({ intent: intent ? toPb(intent) : undefined })) };
+      return { results: intents.map((intent) => ({ intent: intent ? payInIntentToPb(intent) : undefined })) };
     },
     async listPayInIntents(req) {
       const { intents, total } = await listPayInIntents(repo(), {
@@ -99,7 +78,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
         status: payInStatusName(req.status),
         asset: req.asset || undefined,
       });
-      return { intents: intents.map(toPb), total: BigInt(total) };
+      return { intents: intents.map(payInIntentToPb), total: BigInt(total) };
     },
   };
 }

@@ -1,11 +1,11 @@
 /** /admin/audit-events: the platform audit log, newest first (permission audit.read). */
 import type Router from "@koa/router";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../../deps.js";
 import { requirePermission } from "../../auth/authenticator.js";
-import { intParam, offsetParam, readQuery, rpcOffset } from "../../http/query.js";
+import { intParam, offsetParam, readQuery, rpcOffset } from "@payin/http";
 import { auditEventView } from "./views.js";
 
-export function auditRoutes(router: Router, deps: AppDeps): void {
+export function auditRoutes(router: Router, deps: Pick<AppDeps, "auth" | "merchants">): void {
   router.get("/audit-events", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     requirePermission(principal, "audit.read");

@@ -6,19 +6,20 @@
  * the gateway checks the body's shape and types.
  */
 import type Router from "@koa/router";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../../deps.js";
 import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
-import { badRequest } from "../../http/api-error.js";
-import { readQuery } from "../../http/query.js";
-import { ApiError } from "../../http/api-error.js";
-import { change, isUuid, openMerchant, optionalString, param, readBody, requiredString, UUID_RULE } from "./common.js";
+import { isUuidAnyCase } from "@payin/ids";
+import { ApiError, optionalString, readQuery, requiredString, UUID_RULE, validationError } from "@payin/http";
+import { change } from "../../workflows/audited-change.js";
+import { setReceivingWallet } from "../../workflows/receiving-wallet.js";
+import { param, readBody } from "./common.js";
 import { bindingView, connectionView, operatingProfileView, policyView, providerView, readinessView, ruleView, walletView } from "./views.js";
 
 const SHORT = { min: 1, max: 64 };
 const JURISDICTION = { min: 2, max: 2 };
 const SECRET_REFERENCE = { min: 1, max: 255 };
 
-export function configurationRoutes(router: Router, deps: AppDeps): void {
+export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" | "merchants" | "allocation" | "logger">): void {
   // Rules: posting closes the open version for (capability, jurisdiction) and opens a new one.
   router.post("/rules", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
@@ -44,7 +45,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
     requirePermission(principal, "rule.manage");
     const query = readQuery(ctx, ["include_closed"]);
     if (query.include_closed !== undefined && query.include_closed !== "true" && query.include_closed !== "false") {
-      throw badRequest("VALIDATION_ERROR", "include_closed must be true or false");
+      throw validationError("include_closed must be true or false");
     }
     const res = await deps.merchants.listRules({ includeClosed: query.include_closed === "true" });
     ctx.body = { rules: res.rules.map(ruleView) };
@@ -175,8 +176,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
   });
 
   // The receiving wallet lives in the allocation service, which knows no
-  // merchants: the gateway checks the merchant exists (404) and is not closed
-  // (409), and records the change. Replacing a wallet keeps the address counter.
+  // merchants (see workflows/receiving-wallet.ts); the gateway records the change.
   router.put("/merchants/:uuid/wallet", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     const uuid = param(ctx, "uuid");
@@ -186,9 +186,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
       readQuery(ctx, []);
       const body = await readBody(ctx, ["xpub"]);
       const xpub = requiredString(body, "xpub", { min: 1, max: 200 });
-      const merchant = await openMerchant(deps, uuid);
-      const res = await deps.allocation.setWallet({ merchantUuid: merchant.uuid, xpub });
-      ctx.body = { wallet: walletView(res.wallet!) };
+      ctx.body = { wallet: walletView(await setReceivingWallet(deps, uuid, xpub)) };
     });
   });
 
@@ -200,7 +198,7 @@ export function configurationRoutes(router: Router, deps: AppDeps): void {
     requirePermission(principal, "merchant.read");
     readQuery(ctx, []);
     const uuid = param(ctx, "uuid");
-    if (!isUuid(uuid)) throw new ApiError(404, "MERCHANT_NOT_FOUND", "merchant not found");
+    if (!isUuidAnyCase(uuid)) throw new ApiError("MERCHANT_NOT_FOUND", "merchant not found");
     const res = await deps.allocation.getReadiness({ merchantUuid: uuid });
     ctx.body = { readiness: readinessView(uuid, res.pairs) };
   });

@@ -3,25 +3,34 @@
  * Only a person may manage credentials (a machine bearer gets 403 before
  * anything else); the identity service then requires credential.manage and a
  * session that completed MFA (within the last 15 minutes for create, rotate and
- * revoke), from the session token passed as the caller. The
- * merchant must exist (404) and, to issue a credential, must not be closed (409).
- * Tokens appear only in the create and rotate responses, never in logs or audit.
+ * revoke), from the session token passed as the caller. The merchant checks are
+ * the workflow's (workflows/machine-credentials.ts). Tokens appear only in the
+ * create and rotate responses, never in logs or audit.
  */
 import type Router from "@koa/router";
 import type { Context } from "koa";
-import type { AppDeps } from "../../app.js";
-import { requireMfa, requirePermission, requireRecentMfa, type Principal } from "../../auth/authenticator.js";
-import { readQuery } from "../../http/query.js";
-import { change, existingMerchant, openMerchant, param, readNoBody, requireHuman } from "./common.js";
+import { readQuery } from "@payin/http";
+import { requireHuman, requireMfa, requirePermission, requireRecentMfa, type HumanPrincipal } from "../../auth/authenticator.js";
+import type { AppDeps } from "../../deps.js";
+import { change } from "../../workflows/audited-change.js";
+import {
+  createMachineCredential,
+  listMachineCredentials,
+  revokeMachineCredential,
+  rotateMachineCredential,
+  type CredentialDeps,
+} from "../../workflows/machine-credentials.js";
+import { param, readNoBody } from "./common.js";
 import { credentialView, issuedCredentialView } from "./views.js";
 
 const PATH = "/merchants/:uuid/machine-credentials";
 
+export type CredentialRouteDeps = CredentialDeps & Pick<AppDeps, "logger">;
+
 /** Authenticates the caller; a machine credential is refused at once (403). */
-async function person(deps: AppDeps, ctx: Context): Promise<Principal> {
+async function person(deps: CredentialRouteDeps, ctx: Context): Promise<HumanPrincipal> {
   const principal = await deps.auth.authenticate(ctx);
-  requireHuman(principal);
-  return principal;
+  return requireHuman(principal);
 }
 
 /**
@@ -29,25 +38,19 @@ async function person(deps: AppDeps, ctx: Context): Promise<Principal> {
  * for a change (a credential moves money), checked before any lookup; the
  * identity service checks them again from the session token.
  */
-function requireCredentialManager(principal: Principal, change: boolean): void {
+function requireCredentialManager(principal: HumanPrincipal, change: boolean): void {
   requirePermission(principal, "credential.manage");
   if (change) requireRecentMfa(principal);
   else requireMfa(principal);
 }
 
-function caller(principal: Principal) {
-  return { sessionToken: principal.sessionToken ?? "" };
-}
-
-export function credentialRoutes(router: Router, deps: AppDeps): void {
+export function credentialRoutes(router: Router, deps: CredentialRouteDeps): void {
   router.get(PATH, async (ctx) => {
     const principal = await person(deps, ctx);
     requireCredentialManager(principal, false);
     readQuery(ctx, []);
-    const merchantUuid = param(ctx, "uuid");
-    await existingMerchant(deps, merchantUuid);
-    const res = await deps.identity.listMachineCredentials({ caller: caller(principal), merchantUuid });
-    ctx.body = { credentials: res.credentials.map(credentialView) };
+    const credentials = await listMachineCredentials(deps, principal, param(ctx, "uuid"));
+    ctx.body = { credentials: credentials.map(credentialView) };
   });
 
   router.post(PATH, async (ctx) => {
@@ -57,8 +60,7 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
       requireCredentialManager(principal, true);
       readQuery(ctx, []);
       await readNoBody(ctx);
-      await openMerchant(deps, merchantUuid);
-      const res = await deps.identity.createMachineCredential({ caller: caller(principal), merchantUuid });
+      const res = await createMachineCredential(deps, principal, merchantUuid);
       ctx.status = 201;
       ctx.body = { credential: issuedCredentialView(res.credential!, res.token) };
       return { type: "machine_credential", uuid: res.credential!.credentialUuid };
@@ -72,9 +74,7 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
       requireCredentialManager(principal, true);
       readQuery(ctx, []);
       await readNoBody(ctx);
-      await openMerchant(deps, merchantUuid);
-      // Forgotten even when the answer is lost: the change may have committed.
-      const res = await deps.identity.rotateMachineCredential({ caller: caller(principal), merchantUuid }).finally(() => deps.auth.forgetMerchant(merchantUuid));
+      const res = await rotateMachineCredential(deps, principal, merchantUuid);
       ctx.body = { credential: issuedCredentialView(res.credential!, res.token) };
       return { type: "machine_credential", uuid: res.credential!.credentialUuid };
     });
@@ -89,10 +89,7 @@ export function credentialRoutes(router: Router, deps: AppDeps): void {
       requireCredentialManager(principal, true);
       readQuery(ctx, []);
       await readNoBody(ctx);
-      await existingMerchant(deps, merchantUuid);
-      const res = await deps.identity
-        .revokeMachineCredential({ caller: caller(principal), merchantUuid, credentialUuid })
-        .finally(() => deps.auth.forgetMerchant(merchantUuid));
+      const res = await revokeMachineCredential(deps, principal, merchantUuid, credentialUuid);
       ctx.body = { credential: credentialView(res.credential!) };
     });
   });

@@ -6,13 +6,14 @@
  * trip, and records every change in the audit log.
  */
 import type Router from "@koa/router";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../../deps.js";
 import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
-import { intParam, offsetParam, readQuery, rpcOffset } from "../../http/query.js";
-import { change, param, readBody, readNoBody, requiredString, requiredStringArray } from "./common.js";
+import { intParam, offsetParam, readQuery, requiredString, requiredStringArray, rpcOffset } from "@payin/http";
+import { change } from "../../workflows/audited-change.js";
+import { param, readBody, readNoBody } from "./common.js";
 import { identityView } from "./views.js";
 
-export function identityRoutes(router: Router, deps: AppDeps): void {
+export function identityRoutes(router: Router, deps: Pick<AppDeps, "auth" | "identity" | "merchants" | "logger">): void {
   router.post("/identities", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     await change(deps, ctx, principal, { action: "identity.create", target: { type: "identity" }, successRecordedBy: "gateway" }, async () => {

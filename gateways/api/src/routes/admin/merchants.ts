@@ -5,11 +5,13 @@
  */
 import type Router from "@koa/router";
 import { isMerchantStatusName, MERCHANT_STATUS_BY_NAME, merchantsV1, type MerchantStatusName } from "@payin/proto";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../../deps.js";
 import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
-import { badRequest } from "../../http/api-error.js";
-import { intParam, offsetParam, readQuery, rpcOffset } from "../../http/query.js";
-import { change, charLength, isUuid, optionalString, param, readBody, readNoBody, requiredString, UUID_RULE } from "./common.js";
+import { isUuidAnyCase } from "@payin/ids";
+import { charLength, intParam, offsetParam, optionalString, readQuery, requiredString, rpcOffset, UUID_RULE, validationError } from "@payin/http";
+import { change } from "../../workflows/audited-change.js";
+import { attachMember } from "../../workflows/merchant-membership.js";
+import { param, readBody, readNoBody } from "./common.js";
 import { membershipView, merchantView } from "./views.js";
 
 const { MerchantTransition } = merchantsV1;
@@ -22,7 +24,7 @@ const TRANSITIONS = {
   close: MerchantTransition.CLOSE,
 } as const;
 
-export function merchantRoutes(router: Router, deps: AppDeps): void {
+export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "identity" | "merchants" | "logger">): void {
   router.get("/merchants", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     requirePermission(principal, "merchant.read");
@@ -30,11 +32,11 @@ export function merchantRoutes(router: Router, deps: AppDeps): void {
     const limit = intParam(query, "limit", 20, 1, 100);
     const offset = offsetParam(query);
     if (query.status !== undefined && !isMerchantStatusName(query.status)) {
-      throw badRequest("VALIDATION_ERROR", "status must be one of: inactive, active, suspended, closed");
+      throw validationError("status must be one of: inactive, active, suspended, closed");
     }
-    if (query.uuid !== undefined && !isUuid(query.uuid)) throw badRequest("VALIDATION_ERROR", "uuid must be a uuid");
+    if (query.uuid !== undefined && !isUuidAnyCase(query.uuid)) throw validationError("uuid must be a uuid");
     if (query.display_name !== undefined && (charLength(query.display_name) < 1 || charLength(query.display_name) > 150)) {
-      throw badRequest("VALIDATION_ERROR", "display_name must be 1 to 150 characters");
+      throw validationError("display_name must be 1 to 150 characters");
     }
     const res = await deps.merchants.listMerchants({
       limit,
@@ -95,8 +97,7 @@ export function merchantRoutes(router: Router, deps: AppDeps): void {
       readQuery(ctx, []);
       const body = await readBody(ctx, ["identity_uuid"]);
       const identityUuid = requiredString(body, "identity_uuid", UUID_RULE).toLowerCase();
-      await deps.identity.getIdentity({ identityUuid });
-      const res = await deps.merchants.ensureMember({ merchantUuid: uuid, identityUuid, actor });
+      const res = await attachMember(deps, uuid, identityUuid, actor);
       ctx.status = res.created ? 201 : 200;
       ctx.body = { membership: membershipView(res.membership!) };
     });

@@ -1,9 +1,8 @@
 import type { Context } from "koa";
 import { describe, expect, it, vi } from "vitest";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../../deps.js";
 import type { Principal } from "../../auth/authenticator.js";
-import { ApiError } from "../../http/api-error.js";
-import { clientAddressOf } from "../../http/client-address.js";
+import { ApiError, clientAddressOf } from "@payin/http";
 import { securityEventOf, securityEvents } from "./security-events.js";
 
 const PERSON = "0190a000-0000-7000-8000-000000000001";
@@ -70,7 +69,7 @@ describe("securityEventOf", () => {
 describe("securityEvents middleware", () => {
   it("logs a refusal of a person and records it in the audit log, never a secret", async () => {
     const { deps, logged, recordAuditEvent } = fakeDeps();
-    await refuse(deps, context(human), new ApiError(403, "CSRF_TOKEN_INVALID", "needs the X-CSRF-Token header"));
+    await refuse(deps, context(human), new ApiError("CSRF_TOKEN_INVALID", "needs the X-CSRF-Token header"));
     expect(logged).toEqual([expect.objectContaining({ event: "security.csrf_refused", identityUuid: PERSON })]);
     expect(recordAuditEvent).toHaveBeenCalledTimes(1);
     expect(recordAuditEvent).toHaveBeenCalledWith({
@@ -90,12 +89,12 @@ describe("securityEvents middleware", () => {
 
   it("logs the client address as sign-in sees it: the peer, or behind a trusted proxy the client it forwarded", async () => {
     const direct = fakeDeps();
-    await refuse(direct.deps, context(human), new ApiError(403, "FORBIDDEN", "no"));
+    await refuse(direct.deps, context(human), new ApiError("FORBIDDEN", "no"));
     // Not a trusted proxy: its X-Forwarded-For is not believed.
     expect(direct.logged).toEqual([expect.objectContaining({ clientIp: "127.0.0.9" })]);
     const proxied = fakeDeps();
     proxied.deps.clientAddress = clientAddressOf(["127.0.0.9"]);
-    await refuse(proxied.deps, context(human), new ApiError(403, "FORBIDDEN", "no"));
+    await refuse(proxied.deps, context(human), new ApiError("FORBIDDEN", "no"));
     expect(proxied.logged).toEqual([expect.objectContaining({ clientIp: "203.0.113.7" })]);
   });
 
@@ -103,15 +102,15 @@ describe("securityEvents middleware", () => {
     const { deps, logged, recordAuditEvent } = fakeDeps();
     const ctx = context(human);
     ctx.state.refusalAudited = true;
-    await refuse(deps, ctx, new ApiError(403, "MFA_REQUIRED", "needs MFA"));
+    await refuse(deps, ctx, new ApiError("MFA_REQUIRED", "needs MFA"));
     expect(logged).toEqual([expect.objectContaining({ event: "security.permission_denied", code: "MFA_REQUIRED" })]);
     expect(recordAuditEvent).not.toHaveBeenCalled();
   });
 
   it("logs, but does not audit, a refusal without a person (401, a machine credential)", async () => {
     const { deps, logged, recordAuditEvent } = fakeDeps();
-    await refuse(deps, context(undefined, "GET"), new ApiError(401, "AUTH_INVALID_CREDENTIALS", "authentication required"));
-    await refuse(deps, context(machine, "GET"), new ApiError(403, "FORBIDDEN", "needs a person"));
+    await refuse(deps, context(undefined, "GET"), new ApiError("AUTH_INVALID_CREDENTIALS", "authentication required"));
+    await refuse(deps, context(machine, "GET"), new ApiError("FORBIDDEN", "needs a person"));
     expect(logged).toEqual([
       expect.objectContaining({ event: "security.unauthenticated", method: "GET" }),
       expect.objectContaining({ event: "security.permission_denied", merchantUuid: MERCHANT }),
@@ -121,7 +120,7 @@ describe("securityEvents middleware", () => {
 
   it("leaves other failures alone", async () => {
     const { deps, logged, recordAuditEvent } = fakeDeps();
-    await refuse(deps, context(human), new ApiError(404, "MERCHANT_NOT_FOUND", "no such merchant"));
+    await refuse(deps, context(human), new ApiError("MERCHANT_NOT_FOUND", "no such merchant"));
     await refuse(deps, context(human), new Error("boom"));
     expect(logged).toEqual([]);
     expect(recordAuditEvent).not.toHaveBeenCalled();

@@ -6,12 +6,11 @@
  * carries the route pattern, never a path value, token, cookie, CSRF token or body.
  */
 import type { Context, Next } from "koa";
-import type { AppDeps } from "../../app.js";
+import type { AppDeps } from "../../deps.js";
 import type { Principal } from "../../auth/authenticator.js";
-import { clientAddressOf } from "../../http/client-address.js";
-import { mapError } from "../../http/error-middleware.js";
-import { isUuid } from "../../http/fields.js";
-import { recordAudit, type AuditTarget } from "./common.js";
+import { isUuidAnyCase } from "@payin/ids";
+import { clientAddressOf, mapError } from "@payin/http";
+import { recordAudit, type AuditDeps, type AuditTarget } from "../../workflows/audited-change.js";
 
 export interface SecurityEvent {
   event: "security.unauthenticated" | "security.csrf_refused" | "security.permission_denied";
@@ -40,7 +39,7 @@ const TARGET_TYPES: Record<string, string> = {
 /**
  * The event a refused request is, or null for any other answer. `clientIp` is
  * the request's client address as sign-in sees it (trusted-proxy aware, see
- * http/client-address.ts).
+ * clientAddressOf in @payin/http).
  */
 export function securityEventOf(ctx: Context, status: number, code: string, clientIp: string): SecurityEvent | null {
   let event: SecurityEvent["event"];
@@ -66,7 +65,7 @@ export function securityEventOf(ctx: Context, status: number, code: string, clie
 function targetOf(ctx: Context, route: string): AuditTarget {
   const segment = /^\/api\/v1\/admin\/([^/]+)/.exec(route)?.[1] ?? "";
   const uuid = (ctx.params as Record<string, string | undefined> | undefined)?.uuid;
-  return { type: TARGET_TYPES[segment] ?? "admin_route", uuid: isUuid(uuid) ? uuid : null };
+  return { type: TARGET_TYPES[segment] ?? "admin_route", uuid: isUuidAnyCase(uuid) ? uuid : null };
 }
 
 /**
@@ -75,7 +74,7 @@ function targetOf(ctx: Context, route: string): AuditTarget {
  * refusal is in the audit log twice. A machine credential or an unresolved one
  * is logged only: an audit event's actor is a person.
  */
-export function securityEvents(deps: AppDeps) {
+export function securityEvents(deps: AuditDeps & Pick<AppDeps, "clientAddress">) {
   // The address sign-in throttling uses: behind a trusted proxy, the client it forwarded.
   const addressOf = deps.clientAddress ?? clientAddressOf([]);
   return async (ctx: Context, next: Next) => {

@@ -1,6 +1,6 @@
 import { Migration } from "@payin/db";
 
-/** PAYIN_CONTEXT_CHANNEL of @payin/db as this migration shipped it (a shipped migration never changes). */
+/** PAYIN_CONTEXT_CHANNEL (store/payin-context-feed.ts) as this migration shipped it (a shipped migration never changes). */
 const CHANNEL = "merchants_payin_context";
 
 /**
@@ -13,8 +13,8 @@ const CHANNEL = "merchants_payin_context";
  * notifications when it commits, one per distinct payload, and none when it
  * rolls back. Triggers rather than application code, so that nothing that
  * writes these tables (the service, payinctl, an operator's SQL) can forget it;
- * enabled ALWAYS, so logical replication's apply announces too. payins checks
- * that they are there and enabled before it trusts the announcements.
+ * enabled ALWAYS, so logical replication's apply announces too. The service's
+ * pay-in context feed (WatchPayinContextChanges) is made of them.
  */
 export class PayinContextChanges extends Migration {
   override async up(): Promise<void> {

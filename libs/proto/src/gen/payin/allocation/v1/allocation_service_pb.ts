@@ -2,8 +2,8 @@
 // @generated from file payin/allocation/v1/allocation_service.proto (package payin.allocation.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { BatchItemError } from "../../common/v1/error_detail_pb.js";
@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/allocation/v1/allocation_service.proto.
  */
 export const file_payin_allocation_v1_allocation_service: GenFile = /*@__PURE__*/
-  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCSJeCh1CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBI9CghyZXF1ZXN0cxgBIAMoCzIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdCJdCh5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USOwoHcmVzdWx0cxgBIAMoCzIqLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzdWx0IpcBChVBbGxvY2F0ZUFkZHJlc3NSZXN1bHQSQQoJYWxsb2NhdGVkGAEgASgLMiwucGF5aW4uYWxsb2NhdGlvbi52MS5BbGxvY2F0ZUFkZHJlc3NSZXNwb25zZUgAEjAKBWVycm9yGAIgASgLMh8ucGF5aW4uY29tbW9uLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIoCglBc3NldFJhaWwSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCSJbChNHZXRSZWFkaW5lc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSLQoFcGFpcnMYAiADKAsyHi5wYXlpbi5hbGxvY2F0aW9uLnYxLkFzc2V0UmFpbCJMCg1QYWlyUmVhZGluZXNzEg0KBWFzc2V0GAEgASgJEgwKBHJhaWwYAiABKAkSDQoFcmVhZHkYAyABKAgSDwoHcmVhc29ucxgEIAMoCSJJChRHZXRSZWFkaW5lc3NSZXNwb25zZRIxCgVwYWlycxgBIAMoCzIiLnBheWluLmFsbG9jYXRpb24udjEuUGFpclJlYWRpbmVzczKiBAoRQWxsb2NhdGlvblNlcnZpY2USWgoJU2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXNwb25zZRJaCglHZXRXYWxsZXQSJS5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlcXVlc3QaJi5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlc3BvbnNlEmwKD0FsbG9jYXRlQWRkcmVzcxIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdBosLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzcG9uc2USgQEKFkJhdGNoQWxsb2NhdGVBZGRyZXNzZXMSMi5wYXlpbi5hbGxvY2F0aW9uLnYxLkJhdGNoQWxsb2NhdGVBZGRyZXNzZXNSZXF1ZXN0GjMucGF5aW4uYWxsb2NhdGlvbi52MS5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USYwoMR2V0UmVhZGluZXNzEigucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXF1ZXN0GikucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
+  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCSJeCh1CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBI9CghyZXF1ZXN0cxgBIAMoCzIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdCJdCh5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USOwoHcmVzdWx0cxgBIAMoCzIqLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzdWx0IpcBChVBbGxvY2F0ZUFkZHJlc3NSZXN1bHQSQQoJYWxsb2NhdGVkGAEgASgLMiwucGF5aW4uYWxsb2NhdGlvbi52MS5BbGxvY2F0ZUFkZHJlc3NSZXNwb25zZUgAEjAKBWVycm9yGAIgASgLMh8ucGF5aW4uY29tbW9uLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIoCglBc3NldFJhaWwSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCSJbChNHZXRSZWFkaW5lc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSLQoFcGFpcnMYAiADKAsyHi5wYXlpbi5hbGxvY2F0aW9uLnYxLkFzc2V0UmFpbCKIAQoNUGFpclJlYWRpbmVzcxINCgVhc3NldBgBIAEoCRIMCgRyYWlsGAIgASgJEg0KBXJlYWR5GAMgASgIEg8KB3JlYXNvbnMYBCADKAkSOgoMcmVhc29uX2NvZGVzGAUgAygOMiQucGF5aW4uYWxsb2NhdGlvbi52MS5SZWFkaW5lc3NSZWFzb24iSQoUR2V0UmVhZGluZXNzUmVzcG9uc2USMQoFcGFpcnMYASADKAsyIi5wYXlpbi5hbGxvY2F0aW9uLnYxLlBhaXJSZWFkaW5lc3Mq2AIKD1JlYWRpbmVzc1JlYXNvbhIgChxSRUFESU5FU1NfUkVBU09OX1VOU1BFQ0lGSUVEEAASJgoiUkVBRElORVNTX1JFQVNPTl9NRVJDSEFOVF9JTkFDVElWRRABEi4KKlJFQURJTkVTU19SRUFTT05fT1BFUkFUSU5HX1BST0ZJTEVfTUlTU0lORxACEiYKIlJFQURJTkVTU19SRUFTT05fUEFZSU5fTk9UX0FMTE9XRUQQAxIpCiVSRUFESU5FU1NfUkVBU09OX0FTU0VUX05PVF9DT05GSUdVUkVEEAQSJQohUkVBRElORVNTX1JFQVNPTl9XQUxMRVRfTk9UX1JFQURZEAUSKAokUkVBRElORVNTX1JFQVNPTl9BTExPQ0FUT1JfTk9UX1JFQURZEAYSJwojUkVBRElORVNTX1JFQVNPTl9QUk9WSURFUl9OT1RfUkVBRFkQBzKiBAoRQWxsb2NhdGlvblNlcnZpY2USWgoJU2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXNwb25zZRJaCglHZXRXYWxsZXQSJS5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlcXVlc3QaJi5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlc3BvbnNlEmwKD0FsbG9jYXRlQWRkcmVzcxIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdBosLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzcG9uc2USgQEKFkJhdGNoQWxsb2NhdGVBZGRyZXNzZXMSMi5wYXlpbi5hbGxvY2F0aW9uLnYxLkJhdGNoQWxsb2NhdGVBZGRyZXNzZXNSZXF1ZXN0GjMucGF5aW4uYWxsb2NhdGlvbi52MS5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USYwoMR2V0UmVhZGluZXNzEigucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXF1ZXN0GikucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
 
 /**
  * @generated from message payin.allocation.v1.Wallet
@@ -342,11 +342,21 @@ export type PairReadiness = Message<"payin.allocation.v1.PairReadiness"> & {
   ready: boolean;
 
   /**
-   * Failing reasons, lower-case codes of the contract, in its order.
+   * Failing reasons, in ReadinessReason's order, as their lower-case codes
+   * (the enum value's name without READINESS_REASON_, in lower case, e.g.
+   * "merchant_inactive"). Kept for callers that read the codes; the same
+   * reasons as reason_codes.
    *
    * @generated from field: repeated string reasons = 4;
    */
   reasons: string[];
+
+  /**
+   * Failing reasons, in the enum's order.
+   *
+   * @generated from field: repeated payin.allocation.v1.ReadinessReason reason_codes = 5;
+   */
+  reasonCodes: ReadinessReason[];
 };
 
 /**
@@ -374,6 +384,75 @@ export type GetReadinessResponse = Message<"payin.allocation.v1.GetReadinessResp
  */
 export const GetReadinessResponseSchema: GenMessage<GetReadinessResponse> = /*@__PURE__*/
   messageDesc(file_payin_allocation_v1_allocation_service, 13);
+
+/**
+ * Why a pair is not ready: the readiness reason codes of the contract, in the
+ * order a pair lists them. The lower-case code of a value is its name without
+ * READINESS_REASON_, in lower case.
+ *
+ * @generated from enum payin.allocation.v1.ReadinessReason
+ */
+export enum ReadinessReason {
+  /**
+   * @generated from enum value: READINESS_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The merchant's status is not active.
+   *
+   * @generated from enum value: READINESS_REASON_MERCHANT_INACTIVE = 1;
+   */
+  MERCHANT_INACTIVE = 1,
+
+  /**
+   * The merchant has no operating profile.
+   *
+   * @generated from enum value: READINESS_REASON_OPERATING_PROFILE_MISSING = 2;
+   */
+  OPERATING_PROFILE_MISSING = 2,
+
+  /**
+   * The merchant's open payin policy is not allow.
+   *
+   * @generated from enum value: READINESS_REASON_PAYIN_NOT_ALLOWED = 3;
+   */
+  PAYIN_NOT_ALLOWED = 3,
+
+  /**
+   * The routing table does not serve the (asset, rail) pair.
+   *
+   * @generated from enum value: READINESS_REASON_ASSET_NOT_CONFIGURED = 4;
+   */
+  ASSET_NOT_CONFIGURED = 4,
+
+  /**
+   * The merchant has no wallet on the pair's rail.
+   *
+   * @generated from enum value: READINESS_REASON_WALLET_NOT_READY = 5;
+   */
+  WALLET_NOT_READY = 5,
+
+  /**
+   * The wallet has no address index left to allocate.
+   *
+   * @generated from enum value: READINESS_REASON_ALLOCATOR_NOT_READY = 6;
+   */
+  ALLOCATOR_NOT_READY = 6,
+
+  /**
+   * No provider is bound for crypto.payin with a connection to it.
+   *
+   * @generated from enum value: READINESS_REASON_PROVIDER_NOT_READY = 7;
+   */
+  PROVIDER_NOT_READY = 7,
+}
+
+/**
+ * Describes the enum payin.allocation.v1.ReadinessReason.
+ */
+export const ReadinessReasonSchema: GenEnum<ReadinessReason> = /*@__PURE__*/
+  enumDesc(file_payin_allocation_v1_allocation_service, 0);
 
 /**
  * AllocationService owns receiving wallets (one account xpub per merchant) and
@@ -435,10 +514,8 @@ export const AllocationService: GenService<{
   /**
    * Decides whether a merchant can take pay-ins on each (asset, rail) pair,
    * asking the merchants service for the merchant's side. A pair lists every
-   * reason that fails, in the contract's order: merchant_inactive,
-   * operating_profile_missing, payin_not_allowed, asset_not_configured,
-   * wallet_not_ready, allocator_not_ready, provider_not_ready; it is ready when
-   * none does. NOT_FOUND (MERCHANT_NOT_FOUND) for an unknown merchant,
+   * ReadinessReason that fails, in the enum's order; it is ready when none
+   * does. NOT_FOUND (MERCHANT_NOT_FOUND) for an unknown merchant,
    * INVALID_ARGUMENT for a malformed uuid.
    *
    * @generated from rpc payin.allocation.v1.AllocationService.GetReadiness

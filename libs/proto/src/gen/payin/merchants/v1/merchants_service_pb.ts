@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/merchants/v1/merchants_service.proto.
  */
 export const file_payin_merchants_v1_merchants_service: GenFile = /*@__PURE__*/
-  fileDesc("CipwYXlpbi9tZXJjaGFudHMvdjEvbWVyY2hhbnRzX3NlcnZpY2UucHJvdG8SEnBheWluLm1lcmNoYW50cy52MSI3CgVBY3RvchIMCgRraW5kGAEgASgJEgwKBHV1aWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSLqAQoITWVyY2hhbnQSDAoEdXVpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSFwoKbGVnYWxfbmFtZRgDIAEoCUgAiAEBEjIKBnN0YXR1cxgEIAEoDjIiLnBheWluLm1lcmNoYW50cy52MS5NZXJjaGFudFN0YXR1cxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfbGVnYWxfbmFtZSJ/ChVDcmVhdGVNZXJjaGFudFJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEhcKCmxlZ2FsX25hbWUYAiABKAlIAIgBARIoCgVhY3RvchgDIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvckINCgtfbGVnYWxfbmFtZSJIChZDcmVhdGVNZXJjaGFudFJlc3BvbnNlEi4KCG1lcmNoYW50GAEgASgLMhwucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50IiIKEkdldE1lcmNoYW50UmVxdWVzdBIMCgR1dWlkGAEgASgJIkUKE0dldE1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC5wYXlpbi5tZXJjaGFudHMudjEuTWVyY2hhbnQijwEKGVRyYW5zaXRpb25NZXJjaGFudFJlcXVlc3QSDAoEdXVpZBgBIAEoCRI6Cgp0cmFuc2l0aW9uGAIgASgOMiYucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50VHJhbnNpdGlvbhIoCgVhY3RvchgDIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJMChpUcmFuc2l0aW9uTWVyY2hhbnRSZXNwb25zZRIuCghtZXJjaGFudBgBIAEoCzIcLnBheWluLm1lcmNoYW50cy52MS5NZXJjaGFudCJFChZHZXRQYXlpbkNvbnRleHRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSFAoManVyaXNkaWN0aW9uGAIgASgJIpcBChdHZXRQYXlpbkNvbnRleHRSZXNwb25zZRIyCgZzdGF0dXMYASABKA4yIi5wYXlpbi5tZXJjaGFudHMudjEuTWVyY2hhbnRTdGF0dXMSEwoLcnVsZV9lZmZlY3QYAiABKAkSGwoTcGF5aW5fcG9saWN5X2VmZmVjdBgDIAEoCRIWCg5vcGVyYXRpbmdfbW9kZRgEIAEoCSIyChlHZXRSZWFkaW5lc3NJbnB1dHNSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkipwEKGkdldFJlYWRpbmVzc0lucHV0c1Jlc3BvbnNlEjIKBnN0YXR1cxgBIAEoDjIiLnBheWluLm1lcmNoYW50cy52MS5NZXJjaGFudFN0YXR1cxIbChNwYXlpbl9wb2xpY3lfZWZmZWN0GAIgASgJEhYKDm9wZXJhdGluZ19tb2RlGAMgASgJEiAKGHBheWluX3Byb3ZpZGVyX2Nvbm5lY3RlZBgEIAEoCCKxAQoUTGlzdE1lcmNoYW50c1JlcXVlc3QSDQoFbGltaXQYASABKA0SDgoGb2Zmc2V0GAIgASgNEjIKBnN0YXR1cxgDIAEoDjIiLnBheWluLm1lcmNoYW50cy52MS5NZXJjaGFudFN0YXR1cxIRCgR1dWlkGAQgASgJSACIAQESGQoMZGlzcGxheV9uYW1lGAUgASgJSAGIAQFCBwoFX3V1aWRCDwoNX2Rpc3BsYXlfbmFtZSJXChVMaXN0TWVyY2hhbnRzUmVzcG9uc2USLwoJbWVyY2hhbnRzGAEgAygLMhwucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50Eg0KBXRvdGFsGAIgASgEIm0KE0Vuc3VyZU1lbWJlclJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIVCg1pZGVudGl0eV91dWlkGAIgASgJEigKBWFjdG9yGAMgASgLMhkucGF5aW4ubWVyY2hhbnRzLnYxLkFjdG9yImoKCk1lbWJlcnNoaXASFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIVCg1pZGVudGl0eV91dWlkGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlsKFEVuc3VyZU1lbWJlclJlc3BvbnNlEjIKCm1lbWJlcnNoaXAYASABKAsyHi5wYXlpbi5tZXJjaGFudHMudjEuTWVtYmVyc2hpcBIPCgdjcmVhdGVkGAIgASgIIi8KFkxpc3RNZW1iZXJzaGlwc1JlcXVlc3QSFQoNaWRlbnRpdHlfdXVpZBgBIAEoCSJOChdMaXN0TWVtYmVyc2hpcHNSZXNwb25zZRIzCgttZW1iZXJzaGlwcxgBIAMoCzIeLnBheWluLm1lcmNoYW50cy52MS5NZW1iZXJzaGlwIsIBCgRSdWxlEhEKCXJ1bGVfdXVpZBgBIAEoCRISCgpjYXBhYmlsaXR5GAIgASgJEhQKDGp1cmlzZGljdGlvbhgDIAEoCRIOCgZlZmZlY3QYBCABKAkSDwoHdmVyc2lvbhgFIAEoBRIuCgp2YWxpZF9mcm9tGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgh2YWxpZF90bxgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidwoRQ3JlYXRlUnVsZVJlcXVlc3QSEgoKY2FwYWJpbGl0eRgBIAEoCRIUCgxqdXJpc2RpY3Rpb24YAiABKAkSDgoGZWZmZWN0GAMgASgJEigKBWFjdG9yGAQgASgLMhkucGF5aW4ubWVyY2hhbnRzLnYxLkFjdG9yIjwKEkNyZWF0ZVJ1bGVSZXNwb25zZRImCgRydWxlGAEgASgLMhgucGF5aW4ubWVyY2hhbnRzLnYxLlJ1bGUiKgoQTGlzdFJ1bGVzUmVxdWVzdBIWCg5pbmNsdWRlX2Nsb3NlZBgBIAEoCCI8ChFMaXN0UnVsZXNSZXNwb25zZRInCgVydWxlcxgBIAMoCzIYLnBheWluLm1lcmNoYW50cy52MS5SdWxlIqEBChBPcGVyYXRpbmdQcm9maWxlEhUKDW1lcmNoYW50X3V1aWQYASABKAkSFgoOb3BlcmF0aW5nX21vZGUYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAieAodRW5zdXJlT3BlcmF0aW5nUHJvZmlsZVJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIWCg5vcGVyYXRpbmdfbW9kZRgCIAEoCRIoCgVhY3RvchgDIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJXCh5FbnN1cmVPcGVyYXRpbmdQcm9maWxlUmVzcG9uc2USNQoHcHJvZmlsZRgBIAEoCzIkLnBheWluLm1lcmNoYW50cy52MS5PcGVyYXRpbmdQcm9maWxlIsIBCgZQb2xpY3kSEwoLcG9saWN5X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRINCgVzY29wZRgDIAEoCRIOCgZlZmZlY3QYBCABKAkSDwoHdmVyc2lvbhgFIAEoBRIuCgp2YWxpZF9mcm9tGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgh2YWxpZF90bxgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAidQoTQ3JlYXRlUG9saWN5UmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEg0KBXNjb3BlGAIgASgJEg4KBmVmZmVjdBgDIAEoCRIoCgVhY3RvchgEIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJCChRDcmVhdGVQb2xpY3lSZXNwb25zZRIqCgZwb2xpY3kYASABKAsyGi5wYXlpbi5tZXJjaGFudHMudjEuUG9saWN5Il8KCFByb3ZpZGVyEhUKDXByb3ZpZGVyX3V1aWQYASABKAkSDAoEbmFtZRgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJPChVDcmVhdGVQcm92aWRlclJlcXVlc3QSDAoEbmFtZRgBIAEoCRIoCgVhY3RvchgCIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJIChZDcmVhdGVQcm92aWRlclJlc3BvbnNlEi4KCHByb3ZpZGVyGAEgASgLMhwucGF5aW4ubWVyY2hhbnRzLnYxLlByb3ZpZGVyIhYKFExpc3RQcm92aWRlcnNSZXF1ZXN0IkgKFUxpc3RQcm92aWRlcnNSZXNwb25zZRIvCglwcm92aWRlcnMYASADKAsyHC5wYXlpbi5tZXJjaGFudHMudjEuUHJvdmlkZXIirwEKD1Byb3ZpZGVyQmluZGluZxIUCgxiaW5kaW5nX3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIVCg1wcm92aWRlcl91dWlkGAMgASgJEhIKCmNhcGFiaWxpdHkYBCABKAkSFAoManVyaXNkaWN0aW9uGAUgASgJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIqABChxFbnN1cmVQcm92aWRlckJpbmRpbmdSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSFQoNcHJvdmlkZXJfdXVpZBgCIAEoCRISCgpjYXBhYmlsaXR5GAMgASgJEhQKDGp1cmlzZGljdGlvbhgEIAEoCRIoCgVhY3RvchgFIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJmCh1FbnN1cmVQcm92aWRlckJpbmRpbmdSZXNwb25zZRI0CgdiaW5kaW5nGAEgASgLMiMucGF5aW4ubWVyY2hhbnRzLnYxLlByb3ZpZGVyQmluZGluZxIPCgdjcmVhdGVkGAIgASgIIu8BChJQcm92aWRlckNvbm5lY3Rpb24SFwoPY29ubmVjdGlvbl91dWlkGAEgASgJEhUKDW1lcmNoYW50X3V1aWQYAiABKAkSFQoNcHJvdmlkZXJfdXVpZBgDIAEoCRIdChBzZWNyZXRfcmVmZXJlbmNlGAQgASgJSACIAQESLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEwoRX3NlY3JldF9yZWZlcmVuY2UirQEKH0Vuc3VyZVByb3ZpZGVyQ29ubmVjdGlvblJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIVCg1wcm92aWRlcl91dWlkGAIgASgJEh0KEHNlY3JldF9yZWZlcmVuY2UYAyABKAlIAIgBARIoCgVhY3RvchgEIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvckITChFfc2VjcmV0X3JlZmVyZW5jZSJvCiBFbnN1cmVQcm92aWRlckNvbm5lY3Rpb25SZXNwb25zZRI6Cgpjb25uZWN0aW9uGAEgASgLMiYucGF5aW4ubWVyY2hhbnRzLnYxLlByb3ZpZGVyQ29ubmVjdGlvbhIPCgdjcmVhdGVkGAIgASgIIpsBCiVSb3RhdGVQcm92aWRlckNvbm5lY3Rpb25TZWNyZXRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSFwoPY29ubmVjdGlvbl91dWlkGAIgASgJEhgKEHNlY3JldF9yZWZlcmVuY2UYAyABKAkSKAoFYWN0b3IYBCABKAsyGS5wYXlpbi5tZXJjaGFudHMudjEuQWN0b3IiZAomUm90YXRlUHJvdmlkZXJDb25uZWN0aW9uU2VjcmV0UmVzcG9uc2USOgoKY29ubmVjdGlvbhgBIAEoCzImLnBheWluLm1lcmNoYW50cy52MS5Qcm92aWRlckNvbm5lY3Rpb24i2gEKCkF1ZGl0RXZlbnQSEgoKZXZlbnRfdXVpZBgBIAEoCRIoCgVhY3RvchgCIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvchIOCgZhY3Rpb24YAyABKAkSEwoLdGFyZ2V0X3R5cGUYBCABKAkSEwoLdGFyZ2V0X3V1aWQYBSABKAkSDwoHb3V0Y29tZRgGIAEoCRIvCgtvY2N1cnJlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKZXJyb3JfY29kZRgIIAEoCSJIChdSZWNvcmRBdWRpdEV2ZW50UmVxdWVzdBItCgVldmVudBgBIAEoCzIeLnBheWluLm1lcmNoYW50cy52MS5BdWRpdEV2ZW50IkkKGFJlY29yZEF1ZGl0RXZlbnRSZXNwb25zZRItCgVldmVudBgBIAEoCzIeLnBheWluLm1lcmNoYW50cy52MS5BdWRpdEV2ZW50IjcKFkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QSDQoFbGltaXQYASABKA0SDgoGb2Zmc2V0GAIgASgNIlgKF0xpc3RBdWRpdEV2ZW50c1Jlc3BvbnNlEi4KBmV2ZW50cxgBIAMoCzIeLnBheWluLm1lcmNoYW50cy52MS5BdWRpdEV2ZW50Eg0KBXRvdGFsGAIgASgEKqYBCg5NZXJjaGFudFN0YXR1cxIfChtNRVJDSEFOVF9TVEFUVVNfVU5TUEVDSUZJRUQQABIcChhNRVJDSEFOVF9TVEFUVVNfSU5BQ1RJVkUQARIaChZNRVJDSEFOVF9TVEFUVVNfQUNUSVZFEAISHQoZTUVSQ0hBTlRfU1RBVFVTX1NVU1BFTkRFRBADEhoKFk1FUkNIQU5UX1NUQVRVU19DTE9TRUQQBCq/AQoSTWVyY2hhbnRUcmFuc2l0aW9uEiMKH01FUkNIQU5UX1RSQU5TSVRJT05fVU5TUEVDSUZJRUQQABIgChxNRVJDSEFOVF9UUkFOU0lUSU9OX0FDVElWQVRFEAESIgoeTUVSQ0hBTlRfVFJBTlNJVElPTl9ERUFDVElWQVRFEAISHwobTUVSQ0hBTlRfVFJBTlNJVElPTl9TVVNQRU5EEAMSHQoZTUVSQ0hBTlRfVFJBTlNJVElPTl9DTE9TRRAEMssQChBNZXJjaGFudHNTZXJ2aWNlEmcKDkNyZWF0ZU1lcmNoYW50EikucGF5aW4ubWVyY2hhbnRzLnYxLkNyZWF0ZU1lcmNoYW50UmVxdWVzdBoqLnBheWluLm1lcmNoYW50cy52MS5DcmVhdGVNZXJjaGFudFJlc3BvbnNlEl4KC0dldE1lcmNoYW50EiYucGF5aW4ubWVyY2hhbnRzLnYxLkdldE1lcmNoYW50UmVxdWVzdBonLnBheWluLm1lcmNoYW50cy52MS5HZXRNZXJjaGFudFJlc3BvbnNlEnMKElRyYW5zaXRpb25NZXJjaGFudBItLnBheWluLm1lcmNoYW50cy52MS5UcmFuc2l0aW9uTWVyY2hhbnRSZXF1ZXN0Gi4ucGF5aW4ubWVyY2hhbnRzLnYxLlRyYW5zaXRpb25NZXJjaGFudFJlc3BvbnNlEmoKD0dldFBheWluQ29udGV4dBIqLnBheWluLm1lcmNoYW50cy52MS5HZXRQYXlpbkNvbnRleHRSZXF1ZXN0GisucGF5aW4ubWVyY2hhbnRzLnYxLkdldFBheWluQ29udGV4dFJlc3BvbnNlEnMKEkdldFJlYWRpbmVzc0lucHV0cxItLnBheWluLm1lcmNoYW50cy52MS5HZXRSZWFkaW5lc3NJbnB1dHNSZXF1ZXN0Gi4ucGF5aW4ubWVyY2hhbnRzLnYxLkdldFJlYWRpbmVzc0lucHV0c1Jlc3BvbnNlEmQKDUxpc3RNZXJjaGFudHMSKC5wYXlpbi5tZXJjaGFudHMudjEuTGlzdE1lcmNoYW50c1JlcXVlc3QaKS5wYXlpbi5tZXJjaGFudHMudjEuTGlzdE1lcmNoYW50c1Jlc3BvbnNlEmEKDEVuc3VyZU1lbWJlchInLnBheWluLm1lcmNoYW50cy52MS5FbnN1cmVNZW1iZXJSZXF1ZXN0GigucGF5aW4ubWVyY2hhbnRzLnYxLkVuc3VyZU1lbWJlclJlc3BvbnNlEmoKD0xpc3RNZW1iZXJzaGlwcxIqLnBheWluLm1lcmNoYW50cy52MS5MaXN0TWVtYmVyc2hpcHNSZXF1ZXN0GisucGF5aW4ubWVyY2hhbnRzLnYxLkxpc3RNZW1iZXJzaGlwc1Jlc3BvbnNlElsKCkNyZWF0ZVJ1bGUSJS5wYXlpbi5tZXJjaGFudHMudjEuQ3JlYXRlUnVsZVJlcXVlc3QaJi5wYXlpbi5tZXJjaGFudHMudjEuQ3JlYXRlUnVsZVJlc3BvbnNlElgKCUxpc3RSdWxlcxIkLnBheWluLm1lcmNoYW50cy52MS5MaXN0UnVsZXNSZXF1ZXN0GiUucGF5aW4ubWVyY2hhbnRzLnYxLkxpc3RSdWxlc1Jlc3BvbnNlEn8KFkVuc3VyZU9wZXJhdGluZ1Byb2ZpbGUSMS5wYXlpbi5tZXJjaGFudHMudjEuRW5zdXJlT3BlcmF0aW5nUHJvZmlsZVJlcXVlc3QaMi5wYXlpbi5tZXJjaGFudHMudjEuRW5zdXJlT3BlcmF0aW5nUHJvZmlsZVJlc3BvbnNlEmEKDENyZWF0ZVBvbGljeRInLnBheWluLm1lcmNoYW50cy52MS5DcmVhdGVQb2xpY3lSZXF1ZXN0GigucGF5aW4ubWVyY2hhbnRzLnYxLkNyZWF0ZVBvbGljeVJlc3BvbnNlEmcKDkNyZWF0ZVByb3ZpZGVyEikucGF5aW4ubWVyY2hhbnRzLnYxLkNyZWF0ZVByb3ZpZGVyUmVxdWVzdBoqLnBheWluLm1lcmNoYW50cy52MS5DcmVhdGVQcm92aWRlclJlc3BvbnNlEmQKDUxpc3RQcm92aWRlcnMSKC5wYXlpbi5tZXJjaGFudHMudjEuTGlzdFByb3ZpZGVyc1JlcXVlc3QaKS5wYXlpbi5tZXJjaGFudHMudjEuTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEnwKFUVuc3VyZVByb3ZpZGVyQmluZGluZxIwLnBheWluLm1lcmNoYW50cy52MS5FbnN1cmVQcm92aWRlckJpbmRpbmdSZXF1ZXN0GjEucGF5aW4ubWVyY2hhbnRzLnYxLkVuc3VyZVByb3ZpZGVyQmluZGluZ1Jlc3BvbnNlEoUBChhFbnN1cmVQcm92aWRlckNvbm5lY3Rpb24SMy5wYXlpbi5tZXJjaGFudHMudjEuRW5zdXJlUHJvdmlkZXJDb25uZWN0aW9uUmVxdWVzdBo0LnBheWluLm1lcmNoYW50cy52MS5FbnN1cmVQcm92aWRlckNvbm5lY3Rpb25SZXNwb25zZRKXAQoeUm90YXRlUHJvdmlkZXJDb25uZWN0aW9uU2VjcmV0EjkucGF5aW4ubWVyY2hhbnRzLnYxLlJvdGF0ZVByb3ZpZGVyQ29ubmVjdGlvblNlY3JldFJlcXVlc3QaOi5wYXlpbi5tZXJjaGFudHMudjEuUm90YXRlUHJvdmlkZXJDb25uZWN0aW9uU2VjcmV0UmVzcG9uc2USbQoQUmVjb3JkQXVkaXRFdmVudBIrLnBheWluLm1lcmNoYW50cy52MS5SZWNvcmRBdWRpdEV2ZW50UmVxdWVzdBosLnBheWluLm1lcmNoYW50cy52MS5SZWNvcmRBdWRpdEV2ZW50UmVzcG9uc2USagoPTGlzdEF1ZGl0RXZlbnRzEioucGF5aW4ubWVyY2hhbnRzLnYxLkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QaKy5wYXlpbi5tZXJjaGFudHMudjEuTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CipwYXlpbi9tZXJjaGFudHMvdjEvbWVyY2hhbnRzX3NlcnZpY2UucHJvdG8SEnBheWluLm1lcmNoYW50cy52MSI3CgVBY3RvchIMCgRraW5kGAEgASgJEgwKBHV1aWQYAiABKAkSEgoKcmVxdWVzdF9pZBgDIAEoCSLqAQoITWVyY2hhbnQSDAoEdXVpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSFwoKbGVnYWxfbmFtZRgDIAEoCUgAiAEBEjIKBnN0YXR1cxgEIAEoDjIiLnBheWluLm1lcmNoYW50cy52MS5NZXJjaGFudFN0YXR1cxIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfbGVnYWxfbmFtZSJ/ChVDcmVhdGVNZXJjaGFudFJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEhcKCmxlZ2FsX25hbWUYAiABKAlIAIgBARIoCgVhY3RvchgDIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvckINCgtfbGVnYWxfbmFtZSJIChZDcmVhdGVNZXJjaGFudFJlc3BvbnNlEi4KCG1lcmNoYW50GAEgASgLMhwucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50IiIKEkdldE1lcmNoYW50UmVxdWVzdBIMCgR1dWlkGAEgASgJIkUKE0dldE1lcmNoYW50UmVzcG9uc2USLgoIbWVyY2hhbnQYASABKAsyHC5wYXlpbi5tZXJjaGFudHMudjEuTWVyY2hhbnQijwEKGVRyYW5zaXRpb25NZXJjaGFudFJlcXVlc3QSDAoEdXVpZBgBIAEoCRI6Cgp0cmFuc2l0aW9uGAIgASgOMiYucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50VHJhbnNpdGlvbhIoCgVhY3RvchgDIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJMChpUcmFuc2l0aW9uTWVyY2hhbnRSZXNwb25zZRIuCghtZXJjaGFudBgBIAEoCzIcLnBheWluLm1lcmNoYW50cy52MS5NZXJjaGFudCJFChZHZXRQYXlpbkNvbnRleHRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSFAoManVyaXNkaWN0aW9uGAIgASgJIpcBChdHZXRQYXlpbkNvbnRleHRSZXNwb25zZRIyCgZzdGF0dXMYASABKA4yIi5wYXlpbi5tZXJjaGFudHMudjEuTWVyY2hhbnRTdGF0dXMSEwoLcnVsZV9lZmZlY3QYAiABKAkSGwoTcGF5aW5fcG9saWN5X2VmZmVjdBgDIAEoCRIWCg5vcGVyYXRpbmdfbW9kZRgEIAEoCSIhCh9XYXRjaFBheWluQ29udGV4dENoYW5nZXNSZXF1ZXN0IqMBCiBXYXRjaFBheWluQ29udGV4dENoYW5nZXNSZXNwb25zZRI8CgZzeW5jZWQYASABKAsyKi5wYXlpbi5tZXJjaGFudHMudjEuUGF5aW5Db250ZXh0RmVlZFN5bmNlZEgAEjgKBmNoYW5nZRgCIAEoCzImLnBheWluLm1lcmNoYW50cy52MS5QYXlpbkNvbnRleHRDaGFuZ2VIAEIHCgVldmVudCI7ChZQYXlpbkNvbnRleHRGZWVkU3luY2VkEg8KB2ZlZWRfaWQYASABKAkSEAoIc2VxdWVuY2UYAiABKAQiPQoSUGF5aW5Db250ZXh0Q2hhbmdlEhAKCHNlcXVlbmNlGAEgASgEEhUKDW1lcmNoYW50X3V1aWQYAiABKAkiJAoiR2V0UGF5aW5Db250ZXh0RmVlZFBvc2l0aW9uUmVxdWVzdCJICiNHZXRQYXlpbkNvbnRleHRGZWVkUG9zaXRpb25SZXNwb25zZRIPCgdmZWVkX2lkGAEgASgJEhAKCHNlcXVlbmNlGAIgASgEIjIKGUdldFJlYWRpbmVzc0lucHV0c1JlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSKnAQoaR2V0UmVhZGluZXNzSW5wdXRzUmVzcG9uc2USMgoGc3RhdHVzGAEgASgOMiIucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50U3RhdHVzEhsKE3BheWluX3BvbGljeV9lZmZlY3QYAiABKAkSFgoOb3BlcmF0aW5nX21vZGUYAyABKAkSIAoYcGF5aW5fcHJvdmlkZXJfY29ubmVjdGVkGAQgASgIIrEBChRMaXN0TWVyY2hhbnRzUmVxdWVzdBINCgVsaW1pdBgBIAEoDRIOCgZvZmZzZXQYAiABKA0SMgoGc3RhdHVzGAMgASgOMiIucGF5aW4ubWVyY2hhbnRzLnYxLk1lcmNoYW50U3RhdHVzEhEKBHV1aWQYBCABKAlIAIgBARIZCgxkaXNwbGF5X25hbWUYBSABKAlIAYgBAUIHCgVfdXVpZEIPCg1fZGlzcGxheV9uYW1lIlcKFUxpc3RNZXJjaGFudHNSZXNwb25zZRIvCgltZXJjaGFudHMYASADKAsyHC5wYXlpbi5tZXJjaGFudHMudjEuTWVyY2hhbnQSDQoFdG90YWwYAiABKAQibQoTRW5zdXJlTWVtYmVyUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhUKDWlkZW50aXR5X3V1aWQYAiABKAkSKAoFYWN0b3IYAyABKAsyGS5wYXlpbi5tZXJjaGFudHMudjEuQWN0b3IiagoKTWVtYmVyc2hpcBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhUKDWlkZW50aXR5X3V1aWQYAiABKAkSLgoKY3JlYXRlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWwoURW5zdXJlTWVtYmVyUmVzcG9uc2USMgoKbWVtYmVyc2hpcBgBIAEoCzIeLnBheWluLm1lcmNoYW50cy52MS5NZW1iZXJzaGlwEg8KB2NyZWF0ZWQYAiABKAgiLwoWTGlzdE1lbWJlcnNoaXBzUmVxdWVzdBIVCg1pZGVudGl0eV91dWlkGAEgASgJIk4KF0xpc3RNZW1iZXJzaGlwc1Jlc3BvbnNlEjMKC21lbWJlcnNoaXBzGAEgAygLMh4ucGF5aW4ubWVyY2hhbnRzLnYxLk1lbWJlcnNoaXAiwgEKBFJ1bGUSEQoJcnVsZV91dWlkGAEgASgJEhIKCmNhcGFiaWxpdHkYAiABKAkSFAoManVyaXNkaWN0aW9uGAMgASgJEg4KBmVmZmVjdBgEIAEoCRIPCgd2ZXJzaW9uGAUgASgFEi4KCnZhbGlkX2Zyb20YBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCHZhbGlkX3RvGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ3ChFDcmVhdGVSdWxlUmVxdWVzdBISCgpjYXBhYmlsaXR5GAEgASgJEhQKDGp1cmlzZGljdGlvbhgCIAEoCRIOCgZlZmZlY3QYAyABKAkSKAoFYWN0b3IYBCABKAsyGS5wYXlpbi5tZXJjaGFudHMudjEuQWN0b3IiPAoSQ3JlYXRlUnVsZVJlc3BvbnNlEiYKBHJ1bGUYASABKAsyGC5wYXlpbi5tZXJjaGFudHMudjEuUnVsZSIqChBMaXN0UnVsZXNSZXF1ZXN0EhYKDmluY2x1ZGVfY2xvc2VkGAEgASgIIjwKEUxpc3RSdWxlc1Jlc3BvbnNlEicKBXJ1bGVzGAEgAygLMhgucGF5aW4ubWVyY2hhbnRzLnYxLlJ1bGUioQEKEE9wZXJhdGluZ1Byb2ZpbGUSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIWCg5vcGVyYXRpbmdfbW9kZRgCIAEoCRIuCgpjcmVhdGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ4Ch1FbnN1cmVPcGVyYXRpbmdQcm9maWxlUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhYKDm9wZXJhdGluZ19tb2RlGAIgASgJEigKBWFjdG9yGAMgASgLMhkucGF5aW4ubWVyY2hhbnRzLnYxLkFjdG9yIlcKHkVuc3VyZU9wZXJhdGluZ1Byb2ZpbGVSZXNwb25zZRI1Cgdwcm9maWxlGAEgASgLMiQucGF5aW4ubWVyY2hhbnRzLnYxLk9wZXJhdGluZ1Byb2ZpbGUiwgEKBlBvbGljeRITCgtwb2xpY3lfdXVpZBgBIAEoCRIVCg1tZXJjaGFudF91dWlkGAIgASgJEg0KBXNjb3BlGAMgASgJEg4KBmVmZmVjdBgEIAEoCRIPCgd2ZXJzaW9uGAUgASgFEi4KCnZhbGlkX2Zyb20YBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCHZhbGlkX3RvGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJ1ChNDcmVhdGVQb2xpY3lSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDQoFc2NvcGUYAiABKAkSDgoGZWZmZWN0GAMgASgJEigKBWFjdG9yGAQgASgLMhkucGF5aW4ubWVyY2hhbnRzLnYxLkFjdG9yIkIKFENyZWF0ZVBvbGljeVJlc3BvbnNlEioKBnBvbGljeRgBIAEoCzIaLnBheWluLm1lcmNoYW50cy52MS5Qb2xpY3kiXwoIUHJvdmlkZXISFQoNcHJvdmlkZXJfdXVpZBgBIAEoCRIMCgRuYW1lGAIgASgJEi4KCmNyZWF0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk8KFUNyZWF0ZVByb3ZpZGVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEigKBWFjdG9yGAIgASgLMhkucGF5aW4ubWVyY2hhbnRzLnYxLkFjdG9yIkgKFkNyZWF0ZVByb3ZpZGVyUmVzcG9uc2USLgoIcHJvdmlkZXIYASABKAsyHC5wYXlpbi5tZXJjaGFudHMudjEuUHJvdmlkZXIiFgoUTGlzdFByb3ZpZGVyc1JlcXVlc3QiSAoVTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEi8KCXByb3ZpZGVycxgBIAMoCzIcLnBheWluLm1lcmNoYW50cy52MS5Qcm92aWRlciKvAQoPUHJvdmlkZXJCaW5kaW5nEhQKDGJpbmRpbmdfdXVpZBgBIAEoCRIVCg1tZXJjaGFudF91dWlkGAIgASgJEhUKDXByb3ZpZGVyX3V1aWQYAyABKAkSEgoKY2FwYWJpbGl0eRgEIAEoCRIUCgxqdXJpc2RpY3Rpb24YBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAioAEKHEVuc3VyZVByb3ZpZGVyQmluZGluZ1JlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIVCg1wcm92aWRlcl91dWlkGAIgASgJEhIKCmNhcGFiaWxpdHkYAyABKAkSFAoManVyaXNkaWN0aW9uGAQgASgJEigKBWFjdG9yGAUgASgLMhkucGF5aW4ubWVyY2hhbnRzLnYxLkFjdG9yImYKHUVuc3VyZVByb3ZpZGVyQmluZGluZ1Jlc3BvbnNlEjQKB2JpbmRpbmcYASABKAsyIy5wYXlpbi5tZXJjaGFudHMudjEuUHJvdmlkZXJCaW5kaW5nEg8KB2NyZWF0ZWQYAiABKAgi7wEKElByb3ZpZGVyQ29ubmVjdGlvbhIXCg9jb25uZWN0aW9uX3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIVCg1wcm92aWRlcl91dWlkGAMgASgJEh0KEHNlY3JldF9yZWZlcmVuY2UYBCABKAlIAIgBARIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEITChFfc2VjcmV0X3JlZmVyZW5jZSKtAQofRW5zdXJlUHJvdmlkZXJDb25uZWN0aW9uUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhUKDXByb3ZpZGVyX3V1aWQYAiABKAkSHQoQc2VjcmV0X3JlZmVyZW5jZRgDIAEoCUgAiAEBEigKBWFjdG9yGAQgASgLMhkucGF5aW4ubWVyY2hhbnRzLnYxLkFjdG9yQhMKEV9zZWNyZXRfcmVmZXJlbmNlIm8KIEVuc3VyZVByb3ZpZGVyQ29ubmVjdGlvblJlc3BvbnNlEjoKCmNvbm5lY3Rpb24YASABKAsyJi5wYXlpbi5tZXJjaGFudHMudjEuUHJvdmlkZXJDb25uZWN0aW9uEg8KB2NyZWF0ZWQYAiABKAgimwEKJVJvdGF0ZVByb3ZpZGVyQ29ubmVjdGlvblNlY3JldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIXCg9jb25uZWN0aW9uX3V1aWQYAiABKAkSGAoQc2VjcmV0X3JlZmVyZW5jZRgDIAEoCRIoCgVhY3RvchgEIAEoCzIZLnBheWluLm1lcmNoYW50cy52MS5BY3RvciJkCiZSb3RhdGVQcm92aWRlckNvbm5lY3Rpb25TZWNyZXRSZXNwb25zZRI6Cgpjb25uZWN0aW9uGAEgASgLMiYucGF5aW4ubWVyY2hhbnRzLnYxLlByb3ZpZGVyQ29ubmVjdGlvbiLaAQoKQXVkaXRFdmVudBISCgpldmVudF91dWlkGAEgASgJEigKBWFjdG9yGAIgASgLMhkucGF5aW4ubWVyY2hhbnRzLnYxLkFjdG9yEg4KBmFjdGlvbhgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCRITCgt0YXJnZXRfdXVpZBgFIAEoCRIPCgdvdXRjb21lGAYgASgJEi8KC29jY3VycmVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgplcnJvcl9jb2RlGAggASgJIkgKF1JlY29yZEF1ZGl0RXZlbnRSZXF1ZXN0Ei0KBWV2ZW50GAEgASgLMh4ucGF5aW4ubWVyY2hhbnRzLnYxLkF1ZGl0RXZlbnQiSQoYUmVjb3JkQXVkaXRFdmVudFJlc3BvbnNlEi0KBWV2ZW50GAEgASgLMh4ucGF5aW4ubWVyY2hhbnRzLnYxLkF1ZGl0RXZlbnQiNwoWTGlzdEF1ZGl0RXZlbnRzUmVxdWVzdBINCgVsaW1pdBgBIAEoDRIOCgZvZmZzZXQYAiABKA0iWAoXTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2USLgoGZXZlbnRzGAEgAygLMh4ucGF5aW4ubWVyY2hhbnRzLnYxLkF1ZGl0RXZlbnQSDQoFdG90YWwYAiABKAQqpgEKDk1lcmNoYW50U3RhdHVzEh8KG01FUkNIQU5UX1NUQVRVU19VTlNQRUNJRklFRBAAEhwKGE1FUkNIQU5UX1NUQVRVU19JTkFDVElWRRABEhoKFk1FUkNIQU5UX1NUQVRVU19BQ1RJVkUQAhIdChlNRVJDSEFOVF9TVEFUVVNfU1VTUEVOREVEEAMSGgoWTUVSQ0hBTlRfU1RBVFVTX0NMT1NFRBAEKr8BChJNZXJjaGFudFRyYW5zaXRpb24SIwofTUVSQ0hBTlRfVFJBTlNJVElPTl9VTlNQRUNJRklFRBAAEiAKHE1FUkNIQU5UX1RSQU5TSVRJT05fQUNUSVZBVEUQARIiCh5NRVJDSEFOVF9UUkFOU0lUSU9OX0RFQUNUSVZBVEUQAhIfChtNRVJDSEFOVF9UUkFOU0lUSU9OX1NVU1BFTkQQAxIdChlNRVJDSEFOVF9UUkFOU0lUSU9OX0NMT1NFEAQy5hIKEE1lcmNoYW50c1NlcnZpY2USZwoOQ3JlYXRlTWVyY2hhbnQSKS5wYXlpbi5tZXJjaGFudHMudjEuQ3JlYXRlTWVyY2hhbnRSZXF1ZXN0GioucGF5aW4ubWVyY2hhbnRzLnYxLkNyZWF0ZU1lcmNoYW50UmVzcG9uc2USXgoLR2V0TWVyY2hhbnQSJi5wYXlpbi5tZXJjaGFudHMudjEuR2V0TWVyY2hhbnRSZXF1ZXN0GicucGF5aW4ubWVyY2hhbnRzLnYxLkdldE1lcmNoYW50UmVzcG9uc2UScwoSVHJhbnNpdGlvbk1lcmNoYW50Ei0ucGF5aW4ubWVyY2hhbnRzLnYxLlRyYW5zaXRpb25NZXJjaGFudFJlcXVlc3QaLi5wYXlpbi5tZXJjaGFudHMudjEuVHJhbnNpdGlvbk1lcmNoYW50UmVzcG9uc2USagoPR2V0UGF5aW5Db250ZXh0EioucGF5aW4ubWVyY2hhbnRzLnYxLkdldFBheWluQ29udGV4dFJlcXVlc3QaKy5wYXlpbi5tZXJjaGFudHMudjEuR2V0UGF5aW5Db250ZXh0UmVzcG9uc2UShwEKGFdhdGNoUGF5aW5Db250ZXh0Q2hhbmdlcxIzLnBheWluLm1lcmNoYW50cy52MS5XYXRjaFBheWluQ29udGV4dENoYW5nZXNSZXF1ZXN0GjQucGF5aW4ubWVyY2hhbnRzLnYxLldhdGNoUGF5aW5Db250ZXh0Q2hhbmdlc1Jlc3BvbnNlMAESjgEKG0dldFBheWluQ29udGV4dEZlZWRQb3NpdGlvbhI2LnBheWluLm1lcmNoYW50cy52MS5HZXRQYXlpbkNvbnRleHRGZWVkUG9zaXRpb25SZXF1ZXN0GjcucGF5aW4ubWVyY2hhbnRzLnYxLkdldFBheWluQ29udGV4dEZlZWRQb3NpdGlvblJlc3BvbnNlEnMKEkdldFJlYWRpbmVzc0lucHV0cxItLnBheWluLm1lcmNoYW50cy52MS5HZXRSZWFkaW5lc3NJbnB1dHNSZXF1ZXN0Gi4ucGF5aW4ubWVyY2hhbnRzLnYxLkdldFJlYWRpbmVzc0lucHV0c1Jlc3BvbnNlEmQKDUxpc3RNZXJjaGFudHMSKC5wYXlpbi5tZXJjaGFudHMudjEuTGlzdE1lcmNoYW50c1JlcXVlc3QaKS5wYXlpbi5tZXJjaGFudHMudjEuTGlzdE1lcmNoYW50c1Jlc3BvbnNlEmEKDEVuc3VyZU1lbWJlchInLnBheWluLm1lcmNoYW50cy52MS5FbnN1cmVNZW1iZXJSZXF1ZXN0GigucGF5aW4ubWVyY2hhbnRzLnYxLkVuc3VyZU1lbWJlclJlc3BvbnNlEmoKD0xpc3RNZW1iZXJzaGlwcxIqLnBheWluLm1lcmNoYW50cy52MS5MaXN0TWVtYmVyc2hpcHNSZXF1ZXN0GisucGF5aW4ubWVyY2hhbnRzLnYxLkxpc3RNZW1iZXJzaGlwc1Jlc3BvbnNlElsKCkNyZWF0ZVJ1bGUSJS5wYXlpbi5tZXJjaGFudHMudjEuQ3JlYXRlUnVsZVJlcXVlc3QaJi5wYXlpbi5tZXJjaGFudHMudjEuQ3JlYXRlUnVsZVJlc3BvbnNlElgKCUxpc3RSdWxlcxIkLnBheWluLm1lcmNoYW50cy52MS5MaXN0UnVsZXNSZXF1ZXN0GiUucGF5aW4ubWVyY2hhbnRzLnYxLkxpc3RSdWxlc1Jlc3BvbnNlEn8KFkVuc3VyZU9wZXJhdGluZ1Byb2ZpbGUSMS5wYXlpbi5tZXJjaGFudHMudjEuRW5zdXJlT3BlcmF0aW5nUHJvZmlsZVJlcXVlc3QaMi5wYXlpbi5tZXJjaGFudHMudjEuRW5zdXJlT3BlcmF0aW5nUHJvZmlsZVJlc3BvbnNlEmEKDENyZWF0ZVBvbGljeRInLnBheWluLm1lcmNoYW50cy52MS5DcmVhdGVQb2xpY3lSZXF1ZXN0GigucGF5aW4ubWVyY2hhbnRzLnYxLkNyZWF0ZVBvbGljeVJlc3BvbnNlEmcKDkNyZWF0ZVByb3ZpZGVyEikucGF5aW4ubWVyY2hhbnRzLnYxLkNyZWF0ZVByb3ZpZGVyUmVxdWVzdBoqLnBheWluLm1lcmNoYW50cy52MS5DcmVhdGVQcm92aWRlclJlc3BvbnNlEmQKDUxpc3RQcm92aWRlcnMSKC5wYXlpbi5tZXJjaGFudHMudjEuTGlzdFByb3ZpZGVyc1JlcXVlc3QaKS5wYXlpbi5tZXJjaGFudHMudjEuTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEnwKFUVuc3VyZVByb3ZpZGVyQmluZGluZxIwLnBheWluLm1lcmNoYW50cy52MS5FbnN1cmVQcm92aWRlckJpbmRpbmdSZXF1ZXN0GjEucGF5aW4ubWVyY2hhbnRzLnYxLkVuc3VyZVByb3ZpZGVyQmluZGluZ1Jlc3BvbnNlEoUBChhFbnN1cmVQcm92aWRlckNvbm5lY3Rpb24SMy5wYXlpbi5tZXJjaGFudHMudjEuRW5zdXJlUHJvdmlkZXJDb25uZWN0aW9uUmVxdWVzdBo0LnBheWluLm1lcmNoYW50cy52MS5FbnN1cmVQcm92aWRlckNvbm5lY3Rpb25SZXNwb25zZRKXAQoeUm90YXRlUHJvdmlkZXJDb25uZWN0aW9uU2VjcmV0EjkucGF5aW4ubWVyY2hhbnRzLnYxLlJvdGF0ZVByb3ZpZGVyQ29ubmVjdGlvblNlY3JldFJlcXVlc3QaOi5wYXlpbi5tZXJjaGFudHMudjEuUm90YXRlUHJvdmlkZXJDb25uZWN0aW9uU2VjcmV0UmVzcG9uc2USbQoQUmVjb3JkQXVkaXRFdmVudBIrLnBheWluLm1lcmNoYW50cy52MS5SZWNvcmRBdWRpdEV2ZW50UmVxdWVzdBosLnBheWluLm1lcmNoYW50cy52MS5SZWNvcmRBdWRpdEV2ZW50UmVzcG9uc2USagoPTGlzdEF1ZGl0RXZlbnRzEioucGF5aW4ubWVyY2hhbnRzLnYxLkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QaKy5wYXlpbi5tZXJjaGFudHMudjEuTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * Actor says who asked for a change, for the audit log.
@@ -283,6 +283,150 @@ export const GetPayinContextResponseSchema: GenMessage<GetPayinContextResponse> 
   messageDesc(file_payin_merchants_v1_merchants_service, 9);
 
 /**
+ * @generated from message payin.merchants.v1.WatchPayinContextChangesRequest
+ */
+export type WatchPayinContextChangesRequest = Message<"payin.merchants.v1.WatchPayinContextChangesRequest"> & {
+};
+
+/**
+ * Describes the message payin.merchants.v1.WatchPayinContextChangesRequest.
+ * Use `create(WatchPayinContextChangesRequestSchema)` to create a new message.
+ */
+export const WatchPayinContextChangesRequestSchema: GenMessage<WatchPayinContextChangesRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 10);
+
+/**
+ * @generated from message payin.merchants.v1.WatchPayinContextChangesResponse
+ */
+export type WatchPayinContextChangesResponse = Message<"payin.merchants.v1.WatchPayinContextChangesResponse"> & {
+  /**
+   * @generated from oneof payin.merchants.v1.WatchPayinContextChangesResponse.event
+   */
+  event: {
+    /**
+     * The first message of every stream, and only of it.
+     *
+     * @generated from field: payin.merchants.v1.PayinContextFeedSynced synced = 1;
+     */
+    value: PayinContextFeedSynced;
+    case: "synced";
+  } | {
+    /**
+     * A change that committed after the stream was synced.
+     *
+     * @generated from field: payin.merchants.v1.PayinContextChange change = 2;
+     */
+    value: PayinContextChange;
+    case: "change";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message payin.merchants.v1.WatchPayinContextChangesResponse.
+ * Use `create(WatchPayinContextChangesResponseSchema)` to create a new message.
+ */
+export const WatchPayinContextChangesResponseSchema: GenMessage<WatchPayinContextChangesResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 11);
+
+/**
+ * The stream is established: changes committing from now on are sent.
+ *
+ * @generated from message payin.merchants.v1.PayinContextFeedSynced
+ */
+export type PayinContextFeedSynced = Message<"payin.merchants.v1.PayinContextFeedSynced"> & {
+  /**
+   * The feed the stream's sequence numbers belong to (opaque; compare it with
+   * GetPayinContextFeedPosition's).
+   *
+   * @generated from field: string feed_id = 1;
+   */
+  feedId: string;
+
+  /**
+   * The sequence number of the feed's last change before the stream began; the
+   * stream's first change has this + 1.
+   *
+   * @generated from field: uint64 sequence = 2;
+   */
+  sequence: bigint;
+};
+
+/**
+ * Describes the message payin.merchants.v1.PayinContextFeedSynced.
+ * Use `create(PayinContextFeedSyncedSchema)` to create a new message.
+ */
+export const PayinContextFeedSyncedSchema: GenMessage<PayinContextFeedSynced> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 12);
+
+/**
+ * A committed change to what GetPayinContext answers.
+ *
+ * @generated from message payin.merchants.v1.PayinContextChange
+ */
+export type PayinContextChange = Message<"payin.merchants.v1.PayinContextChange"> & {
+  /**
+   * The feed's next sequence number: the previous message's + 1.
+   *
+   * @generated from field: uint64 sequence = 1;
+   */
+  sequence: bigint;
+
+  /**
+   * The merchant whose pay-in contexts (every jurisdiction) changed, lower-case
+   * uuid; empty when every merchant's may have changed.
+   *
+   * @generated from field: string merchant_uuid = 2;
+   */
+  merchantUuid: string;
+};
+
+/**
+ * Describes the message payin.merchants.v1.PayinContextChange.
+ * Use `create(PayinContextChangeSchema)` to create a new message.
+ */
+export const PayinContextChangeSchema: GenMessage<PayinContextChange> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 13);
+
+/**
+ * @generated from message payin.merchants.v1.GetPayinContextFeedPositionRequest
+ */
+export type GetPayinContextFeedPositionRequest = Message<"payin.merchants.v1.GetPayinContextFeedPositionRequest"> & {
+};
+
+/**
+ * Describes the message payin.merchants.v1.GetPayinContextFeedPositionRequest.
+ * Use `create(GetPayinContextFeedPositionRequestSchema)` to create a new message.
+ */
+export const GetPayinContextFeedPositionRequestSchema: GenMessage<GetPayinContextFeedPositionRequest> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 14);
+
+/**
+ * @generated from message payin.merchants.v1.GetPayinContextFeedPositionResponse
+ */
+export type GetPayinContextFeedPositionResponse = Message<"payin.merchants.v1.GetPayinContextFeedPositionResponse"> & {
+  /**
+   * The feed (see PayinContextFeedSynced.feed_id).
+   *
+   * @generated from field: string feed_id = 1;
+   */
+  feedId: string;
+
+  /**
+   * The sequence number of the feed's last change.
+   *
+   * @generated from field: uint64 sequence = 2;
+   */
+  sequence: bigint;
+};
+
+/**
+ * Describes the message payin.merchants.v1.GetPayinContextFeedPositionResponse.
+ * Use `create(GetPayinContextFeedPositionResponseSchema)` to create a new message.
+ */
+export const GetPayinContextFeedPositionResponseSchema: GenMessage<GetPayinContextFeedPositionResponse> = /*@__PURE__*/
+  messageDesc(file_payin_merchants_v1_merchants_service, 15);
+
+/**
  * @generated from message payin.merchants.v1.GetReadinessInputsRequest
  */
 export type GetReadinessInputsRequest = Message<"payin.merchants.v1.GetReadinessInputsRequest"> & {
@@ -297,7 +441,7 @@ export type GetReadinessInputsRequest = Message<"payin.merchants.v1.GetReadiness
  * Use `create(GetReadinessInputsRequestSchema)` to create a new message.
  */
 export const GetReadinessInputsRequestSchema: GenMessage<GetReadinessInputsRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 10);
+  messageDesc(file_payin_merchants_v1_merchants_service, 16);
 
 /**
  * @generated from message payin.merchants.v1.GetReadinessInputsResponse
@@ -338,7 +482,7 @@ export type GetReadinessInputsResponse = Message<"payin.merchants.v1.GetReadines
  * Use `create(GetReadinessInputsResponseSchema)` to create a new message.
  */
 export const GetReadinessInputsResponseSchema: GenMessage<GetReadinessInputsResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 11);
+  messageDesc(file_payin_merchants_v1_merchants_service, 17);
 
 /**
  * @generated from message payin.merchants.v1.ListMerchantsRequest
@@ -375,7 +519,7 @@ export type ListMerchantsRequest = Message<"payin.merchants.v1.ListMerchantsRequ
  * Use `create(ListMerchantsRequestSchema)` to create a new message.
  */
 export const ListMerchantsRequestSchema: GenMessage<ListMerchantsRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 12);
+  messageDesc(file_payin_merchants_v1_merchants_service, 18);
 
 /**
  * @generated from message payin.merchants.v1.ListMerchantsResponse
@@ -397,7 +541,7 @@ export type ListMerchantsResponse = Message<"payin.merchants.v1.ListMerchantsRes
  * Use `create(ListMerchantsResponseSchema)` to create a new message.
  */
 export const ListMerchantsResponseSchema: GenMessage<ListMerchantsResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 13);
+  messageDesc(file_payin_merchants_v1_merchants_service, 19);
 
 /**
  * @generated from message payin.merchants.v1.EnsureMemberRequest
@@ -424,7 +568,7 @@ export type EnsureMemberRequest = Message<"payin.merchants.v1.EnsureMemberReques
  * Use `create(EnsureMemberRequestSchema)` to create a new message.
  */
 export const EnsureMemberRequestSchema: GenMessage<EnsureMemberRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 14);
+  messageDesc(file_payin_merchants_v1_merchants_service, 20);
 
 /**
  * @generated from message payin.merchants.v1.Membership
@@ -451,7 +595,7 @@ export type Membership = Message<"payin.merchants.v1.Membership"> & {
  * Use `create(MembershipSchema)` to create a new message.
  */
 export const MembershipSchema: GenMessage<Membership> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 15);
+  messageDesc(file_payin_merchants_v1_merchants_service, 21);
 
 /**
  * @generated from message payin.merchants.v1.EnsureMemberResponse
@@ -475,7 +619,7 @@ export type EnsureMemberResponse = Message<"payin.merchants.v1.EnsureMemberRespo
  * Use `create(EnsureMemberResponseSchema)` to create a new message.
  */
 export const EnsureMemberResponseSchema: GenMessage<EnsureMemberResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 16);
+  messageDesc(file_payin_merchants_v1_merchants_service, 22);
 
 /**
  * @generated from message payin.merchants.v1.ListMembershipsRequest
@@ -492,7 +636,7 @@ export type ListMembershipsRequest = Message<"payin.merchants.v1.ListMemberships
  * Use `create(ListMembershipsRequestSchema)` to create a new message.
  */
 export const ListMembershipsRequestSchema: GenMessage<ListMembershipsRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 17);
+  messageDesc(file_payin_merchants_v1_merchants_service, 23);
 
 /**
  * @generated from message payin.merchants.v1.ListMembershipsResponse
@@ -509,7 +653,7 @@ export type ListMembershipsResponse = Message<"payin.merchants.v1.ListMembership
  * Use `create(ListMembershipsResponseSchema)` to create a new message.
  */
 export const ListMembershipsResponseSchema: GenMessage<ListMembershipsResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 18);
+  messageDesc(file_payin_merchants_v1_merchants_service, 24);
 
 /**
  * Rule is one version of a platform rule.
@@ -562,7 +706,7 @@ export type Rule = Message<"payin.merchants.v1.Rule"> & {
  * Use `create(RuleSchema)` to create a new message.
  */
 export const RuleSchema: GenMessage<Rule> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 19);
+  messageDesc(file_payin_merchants_v1_merchants_service, 25);
 
 /**
  * @generated from message payin.merchants.v1.CreateRuleRequest
@@ -594,7 +738,7 @@ export type CreateRuleRequest = Message<"payin.merchants.v1.CreateRuleRequest"> 
  * Use `create(CreateRuleRequestSchema)` to create a new message.
  */
 export const CreateRuleRequestSchema: GenMessage<CreateRuleRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 20);
+  messageDesc(file_payin_merchants_v1_merchants_service, 26);
 
 /**
  * @generated from message payin.merchants.v1.CreateRuleResponse
@@ -611,7 +755,7 @@ export type CreateRuleResponse = Message<"payin.merchants.v1.CreateRuleResponse"
  * Use `create(CreateRuleResponseSchema)` to create a new message.
  */
 export const CreateRuleResponseSchema: GenMessage<CreateRuleResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 21);
+  messageDesc(file_payin_merchants_v1_merchants_service, 27);
 
 /**
  * @generated from message payin.merchants.v1.ListRulesRequest
@@ -628,7 +772,7 @@ export type ListRulesRequest = Message<"payin.merchants.v1.ListRulesRequest"> & 
  * Use `create(ListRulesRequestSchema)` to create a new message.
  */
 export const ListRulesRequestSchema: GenMessage<ListRulesRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 22);
+  messageDesc(file_payin_merchants_v1_merchants_service, 28);
 
 /**
  * @generated from message payin.merchants.v1.ListRulesResponse
@@ -645,7 +789,7 @@ export type ListRulesResponse = Message<"payin.merchants.v1.ListRulesResponse"> 
  * Use `create(ListRulesResponseSchema)` to create a new message.
  */
 export const ListRulesResponseSchema: GenMessage<ListRulesResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 23);
+  messageDesc(file_payin_merchants_v1_merchants_service, 29);
 
 /**
  * @generated from message payin.merchants.v1.OperatingProfile
@@ -679,7 +823,7 @@ export type OperatingProfile = Message<"payin.merchants.v1.OperatingProfile"> & 
  * Use `create(OperatingProfileSchema)` to create a new message.
  */
 export const OperatingProfileSchema: GenMessage<OperatingProfile> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 24);
+  messageDesc(file_payin_merchants_v1_merchants_service, 30);
 
 /**
  * @generated from message payin.merchants.v1.EnsureOperatingProfileRequest
@@ -706,7 +850,7 @@ export type EnsureOperatingProfileRequest = Message<"payin.merchants.v1.EnsureOp
  * Use `create(EnsureOperatingProfileRequestSchema)` to create a new message.
  */
 export const EnsureOperatingProfileRequestSchema: GenMessage<EnsureOperatingProfileRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 25);
+  messageDesc(file_payin_merchants_v1_merchants_service, 31);
 
 /**
  * @generated from message payin.merchants.v1.EnsureOperatingProfileResponse
@@ -723,7 +867,7 @@ export type EnsureOperatingProfileResponse = Message<"payin.merchants.v1.EnsureO
  * Use `create(EnsureOperatingProfileResponseSchema)` to create a new message.
  */
 export const EnsureOperatingProfileResponseSchema: GenMessage<EnsureOperatingProfileResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 26);
+  messageDesc(file_payin_merchants_v1_merchants_service, 32);
 
 /**
  * Policy is one version of a merchant's policy for a scope.
@@ -774,7 +918,7 @@ export type Policy = Message<"payin.merchants.v1.Policy"> & {
  * Use `create(PolicySchema)` to create a new message.
  */
 export const PolicySchema: GenMessage<Policy> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 27);
+  messageDesc(file_payin_merchants_v1_merchants_service, 33);
 
 /**
  * @generated from message payin.merchants.v1.CreatePolicyRequest
@@ -806,7 +950,7 @@ export type CreatePolicyRequest = Message<"payin.merchants.v1.CreatePolicyReques
  * Use `create(CreatePolicyRequestSchema)` to create a new message.
  */
 export const CreatePolicyRequestSchema: GenMessage<CreatePolicyRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 28);
+  messageDesc(file_payin_merchants_v1_merchants_service, 34);
 
 /**
  * @generated from message payin.merchants.v1.CreatePolicyResponse
@@ -823,7 +967,7 @@ export type CreatePolicyResponse = Message<"payin.merchants.v1.CreatePolicyRespo
  * Use `create(CreatePolicyResponseSchema)` to create a new message.
  */
 export const CreatePolicyResponseSchema: GenMessage<CreatePolicyResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 29);
+  messageDesc(file_payin_merchants_v1_merchants_service, 35);
 
 /**
  * @generated from message payin.merchants.v1.Provider
@@ -850,7 +994,7 @@ export type Provider = Message<"payin.merchants.v1.Provider"> & {
  * Use `create(ProviderSchema)` to create a new message.
  */
 export const ProviderSchema: GenMessage<Provider> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 30);
+  messageDesc(file_payin_merchants_v1_merchants_service, 36);
 
 /**
  * @generated from message payin.merchants.v1.CreateProviderRequest
@@ -872,7 +1016,7 @@ export type CreateProviderRequest = Message<"payin.merchants.v1.CreateProviderRe
  * Use `create(CreateProviderRequestSchema)` to create a new message.
  */
 export const CreateProviderRequestSchema: GenMessage<CreateProviderRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 31);
+  messageDesc(file_payin_merchants_v1_merchants_service, 37);
 
 /**
  * @generated from message payin.merchants.v1.CreateProviderResponse
@@ -889,7 +1033,7 @@ export type CreateProviderResponse = Message<"payin.merchants.v1.CreateProviderR
  * Use `create(CreateProviderResponseSchema)` to create a new message.
  */
 export const CreateProviderResponseSchema: GenMessage<CreateProviderResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 32);
+  messageDesc(file_payin_merchants_v1_merchants_service, 38);
 
 /**
  * @generated from message payin.merchants.v1.ListProvidersRequest
@@ -902,7 +1046,7 @@ export type ListProvidersRequest = Message<"payin.merchants.v1.ListProvidersRequ
  * Use `create(ListProvidersRequestSchema)` to create a new message.
  */
 export const ListProvidersRequestSchema: GenMessage<ListProvidersRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 33);
+  messageDesc(file_payin_merchants_v1_merchants_service, 39);
 
 /**
  * @generated from message payin.merchants.v1.ListProvidersResponse
@@ -919,7 +1063,7 @@ export type ListProvidersResponse = Message<"payin.merchants.v1.ListProvidersRes
  * Use `create(ListProvidersResponseSchema)` to create a new message.
  */
 export const ListProvidersResponseSchema: GenMessage<ListProvidersResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 34);
+  messageDesc(file_payin_merchants_v1_merchants_service, 40);
 
 /**
  * @generated from message payin.merchants.v1.ProviderBinding
@@ -961,7 +1105,7 @@ export type ProviderBinding = Message<"payin.merchants.v1.ProviderBinding"> & {
  * Use `create(ProviderBindingSchema)` to create a new message.
  */
 export const ProviderBindingSchema: GenMessage<ProviderBinding> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 35);
+  messageDesc(file_payin_merchants_v1_merchants_service, 41);
 
 /**
  * @generated from message payin.merchants.v1.EnsureProviderBindingRequest
@@ -998,7 +1142,7 @@ export type EnsureProviderBindingRequest = Message<"payin.merchants.v1.EnsurePro
  * Use `create(EnsureProviderBindingRequestSchema)` to create a new message.
  */
 export const EnsureProviderBindingRequestSchema: GenMessage<EnsureProviderBindingRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 36);
+  messageDesc(file_payin_merchants_v1_merchants_service, 42);
 
 /**
  * @generated from message payin.merchants.v1.EnsureProviderBindingResponse
@@ -1020,7 +1164,7 @@ export type EnsureProviderBindingResponse = Message<"payin.merchants.v1.EnsurePr
  * Use `create(EnsureProviderBindingResponseSchema)` to create a new message.
  */
 export const EnsureProviderBindingResponseSchema: GenMessage<EnsureProviderBindingResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 37);
+  messageDesc(file_payin_merchants_v1_merchants_service, 43);
 
 /**
  * @generated from message payin.merchants.v1.ProviderConnection
@@ -1065,7 +1209,7 @@ export type ProviderConnection = Message<"payin.merchants.v1.ProviderConnection"
  * Use `create(ProviderConnectionSchema)` to create a new message.
  */
 export const ProviderConnectionSchema: GenMessage<ProviderConnection> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 38);
+  messageDesc(file_payin_merchants_v1_merchants_service, 44);
 
 /**
  * @generated from message payin.merchants.v1.EnsureProviderConnectionRequest
@@ -1100,7 +1244,7 @@ export type EnsureProviderConnectionRequest = Message<"payin.merchants.v1.Ensure
  * Use `create(EnsureProviderConnectionRequestSchema)` to create a new message.
  */
 export const EnsureProviderConnectionRequestSchema: GenMessage<EnsureProviderConnectionRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 39);
+  messageDesc(file_payin_merchants_v1_merchants_service, 45);
 
 /**
  * @generated from message payin.merchants.v1.EnsureProviderConnectionResponse
@@ -1122,7 +1266,7 @@ export type EnsureProviderConnectionResponse = Message<"payin.merchants.v1.Ensur
  * Use `create(EnsureProviderConnectionResponseSchema)` to create a new message.
  */
 export const EnsureProviderConnectionResponseSchema: GenMessage<EnsureProviderConnectionResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 40);
+  messageDesc(file_payin_merchants_v1_merchants_service, 46);
 
 /**
  * @generated from message payin.merchants.v1.RotateProviderConnectionSecretRequest
@@ -1154,7 +1298,7 @@ export type RotateProviderConnectionSecretRequest = Message<"payin.merchants.v1.
  * Use `create(RotateProviderConnectionSecretRequestSchema)` to create a new message.
  */
 export const RotateProviderConnectionSecretRequestSchema: GenMessage<RotateProviderConnectionSecretRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 41);
+  messageDesc(file_payin_merchants_v1_merchants_service, 47);
 
 /**
  * @generated from message payin.merchants.v1.RotateProviderConnectionSecretResponse
@@ -1171,7 +1315,7 @@ export type RotateProviderConnectionSecretResponse = Message<"payin.merchants.v1
  * Use `create(RotateProviderConnectionSecretResponseSchema)` to create a new message.
  */
 export const RotateProviderConnectionSecretResponseSchema: GenMessage<RotateProviderConnectionSecretResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 42);
+  messageDesc(file_payin_merchants_v1_merchants_service, 48);
 
 /**
  * @generated from message payin.merchants.v1.AuditEvent
@@ -1231,7 +1375,7 @@ export type AuditEvent = Message<"payin.merchants.v1.AuditEvent"> & {
  * Use `create(AuditEventSchema)` to create a new message.
  */
 export const AuditEventSchema: GenMessage<AuditEvent> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 43);
+  messageDesc(file_payin_merchants_v1_merchants_service, 49);
 
 /**
  * @generated from message payin.merchants.v1.RecordAuditEventRequest
@@ -1248,7 +1392,7 @@ export type RecordAuditEventRequest = Message<"payin.merchants.v1.RecordAuditEve
  * Use `create(RecordAuditEventRequestSchema)` to create a new message.
  */
 export const RecordAuditEventRequestSchema: GenMessage<RecordAuditEventRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 44);
+  messageDesc(file_payin_merchants_v1_merchants_service, 50);
 
 /**
  * @generated from message payin.merchants.v1.RecordAuditEventResponse
@@ -1265,7 +1409,7 @@ export type RecordAuditEventResponse = Message<"payin.merchants.v1.RecordAuditEv
  * Use `create(RecordAuditEventResponseSchema)` to create a new message.
  */
 export const RecordAuditEventResponseSchema: GenMessage<RecordAuditEventResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 45);
+  messageDesc(file_payin_merchants_v1_merchants_service, 51);
 
 /**
  * @generated from message payin.merchants.v1.ListAuditEventsRequest
@@ -1287,7 +1431,7 @@ export type ListAuditEventsRequest = Message<"payin.merchants.v1.ListAuditEvents
  * Use `create(ListAuditEventsRequestSchema)` to create a new message.
  */
 export const ListAuditEventsRequestSchema: GenMessage<ListAuditEventsRequest> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 46);
+  messageDesc(file_payin_merchants_v1_merchants_service, 52);
 
 /**
  * @generated from message payin.merchants.v1.ListAuditEventsResponse
@@ -1309,7 +1453,7 @@ export type ListAuditEventsResponse = Message<"payin.merchants.v1.ListAuditEvent
  * Use `create(ListAuditEventsResponseSchema)` to create a new message.
  */
 export const ListAuditEventsResponseSchema: GenMessage<ListAuditEventsResponse> = /*@__PURE__*/
-  messageDesc(file_payin_merchants_v1_merchants_service, 47);
+  messageDesc(file_payin_merchants_v1_merchants_service, 53);
 
 /**
  * MerchantStatus is the lifecycle state of a merchant. `closed` is terminal.
@@ -1442,9 +1586,8 @@ export const MerchantsService: GenService<{
    * one call (one SQL statement). NOT_FOUND (MERCHANT_NOT_FOUND) when the
    * merchant does not exist; INVALID_ARGUMENT when a non-empty jurisdiction is
    * not an assigned ISO 3166-1 alpha-2 code (an empty one gives rule_effect "").
-   * Callers may keep answers: every change to what it answers is announced, as
-   * it commits, by a PostgreSQL NOTIFY on the channel merchants_payin_context
-   * (payload: the merchant uuid, or "*" for every merchant).
+   * Callers may keep answers: every change to what it answers is announced on
+   * WatchPayinContextChanges.
    *
    * @generated from rpc payin.merchants.v1.MerchantsService.GetPayinContext
    */
@@ -1452,6 +1595,44 @@ export const MerchantsService: GenService<{
     methodKind: "unary";
     input: typeof GetPayinContextRequestSchema;
     output: typeof GetPayinContextResponseSchema;
+  },
+  /**
+   * The feed of changes to pay-in contexts (what GetPayinContext answers: a
+   * merchant's status, the crypto.payin rules, its payin policy, its operating
+   * profile), for callers that keep GetPayinContext's answers. A stream starts
+   * with one `synced` message: from then on, every change that commits is sent
+   * as a `change`, once, in commit order, each with the next sequence number of
+   * the feed (`synced.sequence` + 1, + 2, …, with no gap); what committed before
+   * `synced` is not sent, so a caller drops what it kept before. A change names
+   * one merchant, or none for every merchant (a rule changed, a table was
+   * emptied). A change committed by any writer (the service, payinctl, an
+   * operator's SQL) is sent; a rolled-back one is not. Sequence numbers belong to
+   * one feed (`feed_id`): a new feed (another process of the service, or its
+   * own feed after it was interrupted) starts afresh. The stream has no
+   * deadline; it ends with UNAVAILABLE when the service can no longer vouch for
+   * the feed (changes could be missed) or is stopping: a caller then keeps
+   * nothing until a new stream is `synced`.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.WatchPayinContextChanges
+   */
+  watchPayinContextChanges: {
+    methodKind: "server_streaming";
+    input: typeof WatchPayinContextChangesRequestSchema;
+    output: typeof WatchPayinContextChangesResponseSchema;
+  },
+  /**
+   * The feed's position: the sequence number of the last change sent on
+   * WatchPayinContextChanges, every change committed before this call was
+   * received included. So once a stream of the same feed_id has delivered that
+   * sequence number, the caller has seen every change committed before it
+   * asked. UNAVAILABLE when the feed cannot vouch for that at the moment.
+   *
+   * @generated from rpc payin.merchants.v1.MerchantsService.GetPayinContextFeedPosition
+   */
+  getPayinContextFeedPosition: {
+    methodKind: "unary";
+    input: typeof GetPayinContextFeedPositionRequestSchema;
+    output: typeof GetPayinContextFeedPositionResponseSchema;
   },
   /**
    * What the allocation service needs about a merchant to decide its pay-in

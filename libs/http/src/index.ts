@@ -1,0 +1,16 @@
+/**
+ * The HTTP edge every gateway shares: request ids and the error middleware
+ * (`{error:{code,message,request_id}}`), the public error catalogue and its
+ * mapping from service failures, body and query reading with their limits, the
+ * Node parser's client-error handler, response security headers and the client
+ * address behind trusted proxies.
+ */
+export * from "./errors.js";
+export * from "./text.js";
+export * from "./fields.js";
+export * from "./body.js";
+export * from "./query.js";
+export * from "./error-middleware.js";
+export * from "./client-error.js";
+export * from "./client-address.js";
+export * from "./response-headers.js";

@@ -1,0 +1,35 @@
+/**
+ * Every permission the platform knows (docs/platform-api.md, "Roles and
+ * permissions"): the identity service grants them, the gateways check them.
+ * One typed list, so a misspelt permission fails to compile on either side.
+ * Which roles grant which permissions is the identity service's table.
+ */
+export const PERMISSIONS = [
+  "identity.create",
+  "identity.read",
+  "identity.manage",
+  "merchant.read",
+  "merchant.manage",
+  "credential.manage",
+  "rule.manage",
+  "policy.manage",
+  "provider.manage",
+  "audit.read",
+  "merchant.payin.create",
+  "merchant.payin.read",
+  "checkout.manage",
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+/**
+ * Permissions that act for a merchant (its pay-ins and checkout), as merchant
+ * people and machine credentials do. Every other permission is administrative:
+ * a person holding one acts only through a session that completed MFA.
+ */
+export const MERCHANT_PERMISSIONS: readonly Permission[] = ["merchant.payin.create", "merchant.payin.read", "checkout.manage"];
+
+/** True for a permission this platform knows (exact, case-sensitive). */
+export function isPermission(value: string): value is Permission {
+  return (PERMISSIONS as readonly string[]).includes(value);
+}
