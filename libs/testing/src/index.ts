@@ -5,3 +5,4 @@ export * from "./service-harness.js";
 export * from "./service-server.js";
 export * from "./totp.js";
 export * from "./public-codes.js";
+export * from "./wait-for.js";

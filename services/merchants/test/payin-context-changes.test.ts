@@ -4,6 +4,7 @@ import net from "node:net";
 import pg from "pg";
 import { listenForNotifications, type NotificationListener } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
+import { waitFor } from "@payin/testing";
 import { merchantsV1 } from "@payin/proto";
 import { PAYIN_CONTEXT_CHANNEL } from "../src/store/payin-context-feed.js";
 import { activeMerchant, startMerchants, type Harness } from "./harness.js";
@@ -22,17 +23,6 @@ let sql: pg.Client;
 
 const APPLICATION_NAME = "merchants test: payin context listener";
 
-function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (condition()) return resolve();
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(check, 5);
-    };
-    check();
-  });
-}
 
 let markers = 0;
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { merchantsV1 } from "@payin/proto";
 import { Code, ConnectError, createServiceClient } from "@payin/rpc";
-import { startTestServiceServer, type TestServiceServer } from "@payin/testing";
+import { startTestServiceServer, waitFor, type TestServiceServer } from "@payin/testing";
 import { routes, SERVICE_NAMES } from "../src/routes.js";
 import { CALLERS } from "../src/rpc/callers.js";
 import { PayinContextFeed } from "../src/store/payin-context-feed.js";
@@ -20,17 +20,6 @@ let payins: ReturnType<typeof createServiceClient<typeof merchantsV1.MerchantsSe
 let listening: Promise<void>;
 const APPLICATION_NAME = "merchants test: payin context feed";
 
-function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (condition()) return resolve();
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(check, 5);
-    };
-    check();
-  });
-}
 
 /** A stream's events as they arrive, and how it ended. */
 function watch() {

@@ -9,7 +9,7 @@ import { uuidv7 } from "@payin/ids";
 import { SERVICES, startProcess, stopProcess, type RunningProcess } from "@payin/launcher";
 import { merchantsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
-import { createTestDatabase, freePort } from "@payin/testing";
+import { createTestDatabase, freePort, waitFor } from "@payin/testing";
 import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../src/domain/create-pay-in-intent.js";
 import { PayinContextCache } from "../src/domain/payin-context-cache.js";
 import { PayinsReason } from "../src/domain/reasons.js";
@@ -41,17 +41,9 @@ let cache: PayinContextCache;
 const events: string[] = [];
 let lookups = 0;
 
-function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (condition()) return resolve();
-      if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(check, 5);
-    };
-    check();
-  });
-}
+
+/** This file waits on a second process and a stream: twice the default patience. */
+const waitForLong = (condition: () => boolean, what: string) => waitFor(condition, what, 10_000);
 
 const allocator: AddressAllocator = {
   allocate: async (merchant, intentUuid) => ({
@@ -118,7 +110,7 @@ beforeAll(async () => {
     onFollowing: () => events.push("following"),
     onLost: () => events.push("lost"),
   });
-  await waitFor(() => events.includes("following"), "payins to follow the feed");
+  await waitForLong(() => events.includes("following"), "payins to follow the feed");
   await operator.createRule({ capability: "crypto.payin", jurisdiction: "DE", effect: "allow" });
 });
 
@@ -212,7 +204,7 @@ describe("payins following merchants' pay-in context feed, on two databases", ()
       c.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = $1", [FEED_APPLICATION_NAME]),
     );
     expect(cut.rows).toEqual([{ cut: true }]);
-    await waitFor(() => events.includes("lost"), "payins to notice the feed is down");
+    await waitForLong(() => events.includes("lost"), "payins to notice the feed is down");
     expect(await feed.catchUp()).toBe(false);
     // Down: every create asks merchants, so a change is seen at once, never later than the lifetime.
     const during = lookups;
@@ -222,7 +214,7 @@ describe("payins following merchants' pay-in context feed, on two databases", ()
     expect(await create(uuid)).toBe("created");
     expect(lookups - during).toBeGreaterThanOrEqual(2);
     // Back: answers are kept again, and changes apply from the next create.
-    await waitFor(() => events.includes("following"), "payins to follow the feed again");
+    await waitForLong(() => events.includes("following"), "payins to follow the feed again");
     expect(await feed.catchUp()).toBe(true);
     await create(uuid);
     const kept = lookups;
@@ -238,13 +230,13 @@ describe("payins following merchants' pay-in context feed, on two databases", ()
     await create(uuid);
     events.length = 0;
     await stopProcess(merchantsProcess);
-    await waitFor(() => events.includes("lost"), "payins to notice merchants is gone");
+    await waitForLong(() => events.includes("lost"), "payins to notice merchants is gone");
     expect(await feed.catchUp()).toBe(false);
     // merchants unreachable: a kept answer serves (at most TTL_MS old); nothing kept, nothing to serve.
     expect(await create(uuid)).toBe("created");
     await expect(create(never)).rejects.toThrow();
     merchantsProcess = await startProcess(merchantsSpec, merchantsOptions);
-    await waitFor(() => events.includes("following"), "payins to follow the feed again");
+    await waitForLong(() => events.includes("following"), "payins to follow the feed again");
     expect(await create(uuid)).toBe("created");
   });
 });
