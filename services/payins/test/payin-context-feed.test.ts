@@ -13,8 +13,8 @@ import { createTestDatabase, freePort, waitFor } from "@payin/testing";
 import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../src/domain/create-pay-in-intent.js";
 import { PayinContextCache } from "../src/domain/payin-context-cache.js";
 import { PayinsReason } from "../src/domain/reasons.js";
-import { merchantDirectory } from "../src/rpc/downstream.js";
-import { followPayinContextFeed, type FeedFollower } from "../src/rpc/payin-context-feed.js";
+import { merchantDirectory } from "../src/clients/merchants.js";
+import { followPayinContextFeed, type FeedFollower } from "../src/clients/payin-context-feed.js";
 import { ormOptions } from "../src/store/orm.js";
 import { PayInRepository } from "../src/store/pay-in-repository.js";
 

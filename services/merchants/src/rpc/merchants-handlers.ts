@@ -34,7 +34,7 @@ import {
   STATUS_TO_PB,
   statusFilterFromPb,
   TRANSITION_FROM_PB,
-} from "./pb.js";
+} from "./mappers.js";
 
 /** The feed's unavailability as the RPC's UNAVAILABLE; anything else as it is. */
 function feedError(error: unknown): unknown {

@@ -56,7 +56,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
         throw new DomainError(PayinsReason.ValidationError, `a batch create takes 1 to ${MAX_BATCH_CREATES} requests`);
       }
       // Every create runs as it would alone; started together, their calls to
-      // the store and the other services coalesce (rpc/downstream.ts).
+      // the store and the other services coalesce (clients/merchants.ts, clients/allocation.ts).
       const results = await settleBatch(req.requests, createOne, "created", {
         domain: "payins", codes: reasonCodes, logger: deps.logger, method: "BatchCreatePayInIntents",
       });
