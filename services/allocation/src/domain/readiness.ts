@@ -1,6 +1,7 @@
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { ROUTED_PAIRS } from "@payin/money";
+import { MAX_ADDRESS_INDEX } from "./hd.js";
 import { AllocationReason } from "./reasons.js";
 import type { Wallet, WalletStore } from "./wallet.js";
 
@@ -20,8 +21,8 @@ export const READINESS_REASONS = [
 ] as const;
 export type ReadinessReason = (typeof READINESS_REASONS)[number];
 
-/** The last index `xpub/0/index` can take (non-hardened children only). */
-export const MAX_ADDRESS_INDEX = 2 ** 31 - 1;
+// The last index `xpub/0/index` can take: a wallet past it cannot allocate.
+export { MAX_ADDRESS_INDEX };
 
 export interface AssetRail {
   asset: string;
