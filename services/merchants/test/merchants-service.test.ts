@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { merchantsV1 } from "@payin/proto";
 import { Code, reasonOf } from "@payin/rpc";
-import { failure } from "@payin/testing";
-import { startMerchants, type Harness } from "./harness.js";
+import { expectFailure, failure } from "@payin/testing";
+import { activeMerchant, closedMerchant, startMerchants, UNKNOWN_UUID, type Harness } from "./harness.js";
 
 const { MerchantStatus, MerchantTransition } = merchantsV1;
 
@@ -44,6 +44,31 @@ describe("MerchantsService", () => {
       const error = await failure(client.getMerchant({ uuid }));
       expect(error.code).toBe(Code.NotFound);
       expect(reasonOf(error)).toBe("MERCHANT_NOT_FOUND");
+    }
+  });
+
+  it("refuses a closed merchant with MERCHANT_CLOSED when asked with requireOpen, and returns it without", async () => {
+    const closed = await closedMerchant(client);
+    const error = await expectFailure(client.getMerchant({ uuid: closed, requireOpen: true }), Code.FailedPrecondition, "MERCHANT_CLOSED");
+    expect(error.rawMessage).toBe("the merchant is closed; its configuration can no longer change");
+    expect((await client.getMerchant({ uuid: closed })).merchant).toMatchObject({ uuid: closed, status: MerchantStatus.CLOSED });
+    expect((await client.getMerchant({ uuid: closed, requireOpen: false })).merchant?.status).toBe(MerchantStatus.CLOSED);
+  });
+
+  it("returns an inactive, active or suspended merchant with requireOpen, and NOT_FOUND still comes first", async () => {
+    const { merchant: inactive } = await client.createMerchant({ displayName: "Inactive" });
+    const active = await activeMerchant(client, "Active");
+    const suspended = await activeMerchant(client, "Suspended");
+    await client.transitionMerchant({ uuid: suspended, transition: MerchantTransition.SUSPEND });
+    for (const [uuid, status] of [
+      [inactive!.uuid, MerchantStatus.INACTIVE],
+      [active, MerchantStatus.ACTIVE],
+      [suspended, MerchantStatus.SUSPENDED],
+    ] as const) {
+      expect((await client.getMerchant({ uuid, requireOpen: true })).merchant).toMatchObject({ uuid, status });
+    }
+    for (const uuid of [UNKNOWN_UUID, "not-a-uuid"]) {
+      await expectFailure(client.getMerchant({ uuid, requireOpen: true }), Code.NotFound, "MERCHANT_NOT_FOUND");
     }
   });
 

@@ -187,8 +187,7 @@ async function run(argv: string[]): Promise<unknown> {
   };
   /** The merchant, which must exist and not be closed (as the admin API requires for wallets and credentials). */
   const openMerchant = async (uuid: string) => {
-    const { merchant } = await merchants.getMerchant({ uuid });
-    if (merchant?.status === merchantsV1.MerchantStatus.CLOSED) throw new CliFailure("MERCHANT_CLOSED", "the merchant is closed");
+    await merchants.getMerchant({ uuid, requireOpen: true }); // merchants refuses a closed one (MERCHANT_CLOSED)
   };
 
   if (group === "merchant") {

@@ -2,7 +2,6 @@
  * What the gateway asks the merchants service before a change in another
  * service (identity, allocation), which knows no merchants.
  */
-import { ApiError } from "@payin/http";
 import { merchantsV1 } from "@payin/proto";
 import type { AppDeps } from "../deps.js";
 
@@ -16,14 +15,11 @@ export async function existingMerchant(deps: MerchantLookupDeps, uuid: string): 
 
 /**
  * The merchant, refusing a closed one with 409 MERCHANT_CLOSED: a closed
- * merchant's configuration is frozen. The merchants service applies the same
- * rule to what it keeps; this is the rule for what other services keep for a
- * merchant (its machine credentials, its receiving wallet), named once here.
+ * merchant's configuration is frozen, what other services keep for it (its
+ * machine credentials, its receiving wallet) included. The merchants service
+ * applies the rule (GetMerchant's require_open); its answer passes on as it is.
  */
 export async function openMerchant(deps: MerchantLookupDeps, uuid: string): Promise<merchantsV1.Merchant> {
-  const merchant = await existingMerchant(deps, uuid);
-  if (merchant.status === merchantsV1.MerchantStatus.CLOSED) {
-    throw new ApiError("MERCHANT_CLOSED", "the merchant is closed; its configuration can no longer change");
-  }
-  return merchant;
+  const res = await deps.merchants.getMerchant({ uuid, requireOpen: true });
+  return res.merchant!;
 }

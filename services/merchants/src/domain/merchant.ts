@@ -83,11 +83,27 @@ export function newMerchant(input: { uuid: string; displayName: string; legalNam
   };
 }
 
-/** Reads a merchant or fails with MERCHANT_NOT_FOUND. */
-export async function getMerchant(store: MerchantStore, uuid: string): Promise<Merchant> {
+/**
+ * The merchant, unless it is closed: a closed merchant stays readable but its
+ * configuration is frozen (MERCHANT_CLOSED), both what this service keeps and
+ * what other services keep for it (its machine credentials, its receiving wallet).
+ */
+export function refuseClosed(merchant: Merchant): Merchant {
+  if (merchant.status === "closed") {
+    throw new DomainError(MerchantsReason.MerchantClosed, "the merchant is closed; its configuration can no longer change");
+  }
+  return merchant;
+}
+
+/**
+ * Reads a merchant or fails with MERCHANT_NOT_FOUND; with `requireOpen`, a
+ * closed one fails with MERCHANT_CLOSED (refuseClosed), for a caller about to
+ * change what another service keeps for the merchant.
+ */
+export async function getMerchant(store: MerchantStore, uuid: string, options: { requireOpen?: boolean } = {}): Promise<Merchant> {
   const merchant = await store.find(uuid);
   if (!merchant) throw new DomainError(MerchantsReason.MerchantNotFound, "merchant not found");
-  return merchant;
+  return options.requireOpen ? refuseClosed(merchant) : merchant;
 }
 
 /** Applies a lifecycle transition under the table above, atomically. */
@@ -155,10 +171,8 @@ export async function requireMerchant(stores: MerchantsStores, uuid: string): Pr
 
 /**
  * Locks the merchant for a configuration change. A closed merchant stays
- * readable but its configuration is frozen: MERCHANT_CLOSED.
+ * readable but its configuration is frozen: MERCHANT_CLOSED (refuseClosed).
  */
 export async function requireOpenMerchant(stores: MerchantsStores, uuid: string): Promise<Merchant> {
-  const merchant = await requireMerchant(stores, uuid);
-  if (merchant.status === "closed") throw new DomainError(MerchantsReason.MerchantClosed, "merchant is closed");
-  return merchant;
+  return refuseClosed(await requireMerchant(stores, uuid));
 }

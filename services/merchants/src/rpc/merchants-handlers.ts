@@ -54,7 +54,8 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
       return { merchant: merchantToPb(merchant) };
     },
     async getMerchant(req) {
-      return { merchant: merchantToPb(await getMerchant(read().merchants, checkMerchantUuid(req.uuid))) };
+      const merchant = await getMerchant(read().merchants, checkMerchantUuid(req.uuid), { requireOpen: req.requireOpen });
+      return { merchant: merchantToPb(merchant) };
     },
     async transitionMerchant(req) {
       const transition = TRANSITION_FROM_PB[req.transition] ?? invalid("transition is required");
