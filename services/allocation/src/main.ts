@@ -8,7 +8,7 @@ import { configSchema } from "./config.js";
 import { WorkerDeriver } from "./derivation/worker-deriver.js";
 import { CALLERS } from "./rpc/callers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
-import { routes, SERVICE_NAMES } from "./routes.js";
+import { createAllocationService, SERVICE_NAMES } from "./service.js";
 import { ormOptions } from "./store/orm.js";
 
 const config = loadConfig(configSchema);
@@ -20,7 +20,7 @@ const deriver = new WorkerDeriver((error) => logger.error({ err: error }, "addre
 await runService({
   name: "allocation",
   services: SERVICE_NAMES,
-  routes: routes(merchantReadinessSource(merchants), deriver.deriveRange)(orm, logger),
+  routes: createAllocationService({ orm, logger, merchants: merchantReadinessSource(merchants), deriveRange: deriver.deriveRange }),
   interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)],
   callers: config.SERVICE_CALLER_DIGESTS,
   allow: CALLERS,

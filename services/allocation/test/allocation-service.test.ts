@@ -11,8 +11,8 @@ import { Code, reasonOf } from "@payin/rpc";
 import { expectFailure, failure, startServiceHarness } from "@payin/testing";
 import { deriveAddress } from "../src/domain/hd.js";
 import type { MerchantReadinessInputs, MerchantReadinessSource } from "../src/domain/readiness.js";
-import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { createAllocationService } from "../src/service.js";
 import { ormOptions } from "../src/store/orm.js";
 
 const { AllocationService } = allocationV1;
@@ -37,7 +37,7 @@ function randomXpub(): string {
 }
 
 beforeAll(async () => {
-  const harness = await startServiceHarness({ service: AllocationService, domain: "allocation", ormOptions, routes: routes(merchantSide), reasonCodes });
+  const harness = await startServiceHarness({ service: AllocationService, domain: "allocation", ormOptions, routes: (orm, logger) => createAllocationService({ orm, logger, merchants: merchantSide }), reasonCodes });
   orm = harness.orm;
   client = harness.client;
 });

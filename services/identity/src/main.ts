@@ -8,7 +8,7 @@ import { saltUnsaltedRecoveryCodes } from "./domain/recovery-codes.js";
 import { applyIdlePolicy, applyProcessNice, startThreadPool } from "./priority.js";
 import { CALLERS } from "./rpc/callers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
-import { routes, SERVICE_NAMES } from "./routes.js";
+import { createIdentityService, SERVICE_NAMES } from "./service.js";
 import { IdentityRepository } from "./store/identity-repository.js";
 import { ormOptions } from "./store/orm.js";
 
@@ -30,7 +30,7 @@ if (salted > 0) logger.info({ salted }, "recovery codes salted");
 await runService({
   name: "identity",
   services: SERVICE_NAMES,
-  routes: routes(orm, logger, { totpKey: config.TOTP_ENCRYPTION_KEY }),
+  routes: createIdentityService({ orm, logger, totpKey: config.TOTP_ENCRYPTION_KEY }),
   interceptors: [domainErrorInterceptor("identity", reasonCodes, logger)],
   callers: config.SERVICE_CALLER_DIGESTS,
   allow: CALLERS,

@@ -5,9 +5,9 @@ import { createLogger } from "@payin/logging";
 import { identityV1 } from "@payin/proto";
 import { Code, createServiceClient, domainErrorInterceptor, reasonOf } from "@payin/rpc";
 import { createTestDatabase, failure, startTestServiceServer, type TestServiceServer } from "@payin/testing";
-import { routes, SERVICE_NAMES } from "../src/routes.js";
 import { ACT_WITHOUT_PERSON, CALLERS } from "../src/rpc/callers.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { createIdentityService, SERVICE_NAMES } from "../src/service.js";
 import { ormOptions } from "../src/store/orm.js";
 
 const Identity = identityV1.IdentityService;
@@ -35,7 +35,7 @@ describe("identity's callers", () => {
       await migrate(ormOptions(url));
       orm = await openOrm(ormOptions(url, 5));
       const logger = createLogger("identity", { level: "silent" });
-      const register = routes(orm, logger, { totpKey: randomBytes(32) });
+      const register = createIdentityService({ orm, logger, totpKey: randomBytes(32) });
       const interceptors = [domainErrorInterceptor("identity", reasonCodes, logger)];
       service = await startTestServiceServer({ name: "identity", services: SERVICE_NAMES, routes: register, allow: CALLERS, interceptors });
     });

@@ -8,8 +8,8 @@ import { createLogger } from "@payin/logging";
 import { identityV1 } from "@payin/proto";
 import { actAsCaller, ConnectError, Code, domainErrorInterceptor, reasonOf } from "@payin/rpc";
 import { createTestDatabase, failure } from "@payin/testing";
-import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { createIdentityService } from "../src/service.js";
 import { ormOptions } from "../src/store/orm.js";
 
 const { IdentityService, PrincipalKind } = identityV1;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   await migrate(ormOptions(url));
   orm = await openOrm(ormOptions(url, 20));
   const logger = createLogger("test", { level: "silent" });
-  const transport = createRouterTransport(routes(orm, logger, { totpKey: randomBytes(32) }), {
+  const transport = createRouterTransport(createIdentityService({ orm, logger, totpKey: randomBytes(32) }), {
     router: { interceptors: [actAsCaller("test"), domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
   client = createClient(IdentityService, transport);

@@ -8,8 +8,8 @@ import { identityV1 } from "@payin/proto";
 import { actAsCaller, domainErrorInterceptor } from "@payin/rpc";
 import { createTestDatabase, totpSecretOf } from "@payin/testing";
 import { saltUnsaltedRecoveryCodes } from "../src/domain/recovery-codes.js";
-import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { createIdentityService } from "../src/service.js";
 import { IdentityRepository } from "../src/store/identity-repository.js";
 import { ormOptions } from "../src/store/orm.js";
 
@@ -70,7 +70,7 @@ export async function startHarness(options: { frozenClock?: boolean } = {}): Pro
   let offsetMs = 0;
   const frozenAt = Date.now();
   const now = () => new Date((options.frozenClock ? frozenAt : Date.now()) + offsetMs);
-  const transport = createRouterTransport(routes(orm, logger, { totpKey, clock: now }), {
+  const transport = createRouterTransport(createIdentityService({ orm, logger, totpKey, clock: now }), {
     router: { interceptors: [actAsCaller("test"), domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
   return {

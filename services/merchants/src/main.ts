@@ -5,7 +5,7 @@ import { domainErrorInterceptor, requestLogFields, runService } from "@payin/rpc
 import { configSchema } from "./config.js";
 import { CALLERS } from "./rpc/callers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
-import { routes, SERVICE_NAMES } from "./routes.js";
+import { createMerchantsService, SERVICE_NAMES } from "./service.js";
 import { PayinContextFeed } from "./store/payin-context-feed.js";
 import { ormOptions } from "./store/orm.js";
 
@@ -24,7 +24,7 @@ const feed = new PayinContextFeed({
 await runService({
   name: "merchants",
   services: SERVICE_NAMES,
-  routes: routes(orm, feed),
+  routes: createMerchantsService({ orm, feed }),
   interceptors: [domainErrorInterceptor("merchants", reasonCodes, logger)],
   callers: config.SERVICE_CALLER_DIGESTS,
   allow: CALLERS,

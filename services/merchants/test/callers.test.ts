@@ -4,9 +4,9 @@ import { createLogger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
 import { Code, createServiceClient, domainErrorInterceptor, reasonOf } from "@payin/rpc";
 import { createTestDatabase, failure, startTestServiceServer, type TestServiceServer } from "@payin/testing";
-import { routes, SERVICE_NAMES } from "../src/routes.js";
 import { CALLERS } from "../src/rpc/callers.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { createMerchantsService, SERVICE_NAMES } from "../src/service.js";
 import { ormOptions } from "../src/store/orm.js";
 
 const Merchants = merchantsV1.MerchantsService;
@@ -21,7 +21,7 @@ describe("merchants' callers, on the real server", () => {
     await migrate(ormOptions(url));
     orm = await openOrm(ormOptions(url, 5));
     const interceptors = [domainErrorInterceptor("merchants", reasonCodes, createLogger("merchants", { level: "silent" }))];
-    service = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: routes(orm), allow: CALLERS, interceptors });
+    service = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ orm }), allow: CALLERS, interceptors });
   });
   afterAll(async () => {
     await service?.close();

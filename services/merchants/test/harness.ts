@@ -2,8 +2,8 @@ import type { Client } from "@connectrpc/connect";
 import type { Logger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
 import { startServiceHarness, type ServiceHarness } from "@payin/testing";
-import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { createMerchantsService } from "../src/service.js";
 import { ormOptions } from "../src/store/orm.js";
 
 export type MerchantsClient = Client<typeof merchantsV1.MerchantsService>;
@@ -19,7 +19,7 @@ export function startMerchants(options: { logger?: Logger } = {}): Promise<Harne
     service: merchantsV1.MerchantsService,
     domain: "merchants",
     ormOptions,
-    routes: (orm) => routes(orm),
+    routes: (orm) => createMerchantsService({ orm }),
     reasonCodes,
     logger: options.logger,
   });

@@ -3,8 +3,8 @@ import pg from "pg";
 import { merchantsV1 } from "@payin/proto";
 import { Code, ConnectError, createServiceClient } from "@payin/rpc";
 import { startTestServiceServer, waitFor, type TestServiceServer } from "@payin/testing";
-import { routes, SERVICE_NAMES } from "../src/routes.js";
 import { CALLERS } from "../src/rpc/callers.js";
+import { createMerchantsService, SERVICE_NAMES } from "../src/service.js";
 import { PayinContextFeed } from "../src/store/payin-context-feed.js";
 import { activeMerchant, startMerchants, type Harness } from "./harness.js";
 
@@ -43,7 +43,7 @@ beforeAll(async () => {
   listening = new Promise((resolve) => (ready = resolve));
   feed = new PayinContextFeed({ url: h.url, applicationName: APPLICATION_NAME, retryMs: 100, onListening: () => ready() });
   await listening;
-  server = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: routes(h.orm, feed), allow: CALLERS });
+  server = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ orm: h.orm, feed }), allow: CALLERS });
   payins = createServiceClient(merchantsV1.MerchantsService, { baseUrl: server.url, serviceToken: server.credential("payins") });
 });
 

@@ -10,7 +10,7 @@ import { configSchema } from "./config.js";
 import { PayinContextCache } from "./domain/payin-context-cache.js";
 import { CALLERS } from "./rpc/callers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
-import { routes, SERVICE_NAMES } from "./routes.js";
+import { createPayinsService, SERVICE_NAMES } from "./service.js";
 import { ormOptions } from "./store/orm.js";
 
 const config = loadConfig(configSchema);
@@ -41,7 +41,7 @@ if (config.PAYIN_CONTEXT_CACHE_MS > 0) {
 await runService({
   name: "payins",
   services: SERVICE_NAMES,
-  routes: routes({ orm, logger, merchants: contexts, allocator: addressAllocator(allocation) }),
+  routes: createPayinsService({ orm, logger, merchants: contexts, allocator: addressAllocator(allocation) }),
   interceptors: [domainErrorInterceptor("payins", reasonCodes, logger)],
   callers: config.SERVICE_CALLER_DIGESTS,
   allow: CALLERS,

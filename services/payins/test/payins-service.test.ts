@@ -9,8 +9,8 @@ import type { BatchItemError } from "@payin/proto";
 import { expectFailure, startServiceHarness } from "@payin/testing";
 import type { AddressAllocator, MerchantDirectory } from "../src/domain/create-pay-in-intent.js";
 import type { PayInIntent } from "../src/domain/pay-in-intent.js";
-import { routes } from "../src/routes.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
+import { createPayinsService } from "../src/service.js";
 import { ormOptions } from "../src/store/orm.js";
 import { PayInRepository } from "../src/store/pay-in-repository.js";
 
@@ -33,7 +33,7 @@ beforeAll(async () => {
     service: PayinsService,
     domain: "payins",
     ormOptions,
-    routes: (orm, logger) => routes({ orm, logger, merchants, allocator }),
+    routes: (orm, logger) => createPayinsService({ orm, logger, merchants, allocator }),
     reasonCodes,
   });
   orm = harness.orm;

@@ -6,8 +6,15 @@ import { identityHandlers, type IdentityHandlerOptions } from "./rpc/identity-ha
 
 export const SERVICE_NAMES = [identityV1.IdentityService.typeName];
 
-/** Registers the identity service; mountable on a real server or an in-memory transport. */
-export function routes(orm: MikroORM, logger: Logger, options: IdentityHandlerOptions) {
+/** What the identity service is built from: the database, the logger, the TOTP key and the clock. */
+export interface IdentityPorts extends IdentityHandlerOptions {
+  orm: MikroORM;
+  logger: Logger;
+}
+
+/** Builds the identity service from its ports: mountable on a real server (main.ts) or an in-memory transport (tests). */
+export function createIdentityService(ports: IdentityPorts) {
+  const { orm, logger, ...options } = ports;
   return (router: ConnectRouter) => {
     router.service(identityV1.IdentityService, identityHandlers(orm, logger, options));
   };
