@@ -9,6 +9,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { listenForNotifications, type NotificationListener } from "@payin/db";
+import { CLAIM_LEASE_MS, RELEASED_REUSE_MS } from "@payin/payins/store/pay-in-repository";
 import { ALLOCATE, CLAIM_KEY, COMPLETE_KEY } from "./create-sql.js";
 import { LatencyRecorder, printResult, quantile, type LoadResult } from "./stats.js";
 
@@ -24,11 +25,8 @@ export interface SqlLoadConfig {
 }
 
 const config = JSON.parse(process.env.BENCH_CHILD_CONFIG ?? "{}") as SqlLoadConfig;
-/** payins' CLAIM_LEASE_MS and RELEASED_REUSE_MS (services/payins/src/store/pay-in-repository.ts). */
-const CLAIM_LEASE_MS = 30_000;
 /** The merchants schema's announcing channel (services/merchants/src/store/payin-context-feed.ts). */
 const PAYIN_CONTEXT_CHANNEL = "merchants_payin_context";
-const RELEASED_REUSE_MS = 10 * 60_000;
 
 async function connect(schema: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: config.databaseUrl, options: `-c search_path=${schema}` });
@@ -112,10 +110,10 @@ async function main(): Promise<void> {
       allocation: config.allServices ? await connect("allocation") : null,
     })),
   );
-  // One create first: when the services' SQL has moved on from create-sql.ts,
-  // this fails with the database's own message.
+  // One create first: when the services' SQL does not fit the schema (a
+  // migration not applied), this fails with the database's own message.
   await createOnce(clients[0]!).catch((error: Error) => {
-    throw new Error(`B1's copy of the create SQL (tools/bench/src/create-sql.ts) no longer fits the schema: ${error.message}`);
+    throw new Error(`the services' create SQL (tools/bench/src/create-sql.ts) does not fit the schema: ${error.message}`);
   });
   const latencies = new LatencyRecorder();
   const errors: string[] = [];

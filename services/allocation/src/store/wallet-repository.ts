@@ -41,8 +41,9 @@ function allocationFromRow(row: Record<string, unknown>): Allocation {
  * for the lock would not see it.) On every pay-in create, so prepared; its
  * columns are named, as a prepared `returning *` breaks ("cached plan must not
  * change result type") when a migration adds a column under a running process.
+ * Also run as is by tools/bench (B1).
  */
-const ALLOCATE: PreparedStatement = {
+export const ALLOCATE: PreparedStatement = {
   name: "allocation.allocate",
   text: `with w as (
            update wallets set next_index = next_index + 1 where merchant_uuid = $1

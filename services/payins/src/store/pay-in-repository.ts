@@ -66,7 +66,8 @@ const TAKE_OVER = `on conflict (merchant_uuid, idempotency_key) do update
             or (idempotency_keys.state = 'pending' and idempotency_keys.claimed_at < $6
                 and idempotency_keys.request_hash = excluded.request_hash)`;
 
-const CLAIM_KEY: PreparedStatement = {
+/** Claims a key ($1–$4: merchant, key, request hash, new intent uuid; $5–$7: claimTimes). Also run as is by tools/bench (B1). */
+export const CLAIM_KEY: PreparedStatement = {
   name: "payins.claim-key",
   text: `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
        values ($1, $2, $3, $4, 'pending', $5, $5)
@@ -81,7 +82,8 @@ const READ_KEY: PreparedStatement = {
         where k.merchant_uuid = $1 and k.idempotency_key = $2`,
 };
 
-const COMPLETE_KEY: PreparedStatement = {
+/** Stores the intent and completes its key ($14), in one statement. Also run as is by tools/bench (B1). */
+export const COMPLETE_KEY: PreparedStatement = {
   name: "payins.complete-key",
   text: `with i as (
          insert into pay_in_intents (intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address,
