@@ -1,5 +1,6 @@
 import type { Client } from "@connectrpc/connect";
 import type { merchantsV1 } from "@payin/proto";
+import { coalesce } from "@payin/rpc";
 
 /** What the feed drives: PayinContextCache's `changed`, `listening` and `lost`. */
 export interface FeedFollowerTarget {
@@ -33,7 +34,8 @@ export interface FeedFollower {
    * Resolves true once every change to a pay-in context committed before the
    * call has been passed to the target, false when that cannot be known in
    * time (not following, merchants unreachable, the stream behind). Calls of
-   * one turn (a batch of creates) share one position call.
+   * one turn (a batch of creates) share one position call, and one call runs
+   * at a time: calls made while it runs share the next, sent when it returns.
    */
   catchUp(): Promise<boolean>;
   /** Stops following; nothing is passed to the target after it resolves. */
@@ -58,7 +60,6 @@ export function followPayinContextFeed(options: FollowFeedOptions): FeedFollower
   let abort: AbortController | undefined;
   let retry: NodeJS.Timeout | undefined;
   let reported = false;
-  let pending: Promise<boolean> | undefined;
 
   const settleWaiting = (reachedUpTo: bigint | undefined) => {
     waiting = waiting.filter((w) => {
@@ -149,19 +150,22 @@ export function followPayinContextFeed(options: FollowFeedOptions): FeedFollower
     return reached && live === session;
   };
 
+  // A position call is sent after every caller it answers had asked (a position
+  // asked before a caller began would not prove its changes arrived): at the end
+  // of the callers' turn, or, while one runs, when it returns. Under load a create
+  // batch's creates reach this over several turns; one call each would cost
+  // merchants a round trip per create.
+  const catchUpTogether = coalesce(
+    async (callers: null[]) => {
+      const reached = await catchUp();
+      return callers.map(() => reached);
+    },
+    { maxBatch: Number.MAX_SAFE_INTEGER, inFlight: 1 },
+  );
+
   void follow();
   return {
-    catchUp() {
-      if (!pending) {
-        // Asked in a microtask, after every caller of this run asked: a position
-        // asked before a caller began would not prove its changes arrived.
-        pending = new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => {
-          pending = undefined;
-          return catchUp();
-        });
-      }
-      return pending;
-    },
+    catchUp: () => catchUpTogether(null),
     async close() {
       closed = true;
       clearTimeout(retry);
