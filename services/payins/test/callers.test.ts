@@ -5,10 +5,11 @@ import { CALLERS } from "../src/rpc/callers.js";
 const procedure = (method: string) => `${payinsV1.PayinsService.typeName}/${method}`;
 
 describe("payins' callers", () => {
-  it("lets the api create, read and list pay-ins in batches, and no service or the CLI anything", () => {
+  it("lets the api create, read and list pay-ins (in batches) and their transfers, the observer record observations, and no other service or the CLI anything", () => {
     expect([...CALLERS.get("api")!].sort()).toEqual(
-      ["BatchCreatePayInIntents", "BatchGetPayInIntents", "ListPayInIntents"].map(procedure).sort(),
+      ["BatchCreatePayInIntents", "BatchGetPayInIntents", "ListPayInIntents", "ListPayInTransfers"].map(procedure).sort(),
     );
-    for (const caller of ["payins", "allocation", "payinctl", "observer"]) expect(CALLERS.get(caller), caller).toBeUndefined();
+    expect([...CALLERS.get("observer")!]).toEqual([procedure("RecordObservations")]);
+    for (const caller of ["payins", "allocation", "payinctl"]) expect(CALLERS.get(caller), caller).toBeUndefined();
   });
 });

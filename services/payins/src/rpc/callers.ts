@@ -7,7 +7,9 @@ import { ALL_METHODS, allowCallers } from "@payin/rpc";
  */
 export const CALLERS = allowCallers(payinsV1.PayinsService, {
   // The API gateway's merchant API (single calls travel in batches).
-  api: ["batchCreatePayInIntents", "batchGetPayInIntents", "listPayInIntents"],
+  api: ["batchCreatePayInIntents", "batchGetPayInIntents", "listPayInIntents", "listPayInTransfers"],
+  // allocation's chain observer reports what it saw.
+  observer: ["recordObservations"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

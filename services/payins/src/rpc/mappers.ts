@@ -1,7 +1,18 @@
 import { create } from "@bufbuild/protobuf";
+import { DomainError } from "@payin/errors";
+import { isUuid } from "@payin/ids";
+import { fromBaseUnits, isAsset, RAIL_FOR_ASSET, type Rail } from "@payin/money";
 import { PAY_IN_STATUS_BY_NAME, payinsV1 } from "@payin/proto";
-import { toTimestamp } from "@payin/rpc";
+import { fromTimestamp, toTimestamp } from "@payin/rpc";
 import type { PayInIntent } from "../domain/pay-in-intent.js";
+import { PayinsReason } from "../domain/reasons.js";
+import type { Observation, ReportedTransfer } from "../domain/record-observations.js";
+import { decidePayment, flagsOf, type IntentTerms, type TransferEvidence } from "../domain/settlement.js";
+
+const RAILS = new Set<string>(Object.values(RAIL_FOR_ASSET));
+function isRail(value: string): value is Rail {
+  return RAILS.has(value);
+}
 
 /** The payins service's domain values as its contract's messages. */
 
@@ -22,5 +33,93 @@ export function payInIntentToPb(i: PayInIntent): payinsV1.PayInIntent {
     createdAt: toTimestamp(i.createdAt),
     expiresAt: toTimestamp(i.expiresAt),
     updatedAt: toTimestamp(i.updatedAt),
+  });
+}
+
+const TRANSFER_STATE_BY_NAME = {
+  pending: payinsV1.TransferState.PENDING,
+  settled: payinsV1.TransferState.SETTLED,
+  orphaned: payinsV1.TransferState.ORPHANED,
+} as const satisfies Record<TransferEvidence["state"], payinsV1.TransferState>;
+
+const HASH = /^0x[0-9a-f]{64}$/;
+const ADDRESS = /^0x[0-9a-f]{40}$/;
+const DIGITS = /^\d{1,78}$/;
+
+function invalid(message: string): never {
+  throw new DomainError(PayinsReason.ValidationError, message);
+}
+
+/** An observation from its message; refuses a malformed one (VALIDATION_ERROR) before anything is recorded. */
+export function observationFromPb(o: payinsV1.Observation): Observation {
+  if (!isUuid(o.intentUuid)) invalid("an observation names no intent uuid");
+  const event = o.event;
+  if (event.case === "armed") {
+    const rail = event.value.rail;
+    if (!isRail(rail)) invalid(`unknown rail "${rail}"`);
+    return { kind: "armed", intentUuid: o.intentUuid, rail, chainId: Number(event.value.chainId), fromBlock: event.value.fromBlock };
+  }
+  if (event.case !== "transfer") invalid("an observation carries no event");
+  const t = event.value;
+  const state = Object.entries(TRANSFER_STATE_BY_NAME).find(([, value]) => value === t.state)?.[0] as TransferEvidence["state"] | undefined;
+  if (!isRail(t.rail)) invalid(`unknown rail "${t.rail}"`);
+  if (!isAsset(t.asset)) invalid(`unknown asset "${t.asset}"`);
+  if (!state) invalid("a transfer has no state");
+  if (!HASH.test(t.txHash) || !HASH.test(t.blockHash)) invalid("a transfer's hashes must be 0x and 64 lower-case hex digits");
+  if (!ADDRESS.test(t.fromAddress) || !ADDRESS.test(t.toAddress)) invalid("a transfer's addresses must be 0x and 40 lower-case hex digits");
+  if (!DIGITS.test(t.amountBaseUnits)) invalid("a transfer's amount must be base units in decimal digits");
+  if (t.decimals > 36) invalid("a token has at most 36 decimals");
+  if (!t.blockTime || t.version < 1) invalid("a transfer needs its block time and a version");
+  return {
+    kind: "transfer",
+    intentUuid: o.intentUuid,
+    transfer: {
+      chainId: Number(t.chainId),
+      txHash: t.txHash,
+      logIndex: t.logIndex,
+      rail: t.rail,
+      asset: t.asset,
+      decimals: t.decimals,
+      amount: BigInt(t.amountBaseUnits),
+      fromAddress: t.fromAddress,
+      blockNumber: t.blockNumber,
+      blockHash: t.blockHash,
+      blockTime: fromTimestamp(t.blockTime)!,
+      state,
+      dust: t.dust,
+      version: t.version,
+    },
+  };
+}
+
+/** The evidence listing of an intent. */
+export function transfersToPb(terms: IntentTerms, transfers: readonly ReportedTransfer[]): payinsV1.ListPayInTransfersResponse {
+  const decision = decidePayment(terms, transfers);
+  const inTokenUnits = (units: bigint) => (decision.decimals === null ? "0" : fromBaseUnits(units, decision.decimals));
+  return create(payinsV1.ListPayInTransfersResponseSchema, {
+    asset: terms.asset,
+    rail: terms.rail,
+    expectedAmount: terms.expectedAmount,
+    receivedAmount: inTokenUnits(decision.received),
+    pendingAmount: inTokenUnits(decision.pending),
+    transfers: transfers.map((t) => {
+      const flags = flagsOf(terms, t);
+      return {
+        rail: t.rail,
+        chainId: BigInt(t.chainId),
+        asset: t.asset,
+        txHash: t.txHash,
+        logIndex: t.logIndex,
+        blockNumber: t.blockNumber,
+        blockTime: toTimestamp(t.blockTime),
+        fromAddress: t.fromAddress,
+        amount: fromBaseUnits(t.amount, t.decimals),
+        state: TRANSFER_STATE_BY_NAME[t.state],
+        late: flags.late,
+        wrongNetwork: flags.wrongNetwork,
+        wrongToken: flags.wrongToken,
+        dust: flags.dust,
+      };
+    }),
   });
 }

@@ -3,10 +3,12 @@ import { sqlClient, type MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7, isUuid } from "@payin/ids";
 import { payInStatusName, payinsV1 } from "@payin/proto";
-import { fromTimestamp, settleBatch } from "@payin/rpc";
+import { fromTimestamp, settleBatch, toTimestamp } from "@payin/rpc";
 import { DomainError } from "@payin/errors";
 import { PayinsReason } from "../domain/reasons.js";
-import { payInIntentToPb } from "./mappers.js";
+import { observationFromPb, payInIntentToPb, transfersToPb } from "./mappers.js";
+import { recordObservations } from "../domain/record-observations.js";
+import { observationStore } from "../store/observation-store.js";
 import { reasonCodes } from "./reason-codes.js";
 import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../domain/create-pay-in-intent.js";
 import { intentNotFound } from "../domain/pay-in-intent.js";
@@ -22,11 +24,14 @@ export interface PayinsDeps {
 
 /** Most creates in one BatchCreatePayInIntents call. */
 export const MAX_BATCH_CREATES = 1000;
+/** Most observations in one RecordObservations call. */
+export const MAX_OBSERVATIONS = 1000;
 
 /** PayinsService handlers: proto in, domain call, proto out. */
 export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.PayinsService> {
   const store = new PayInRepository(sqlClient(deps.orm));
   const repo = () => store;
+  const observations = observationStore(deps.orm);
   const createOne = async (req: payinsV1.CreatePayInIntentRequest) => {
     const result = await createPayInIntent(
       {
@@ -79,6 +84,21 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
         asset: req.asset || undefined,
       });
       return { intents: intents.map(payInIntentToPb), total: BigInt(total) };
+    },
+    async recordObservations(req) {
+      if (req.observations.length === 0 || req.observations.length > MAX_OBSERVATIONS) {
+        throw new DomainError(PayinsReason.ValidationError, `a call records 1 to ${MAX_OBSERVATIONS} observations`);
+      }
+      const parsed = req.observations.map(observationFromPb);
+      const states = await recordObservations(observations, parsed, new Date());
+      return {
+        intents: states.map((s) => ({ intentUuid: s.intentUuid, known: s.known, expiresAt: s.expiresAt ? toTimestamp(s.expiresAt) : undefined, paid: s.paid })),
+      };
+    },
+    async listPayInTransfers(req) {
+      if (!isUuid(req.intentUuid) || !isUuid(req.merchantUuid)) throw intentNotFound();
+      const intent = await getPayInIntent(repo(), req.merchantUuid, req.intentUuid);
+      return transfersToPb(intent, await observations.transfersOf(intent.intentUuid));
     },
   };
 }

@@ -1,8 +1,10 @@
 import { AddressPool } from "./migration-2026-11-21-address-pool.js";
+import { ChainObservation } from "./migration-2026-11-25-chain-observation.js";
 import { InitialAllocation } from "./migration-2026-11-21-initial.js";
 
 /** Every migration of the allocation schema, oldest first. Never edit a shipped one. */
 export const migrations = [
   { name: "2026-11-21-initial", class: InitialAllocation },
   { name: "2026-11-21-address-pool", class: AddressPool },
+  { name: "2026-11-25-chain-observation", class: ChainObservation },
 ];

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/payins/v1/payins_service.proto.
  */
 export const file_payin_payins_v1_payins_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRwYXlpbi9wYXlpbnMvdjEvcGF5aW5zX3NlcnZpY2UucHJvdG8SD3BheWluLnBheWlucy52MSLHAwoLUGF5SW5JbnRlbnQSEwoLaW50ZW50X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBCABKAkSDAoEcmFpbBgFIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYBiABKAkSFAoHYWRkcmVzcxgHIAEoCUgAiAEBEiEKFGFsbG9jYXRpb25fcmVmZXJlbmNlGAggASgJSAGIAQESFgoJcmVmZXJlbmNlGAkgASgJSAKIAQESFAoManVyaXNkaWN0aW9uGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9hZGRyZXNzQhcKFV9hbGxvY2F0aW9uX3JlZmVyZW5jZUIMCgpfcmVmZXJlbmNlItUBChhDcmVhdGVQYXlJbkludGVudFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhQKDGp1cmlzZGljdGlvbhgFIAEoCRIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCglyZWZlcmVuY2UYByABKAlIAIgBAUIMCgpfcmVmZXJlbmNlIlsKGUNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50EhAKCHJlcGxheWVkGAIgASgIIl0KHkJhdGNoQ3JlYXRlUGF5SW5JbnRlbnRzUmVxdWVzdBI7CghyZXF1ZXN0cxgBIAMoCzIpLnBheWluLnBheWlucy52MS5DcmVhdGVQYXlJbkludGVudFJlcXVlc3QiXAofQmF0Y2hDcmVhdGVQYXlJbkludGVudHNSZXNwb25zZRI5CgdyZXN1bHRzGAEgAygLMigucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzdWx0IpUBChdDcmVhdGVQYXlJbkludGVudFJlc3VsdBI9CgdjcmVhdGVkGAEgASgLMioucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2VIABIwCgVlcnJvchgCIAEoCzIfLnBheWluLmNvbW1vbi52MS5CYXRjaEl0ZW1FcnJvckgAQgkKB291dGNvbWUiQwoVR2V0UGF5SW5JbnRlbnRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkiRgoWR2V0UGF5SW5JbnRlbnRSZXNwb25zZRIsCgZpbnRlbnQYASABKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQiUgobQmF0Y2hHZXRQYXlJbkludGVudHNSZXF1ZXN0EjMKB2xvb2t1cHMYASADKAsyIi5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnRMb29rdXAiPwoRUGF5SW5JbnRlbnRMb29rdXASFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRITCgtpbnRlbnRfdXVpZBgCIAEoCSJZChxCYXRjaEdldFBheUluSW50ZW50c1Jlc3BvbnNlEjkKB3Jlc3VsdHMYASADKAsyKC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnRMb29rdXBSZXN1bHQiRwoXUGF5SW5JbnRlbnRMb29rdXBSZXN1bHQSLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50IowBChdMaXN0UGF5SW5JbnRlbnRzUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEg0KBWxpbWl0GAIgASgNEg4KBm9mZnNldBgDIAEoDRIsCgZzdGF0dXMYBCABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBSABKAkiWAoYTGlzdFBheUluSW50ZW50c1Jlc3BvbnNlEi0KB2ludGVudHMYASADKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQSDQoFdG90YWwYAiABKAQqgwEKC1BheUluU3RhdHVzEh0KGVBBWV9JTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVQQVlfSU5fU1RBVFVTX0NSRUFURUQQARIiCh5QQVlfSU5fU1RBVFVTX0FXQUlUSU5HX1BBWU1FTlQQAhIWChJQQVlfSU5fU1RBVFVTX1BBSUQQAzK6BAoNUGF5aW5zU2VydmljZRJqChFDcmVhdGVQYXlJbkludGVudBIpLnBheWluLnBheWlucy52MS5DcmVhdGVQYXlJbkludGVudFJlcXVlc3QaKi5wYXlpbi5wYXlpbnMudjEuQ3JlYXRlUGF5SW5JbnRlbnRSZXNwb25zZRJ8ChdCYXRjaENyZWF0ZVBheUluSW50ZW50cxIvLnBheWluLnBheWlucy52MS5CYXRjaENyZWF0ZVBheUluSW50ZW50c1JlcXVlc3QaMC5wYXlpbi5wYXlpbnMudjEuQmF0Y2hDcmVhdGVQYXlJbkludGVudHNSZXNwb25zZRJhCg5HZXRQYXlJbkludGVudBImLnBheWluLnBheWlucy52MS5HZXRQYXlJbkludGVudFJlcXVlc3QaJy5wYXlpbi5wYXlpbnMudjEuR2V0UGF5SW5JbnRlbnRSZXNwb25zZRJzChRCYXRjaEdldFBheUluSW50ZW50cxIsLnBheWluLnBheWlucy52MS5CYXRjaEdldFBheUluSW50ZW50c1JlcXVlc3QaLS5wYXlpbi5wYXlpbnMudjEuQmF0Y2hHZXRQYXlJbkludGVudHNSZXNwb25zZRJnChBMaXN0UGF5SW5JbnRlbnRzEigucGF5aW4ucGF5aW5zLnYxLkxpc3RQYXlJbkludGVudHNSZXF1ZXN0GikucGF5aW4ucGF5aW5zLnYxLkxpc3RQYXlJbkludGVudHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
+  fileDesc("CiRwYXlpbi9wYXlpbnMvdjEvcGF5aW5zX3NlcnZpY2UucHJvdG8SD3BheWluLnBheWlucy52MSLHAwoLUGF5SW5JbnRlbnQSEwoLaW50ZW50X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBCABKAkSDAoEcmFpbBgFIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYBiABKAkSFAoHYWRkcmVzcxgHIAEoCUgAiAEBEiEKFGFsbG9jYXRpb25fcmVmZXJlbmNlGAggASgJSAGIAQESFgoJcmVmZXJlbmNlGAkgASgJSAKIAQESFAoManVyaXNkaWN0aW9uGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9hZGRyZXNzQhcKFV9hbGxvY2F0aW9uX3JlZmVyZW5jZUIMCgpfcmVmZXJlbmNlItUBChhDcmVhdGVQYXlJbkludGVudFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhQKDGp1cmlzZGljdGlvbhgFIAEoCRIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCglyZWZlcmVuY2UYByABKAlIAIgBAUIMCgpfcmVmZXJlbmNlIlsKGUNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50EhAKCHJlcGxheWVkGAIgASgIIl0KHkJhdGNoQ3JlYXRlUGF5SW5JbnRlbnRzUmVxdWVzdBI7CghyZXF1ZXN0cxgBIAMoCzIpLnBheWluLnBheWlucy52MS5DcmVhdGVQYXlJbkludGVudFJlcXVlc3QiXAofQmF0Y2hDcmVhdGVQYXlJbkludGVudHNSZXNwb25zZRI5CgdyZXN1bHRzGAEgAygLMigucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzdWx0IpUBChdDcmVhdGVQYXlJbkludGVudFJlc3VsdBI9CgdjcmVhdGVkGAEgASgLMioucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2VIABIwCgVlcnJvchgCIAEoCzIfLnBheWluLmNvbW1vbi52MS5CYXRjaEl0ZW1FcnJvckgAQgkKB291dGNvbWUiQwoVR2V0UGF5SW5JbnRlbnRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkiRgoWR2V0UGF5SW5JbnRlbnRSZXNwb25zZRIsCgZpbnRlbnQYASABKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQiUgobQmF0Y2hHZXRQYXlJbkludGVudHNSZXF1ZXN0EjMKB2xvb2t1cHMYASADKAsyIi5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnRMb29rdXAiPwoRUGF5SW5JbnRlbnRMb29rdXASFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRITCgtpbnRlbnRfdXVpZBgCIAEoCSJZChxCYXRjaEdldFBheUluSW50ZW50c1Jlc3BvbnNlEjkKB3Jlc3VsdHMYASADKAsyKC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnRMb29rdXBSZXN1bHQiRwoXUGF5SW5JbnRlbnRMb29rdXBSZXN1bHQSLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50IowBChdMaXN0UGF5SW5JbnRlbnRzUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEg0KBWxpbWl0GAIgASgNEg4KBm9mZnNldBgDIAEoDRIsCgZzdGF0dXMYBCABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBSABKAkiWAoYTGlzdFBheUluSW50ZW50c1Jlc3BvbnNlEi0KB2ludGVudHMYASADKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQSDQoFdG90YWwYAiABKAQiTwoZUmVjb3JkT2JzZXJ2YXRpb25zUmVxdWVzdBIyCgxvYnNlcnZhdGlvbnMYASADKAsyHC5wYXlpbi5wYXlpbnMudjEuT2JzZXJ2YXRpb24ikAEKC09ic2VydmF0aW9uEhMKC2ludGVudF91dWlkGAEgASgJEiwKBWFybWVkGAIgASgLMhsucGF5aW4ucGF5aW5zLnYxLldhdGNoQXJtZWRIABI1Cgh0cmFuc2ZlchgDIAEoCzIhLnBheWluLnBheWlucy52MS5PYnNlcnZlZFRyYW5zZmVySABCBwoFZXZlbnQiQAoKV2F0Y2hBcm1lZBIMCgRyYWlsGAEgASgJEhAKCGNoYWluX2lkGAIgASgEEhIKCmZyb21fYmxvY2sYAyABKAQi5AIKEE9ic2VydmVkVHJhbnNmZXISDAoEcmFpbBgBIAEoCRIQCghjaGFpbl9pZBgCIAEoBBIPCgd0eF9oYXNoGAMgASgJEhEKCWxvZ19pbmRleBgEIAEoDRINCgVhc3NldBgFIAEoCRIQCghkZWNpbWFscxgGIAEoDRIZChFhbW91bnRfYmFzZV91bml0cxgHIAEoCRIUCgxmcm9tX2FkZHJlc3MYCCABKAkSEgoKdG9fYWRkcmVzcxgJIAEoCRIUCgxibG9ja19udW1iZXIYCiABKAQSEgoKYmxvY2tfaGFzaBgLIAEoCRIuCgpibG9ja190aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCgVzdGF0ZRgNIAEoDjIeLnBheWluLnBheWlucy52MS5UcmFuc2ZlclN0YXRlEg8KB3ZlcnNpb24YDiABKA0SDAoEZHVzdBgPIAEoCCJQChpSZWNvcmRPYnNlcnZhdGlvbnNSZXNwb25zZRIyCgdpbnRlbnRzGAEgAygLMiEucGF5aW4ucGF5aW5zLnYxLkludGVudFdhdGNoU3RhdGUidAoQSW50ZW50V2F0Y2hTdGF0ZRITCgtpbnRlbnRfdXVpZBgBIAEoCRINCgVrbm93bhgCIAEoCBIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRwYWlkGAQgASgIIkcKGUxpc3RQYXlJblRyYW5zZmVyc1JlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRITCgtpbnRlbnRfdXVpZBgCIAEoCSK2AQoaTGlzdFBheUluVHJhbnNmZXJzUmVzcG9uc2USDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYAyABKAkSFwoPcmVjZWl2ZWRfYW1vdW50GAQgASgJEhYKDnBlbmRpbmdfYW1vdW50GAUgASgJEjEKCXRyYW5zZmVycxgGIAMoCzIeLnBheWluLnBheWlucy52MS5QYXlJblRyYW5zZmVyIsUCCg1QYXlJblRyYW5zZmVyEgwKBHJhaWwYASABKAkSEAoIY2hhaW5faWQYAiABKAQSDQoFYXNzZXQYAyABKAkSDwoHdHhfaGFzaBgEIAEoCRIRCglsb2dfaW5kZXgYBSABKA0SFAoMYmxvY2tfbnVtYmVyGAYgASgEEi4KCmJsb2NrX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGZyb21fYWRkcmVzcxgIIAEoCRIOCgZhbW91bnQYCSABKAkSLQoFc3RhdGUYCiABKA4yHi5wYXlpbi5wYXlpbnMudjEuVHJhbnNmZXJTdGF0ZRIMCgRsYXRlGAsgASgIEhUKDXdyb25nX25ldHdvcmsYDCABKAgSEwoLd3JvbmdfdG9rZW4YDSABKAgSDAoEZHVzdBgOIAEoCCqDAQoLUGF5SW5TdGF0dXMSHQoZUEFZX0lOX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFVBBWV9JTl9TVEFUVVNfQ1JFQVRFRBABEiIKHlBBWV9JTl9TVEFUVVNfQVdBSVRJTkdfUEFZTUVOVBACEhYKElBBWV9JTl9TVEFUVVNfUEFJRBADKoQBCg1UcmFuc2ZlclN0YXRlEh4KGlRSQU5TRkVSX1NUQVRFX1VOU1BFQ0lGSUVEEAASGgoWVFJBTlNGRVJfU1RBVEVfUEVORElORxABEhoKFlRSQU5TRkVSX1NUQVRFX1NFVFRMRUQQAhIbChdUUkFOU0ZFUl9TVEFURV9PUlBIQU5FRBADMpgGCg1QYXlpbnNTZXJ2aWNlEmoKEUNyZWF0ZVBheUluSW50ZW50EikucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVxdWVzdBoqLnBheWluLnBheWlucy52MS5DcmVhdGVQYXlJbkludGVudFJlc3BvbnNlEnwKF0JhdGNoQ3JlYXRlUGF5SW5JbnRlbnRzEi8ucGF5aW4ucGF5aW5zLnYxLkJhdGNoQ3JlYXRlUGF5SW5JbnRlbnRzUmVxdWVzdBowLnBheWluLnBheWlucy52MS5CYXRjaENyZWF0ZVBheUluSW50ZW50c1Jlc3BvbnNlEmEKDkdldFBheUluSW50ZW50EiYucGF5aW4ucGF5aW5zLnYxLkdldFBheUluSW50ZW50UmVxdWVzdBonLnBheWluLnBheWlucy52MS5HZXRQYXlJbkludGVudFJlc3BvbnNlEnMKFEJhdGNoR2V0UGF5SW5JbnRlbnRzEiwucGF5aW4ucGF5aW5zLnYxLkJhdGNoR2V0UGF5SW5JbnRlbnRzUmVxdWVzdBotLnBheWluLnBheWlucy52MS5CYXRjaEdldFBheUluSW50ZW50c1Jlc3BvbnNlEmcKEExpc3RQYXlJbkludGVudHMSKC5wYXlpbi5wYXlpbnMudjEuTGlzdFBheUluSW50ZW50c1JlcXVlc3QaKS5wYXlpbi5wYXlpbnMudjEuTGlzdFBheUluSW50ZW50c1Jlc3BvbnNlEm0KElJlY29yZE9ic2VydmF0aW9ucxIqLnBheWluLnBheWlucy52MS5SZWNvcmRPYnNlcnZhdGlvbnNSZXF1ZXN0GisucGF5aW4ucGF5aW5zLnYxLlJlY29yZE9ic2VydmF0aW9uc1Jlc3BvbnNlEm0KEkxpc3RQYXlJblRyYW5zZmVycxIqLnBheWluLnBheWlucy52MS5MaXN0UGF5SW5UcmFuc2ZlcnNSZXF1ZXN0GisucGF5aW4ucGF5aW5zLnYxLkxpc3RQYXlJblRyYW5zZmVyc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
 
 /**
  * @generated from message payin.payins.v1.PayInIntent
@@ -454,6 +454,438 @@ export const ListPayInIntentsResponseSchema: GenMessage<ListPayInIntentsResponse
   messageDesc(file_payin_payins_v1_payins_service, 13);
 
 /**
+ * @generated from message payin.payins.v1.RecordObservationsRequest
+ */
+export type RecordObservationsRequest = Message<"payin.payins.v1.RecordObservationsRequest"> & {
+  /**
+   * 1 to 1,000 observations, oldest first.
+   *
+   * @generated from field: repeated payin.payins.v1.Observation observations = 1;
+   */
+  observations: Observation[];
+};
+
+/**
+ * Describes the message payin.payins.v1.RecordObservationsRequest.
+ * Use `create(RecordObservationsRequestSchema)` to create a new message.
+ */
+export const RecordObservationsRequestSchema: GenMessage<RecordObservationsRequest> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 14);
+
+/**
+ * Observation is one thing the observer saw for an intent.
+ *
+ * @generated from message payin.payins.v1.Observation
+ */
+export type Observation = Message<"payin.payins.v1.Observation"> & {
+  /**
+   * The intent whose address it concerns.
+   *
+   * @generated from field: string intent_uuid = 1;
+   */
+  intentUuid: string;
+
+  /**
+   * @generated from oneof payin.payins.v1.Observation.event
+   */
+  event: {
+    /**
+     * The intent's address is watched on its rail from a block on.
+     *
+     * @generated from field: payin.payins.v1.WatchArmed armed = 2;
+     */
+    value: WatchArmed;
+    case: "armed";
+  } | {
+    /**
+     * A transfer of a watched token to the intent's address, in its current state.
+     *
+     * @generated from field: payin.payins.v1.ObservedTransfer transfer = 3;
+     */
+    value: ObservedTransfer;
+    case: "transfer";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message payin.payins.v1.Observation.
+ * Use `create(ObservationSchema)` to create a new message.
+ */
+export const ObservationSchema: GenMessage<Observation> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 15);
+
+/**
+ * WatchArmed says the observer of the intent's rail watches its address.
+ *
+ * @generated from message payin.payins.v1.WatchArmed
+ */
+export type WatchArmed = Message<"payin.payins.v1.WatchArmed"> & {
+  /**
+   * The intent's rail, e.g. "bep20".
+   *
+   * @generated from field: string rail = 1;
+   */
+  rail: string;
+
+  /**
+   * The chain the rail is on.
+   *
+   * @generated from field: uint64 chain_id = 2;
+   */
+  chainId: bigint;
+
+  /**
+   * The first block read with the address watched.
+   *
+   * @generated from field: uint64 from_block = 3;
+   */
+  fromBlock: bigint;
+};
+
+/**
+ * Describes the message payin.payins.v1.WatchArmed.
+ * Use `create(WatchArmedSchema)` to create a new message.
+ */
+export const WatchArmedSchema: GenMessage<WatchArmed> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 16);
+
+/**
+ * ObservedTransfer is an ERC-20 transfer to an intent's address, on any watched
+ * rail and in any watched token (evidence; only the intent's token on its rail
+ * can pay it).
+ *
+ * @generated from message payin.payins.v1.ObservedTransfer
+ */
+export type ObservedTransfer = Message<"payin.payins.v1.ObservedTransfer"> & {
+  /**
+   * The rail it happened on, e.g. "erc20".
+   *
+   * @generated from field: string rail = 1;
+   */
+  rail: string;
+
+  /**
+   * @generated from field: uint64 chain_id = 2;
+   */
+  chainId: bigint;
+
+  /**
+   * 0x and 64 hex digits, lower case.
+   *
+   * @generated from field: string tx_hash = 3;
+   */
+  txHash: string;
+
+  /**
+   * The log's index in its block.
+   *
+   * @generated from field: uint32 log_index = 4;
+   */
+  logIndex: number;
+
+  /**
+   * The token's asset code, e.g. "usdt".
+   *
+   * @generated from field: string asset = 5;
+   */
+  asset: string;
+
+  /**
+   * The token's decimals on that rail.
+   *
+   * @generated from field: uint32 decimals = 6;
+   */
+  decimals: number;
+
+  /**
+   * Base units of the token, decimal digits.
+   *
+   * @generated from field: string amount_base_units = 7;
+   */
+  amountBaseUnits: string;
+
+  /**
+   * Lower-case 0x addresses.
+   *
+   * @generated from field: string from_address = 8;
+   */
+  fromAddress: string;
+
+  /**
+   * @generated from field: string to_address = 9;
+   */
+  toAddress: string;
+
+  /**
+   * @generated from field: uint64 block_number = 10;
+   */
+  blockNumber: bigint;
+
+  /**
+   * @generated from field: string block_hash = 11;
+   */
+  blockHash: string;
+
+  /**
+   * The including block's timestamp: lateness is judged by it.
+   *
+   * @generated from field: google.protobuf.Timestamp block_time = 12;
+   */
+  blockTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: payin.payins.v1.TransferState state = 13;
+   */
+  state: TransferState;
+
+  /**
+   * Rises with every change of state; an older version than the one recorded changes nothing.
+   *
+   * @generated from field: uint32 version = 14;
+   */
+  version: number;
+
+  /**
+   * Below the rail's dust threshold, or zero: evidence, never counted.
+   *
+   * @generated from field: bool dust = 15;
+   */
+  dust: boolean;
+};
+
+/**
+ * Describes the message payin.payins.v1.ObservedTransfer.
+ * Use `create(ObservedTransferSchema)` to create a new message.
+ */
+export const ObservedTransferSchema: GenMessage<ObservedTransfer> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 17);
+
+/**
+ * @generated from message payin.payins.v1.RecordObservationsResponse
+ */
+export type RecordObservationsResponse = Message<"payin.payins.v1.RecordObservationsResponse"> & {
+  /**
+   * One per distinct intent named, in the order first named.
+   *
+   * @generated from field: repeated payin.payins.v1.IntentWatchState intents = 1;
+   */
+  intents: IntentWatchState[];
+};
+
+/**
+ * Describes the message payin.payins.v1.RecordObservationsResponse.
+ * Use `create(RecordObservationsResponseSchema)` to create a new message.
+ */
+export const RecordObservationsResponseSchema: GenMessage<RecordObservationsResponse> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 18);
+
+/**
+ * IntentWatchState tells the observer how long an intent's address still needs watching.
+ *
+ * @generated from message payin.payins.v1.IntentWatchState
+ */
+export type IntentWatchState = Message<"payin.payins.v1.IntentWatchState"> & {
+  /**
+   * @generated from field: string intent_uuid = 1;
+   */
+  intentUuid: string;
+
+  /**
+   * False for an intent payins does not know (its observations were not recorded).
+   *
+   * @generated from field: bool known = 2;
+   */
+  known: boolean;
+
+  /**
+   * The intent's deadline.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * Paid (final): its address need not be watched any more.
+   *
+   * @generated from field: bool paid = 4;
+   */
+  paid: boolean;
+};
+
+/**
+ * Describes the message payin.payins.v1.IntentWatchState.
+ * Use `create(IntentWatchStateSchema)` to create a new message.
+ */
+export const IntentWatchStateSchema: GenMessage<IntentWatchState> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 19);
+
+/**
+ * @generated from message payin.payins.v1.ListPayInTransfersRequest
+ */
+export type ListPayInTransfersRequest = Message<"payin.payins.v1.ListPayInTransfersRequest"> & {
+  /**
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * @generated from field: string intent_uuid = 2;
+   */
+  intentUuid: string;
+};
+
+/**
+ * Describes the message payin.payins.v1.ListPayInTransfersRequest.
+ * Use `create(ListPayInTransfersRequestSchema)` to create a new message.
+ */
+export const ListPayInTransfersRequestSchema: GenMessage<ListPayInTransfersRequest> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 20);
+
+/**
+ * @generated from message payin.payins.v1.ListPayInTransfersResponse
+ */
+export type ListPayInTransfersResponse = Message<"payin.payins.v1.ListPayInTransfersResponse"> & {
+  /**
+   * The intent's asset, rail and expected amount (canonical decimal string).
+   *
+   * @generated from field: string asset = 1;
+   */
+  asset: string;
+
+  /**
+   * @generated from field: string rail = 2;
+   */
+  rail: string;
+
+  /**
+   * @generated from field: string expected_amount = 3;
+   */
+  expectedAmount: string;
+
+  /**
+   * Settled transfers that count toward the expected amount, in token units.
+   *
+   * @generated from field: string received_amount = 4;
+   */
+  receivedAmount: string;
+
+  /**
+   * Transfers seen but not settled that would count, in token units.
+   *
+   * @generated from field: string pending_amount = 5;
+   */
+  pendingAmount: string;
+
+  /**
+   * Every transfer seen for the intent, oldest block first.
+   *
+   * @generated from field: repeated payin.payins.v1.PayInTransfer transfers = 6;
+   */
+  transfers: PayInTransfer[];
+};
+
+/**
+ * Describes the message payin.payins.v1.ListPayInTransfersResponse.
+ * Use `create(ListPayInTransfersResponseSchema)` to create a new message.
+ */
+export const ListPayInTransfersResponseSchema: GenMessage<ListPayInTransfersResponse> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 21);
+
+/**
+ * PayInTransfer is a transfer seen for an intent, with why it does or does not count.
+ *
+ * @generated from message payin.payins.v1.PayInTransfer
+ */
+export type PayInTransfer = Message<"payin.payins.v1.PayInTransfer"> & {
+  /**
+   * @generated from field: string rail = 1;
+   */
+  rail: string;
+
+  /**
+   * @generated from field: uint64 chain_id = 2;
+   */
+  chainId: bigint;
+
+  /**
+   * @generated from field: string asset = 3;
+   */
+  asset: string;
+
+  /**
+   * @generated from field: string tx_hash = 4;
+   */
+  txHash: string;
+
+  /**
+   * @generated from field: uint32 log_index = 5;
+   */
+  logIndex: number;
+
+  /**
+   * @generated from field: uint64 block_number = 6;
+   */
+  blockNumber: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp block_time = 7;
+   */
+  blockTime?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string from_address = 8;
+   */
+  fromAddress: string;
+
+  /**
+   * Canonical decimal string in token units.
+   *
+   * @generated from field: string amount = 9;
+   */
+  amount: string;
+
+  /**
+   * @generated from field: payin.payins.v1.TransferState state = 10;
+   */
+  state: TransferState;
+
+  /**
+   * In a block after the intent's deadline: never counts.
+   *
+   * @generated from field: bool late = 11;
+   */
+  late: boolean;
+
+  /**
+   * On another rail than the intent's.
+   *
+   * @generated from field: bool wrong_network = 12;
+   */
+  wrongNetwork: boolean;
+
+  /**
+   * Another token than the intent's asset.
+   *
+   * @generated from field: bool wrong_token = 13;
+   */
+  wrongToken: boolean;
+
+  /**
+   * Below the dust threshold or zero.
+   *
+   * @generated from field: bool dust = 14;
+   */
+  dust: boolean;
+};
+
+/**
+ * Describes the message payin.payins.v1.PayInTransfer.
+ * Use `create(PayInTransferSchema)` to create a new message.
+ */
+export const PayInTransferSchema: GenMessage<PayInTransfer> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 22);
+
+/**
  * PayInStatus is the canonical status of an intent. There is no expired status.
  *
  * @generated from enum payin.payins.v1.PayInStatus
@@ -485,6 +917,45 @@ export enum PayInStatus {
  */
 export const PayInStatusSchema: GenEnum<PayInStatus> = /*@__PURE__*/
   enumDesc(file_payin_payins_v1_payins_service, 0);
+
+/**
+ * TransferState is where a transfer stands on its chain.
+ *
+ * @generated from enum payin.payins.v1.TransferState
+ */
+export enum TransferState {
+  /**
+   * @generated from enum value: TRANSFER_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Seen in a block not yet settled.
+   *
+   * @generated from enum value: TRANSFER_STATE_PENDING = 1;
+   */
+  PENDING = 1,
+
+  /**
+   * In a settled block: final.
+   *
+   * @generated from enum value: TRANSFER_STATE_SETTLED = 2;
+   */
+  SETTLED = 2,
+
+  /**
+   * Its block was reorganised out; kept as evidence.
+   *
+   * @generated from enum value: TRANSFER_STATE_ORPHANED = 3;
+   */
+  ORPHANED = 3,
+}
+
+/**
+ * Describes the enum payin.payins.v1.TransferState.
+ */
+export const TransferStateSchema: GenEnum<TransferState> = /*@__PURE__*/
+  enumDesc(file_payin_payins_v1_payins_service, 1);
 
 /**
  * PayinsService owns pay-in intents and create idempotency. Every request names
@@ -558,6 +1029,35 @@ export const PayinsService: GenService<{
     methodKind: "unary";
     input: typeof ListPayInIntentsRequestSchema;
     output: typeof ListPayInIntentsResponseSchema;
+  },
+  /**
+   * Records what the chain observer saw for intents, in the order it saw it:
+   * an intent's address being watched (created → awaiting_payment) and each
+   * transfer to it with its state. Idempotent: an event seen again, or a
+   * transfer's older version, changes nothing. The intent's status follows from
+   * its evidence (paid once settled, counting transfers reach the expected
+   * amount; paid is final). Answers, per intent named, what the observer needs
+   * to know when to stop watching. INVALID_ARGUMENT for no observations, more
+   * than 1,000, or a malformed one (nothing is recorded then).
+   *
+   * @generated from rpc payin.payins.v1.PayinsService.RecordObservations
+   */
+  recordObservations: {
+    methodKind: "unary";
+    input: typeof RecordObservationsRequestSchema;
+    output: typeof RecordObservationsResponseSchema;
+  },
+  /**
+   * Lists every transfer seen for one intent of the merchant, with how much of
+   * the expected amount is received (settled) and pending (seen, not settled).
+   * NOT_FOUND (PAY_IN_INTENT_NOT_FOUND) as GetPayInIntent.
+   *
+   * @generated from rpc payin.payins.v1.PayinsService.ListPayInTransfers
+   */
+  listPayInTransfers: {
+    methodKind: "unary";
+    input: typeof ListPayInTransfersRequestSchema;
+    output: typeof ListPayInTransfersResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_payin_payins_v1_payins_service, 0);

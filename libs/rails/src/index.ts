@@ -1,0 +1,8 @@
+/**
+ * The rails a deployment watches: per rail its chain, its JSON-RPC endpoint, the
+ * token an intent on it is paid in, the other tokens watched for evidence, and
+ * how the observer reads and settles it. Read from the environment once,
+ * validated at boot; the endpoint is never stored in the database.
+ */
+export { MAINNET_RAILS, type RailDefaults } from "./mainnet.js";
+export { railsFromEnv, RAIL_ENV_PREFIX, type RailConfig, type RailToken, type RailsConfig } from "./rails.js";

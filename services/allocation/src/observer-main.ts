@@ -1,0 +1,74 @@
+/**
+ * The chain observer: its own process (placed and scaled apart from address
+ * allocation), one loop per configured rail under a per-rail lease, and the
+ * relay of what it observed to payins. GET /health on OBSERVER_PORT tells how
+ * each rail stands.
+ */
+import http from "node:http";
+import { ConfigError, loadConfig } from "@payin/config";
+import { migrate } from "@payin/db";
+import { createLogger } from "@payin/logging";
+import { payinsV1 } from "@payin/proto";
+import { railsFromEnv, type RailsConfig } from "@payin/rails";
+import { createServiceClient } from "@payin/rpc";
+import pg from "pg";
+import { observerConfigSchema } from "./config.js";
+import { Observer } from "./observer/observer.js";
+import { ObservationRepository } from "./store/observation-repository.js";
+import { ormOptions } from "./store/orm.js";
+
+const config = loadConfig(observerConfigSchema);
+let rails: RailsConfig;
+try {
+  rails = railsFromEnv();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(78);
+}
+const logger = createLogger("observer");
+if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
+const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4, application_name: "allocation observer", options: "-c search_path=allocation" });
+pool.on("error", (error) => logger.warn({ reason: error.message }, "an idle database connection failed"));
+const payins = createServiceClient(payinsV1.PayinsService, { baseUrl: config.PAYINS_URL, serviceToken: config.SERVICE_CREDENTIAL });
+const observer = new Observer({ databaseUrl: config.DATABASE_URL, rails, store: new ObservationRepository(pool), payins, logger });
+try {
+  await observer.start();
+} catch (error) {
+  logger.fatal({ reason: (error as Error).message }, "the observer cannot start");
+  await pool.end();
+  process.exit(1);
+}
+
+const server = http.createServer((req, res) => {
+  if (req.method === "GET" && req.url === "/health") {
+    const body = JSON.stringify({ status: "ok", rails: observer.status() });
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+    return;
+  }
+  res.writeHead(404, { "content-type": "application/json" });
+  res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "no such resource" } }));
+});
+await new Promise<void>((resolve) => server.listen(config.OBSERVER_PORT, config.HOST, resolve));
+const port = (server.address() as { port: number }).port;
+logger.info({ port, rails: observer.status().filter((r) => r.configured).map((r) => r.rail) }, "observer running");
+
+let stopping = false;
+const stop = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "observer stopping");
+  const force = setTimeout(() => process.exit(1), 8_000);
+  force.unref();
+  server.close();
+  await observer.stop();
+  await pool.end();
+  process.exit(0);
+};
+process.once("SIGINT", () => void stop("SIGINT"));
+process.once("SIGTERM", () => void stop("SIGTERM"));
+if (process.send) {
+  process.once("disconnect", () => void stop("parent exited"));
+  process.send({ ready: "observer", port });
+}

@@ -1,0 +1,103 @@
+import { create } from "@bufbuild/protobuf";
+import type { Client } from "@connectrpc/connect";
+import { payinsV1 } from "@payin/proto";
+import { fromTimestamp, toTimestamp } from "@payin/rpc";
+import type { ObservationEvent, ObservationRepository } from "../store/observation-repository.js";
+
+/** Most events sent to payins in one call. */
+const BATCH = 500;
+
+const TRANSFER_STATE = {
+  pending: payinsV1.TransferState.PENDING,
+  settled: payinsV1.TransferState.SETTLED,
+  orphaned: payinsV1.TransferState.ORPHANED,
+} as const;
+
+/** An outbox event as payins' contract has it. */
+export function observationToPb(event: ObservationEvent): payinsV1.Observation {
+  if (event.kind === "armed") {
+    return create(payinsV1.ObservationSchema, {
+      intentUuid: event.intentUuid,
+      event: { case: "armed", value: { rail: event.rail, chainId: BigInt(event.chainId), fromBlock: BigInt(event.fromBlock) } },
+    });
+  }
+  return create(payinsV1.ObservationSchema, {
+    intentUuid: event.intentUuid,
+    event: {
+      case: "transfer",
+      value: {
+        rail: event.rail,
+        chainId: BigInt(event.chainId),
+        txHash: event.txHash,
+        logIndex: event.logIndex,
+        asset: event.asset,
+        decimals: event.decimals,
+        amountBaseUnits: event.amount,
+        fromAddress: event.from,
+        toAddress: event.to,
+        blockNumber: BigInt(event.blockNumber),
+        blockHash: event.blockHash,
+        blockTime: toTimestamp(new Date(event.blockTime)),
+        state: TRANSFER_STATE[event.state],
+        version: event.version,
+        dust: event.dust,
+      },
+    },
+  });
+}
+
+/**
+ * How long events of an intent payins does not know are offered again: an
+ * address is allocated a moment before payins stores its intent, so the first
+ * event can arrive first. Past this (longer than a create can take), the
+ * allocation belongs to a create that failed: its events are dropped and its
+ * watch ends.
+ */
+export const UNKNOWN_INTENT_GRACE_MS = 10 * 60_000;
+
+/**
+ * Carries the outbox to payins (RecordObservations), oldest first, and deletes
+ * what payins acknowledged: a crash between the two sends it again, which
+ * payins answers without recording anything twice. Payins' answers set when
+ * each intent's watch ends: its deadline plus the watching margin, or now once
+ * paid.
+ */
+export class OutboxRelay {
+  constructor(
+    private readonly deps: {
+      store: ObservationRepository;
+      payins: Pick<Client<typeof payinsV1.PayinsService>, "recordObservations">;
+      watchAfterExpiryMs: number;
+      onWatchEnds?: (ends: { intentUuid: string; watchUntil: Date }[]) => void;
+      now?: () => Date;
+    },
+  ) {}
+
+  /** Delivers what is in the outbox; resolves with how many events were delivered. */
+  async deliver(): Promise<number> {
+    let delivered = 0;
+    for (;;) {
+      const entries = await this.deps.store.pendingEvents(BATCH);
+      if (entries.length === 0) return delivered;
+      const res = await this.deps.payins.recordObservations({ observations: entries.map((e) => observationToPb(e.event)) });
+      const now = this.deps.now?.() ?? new Date();
+      const unknown = new Set(res.intents.filter((s) => !s.known).map((s) => s.intentUuid));
+      const ends = res.intents.flatMap((s) => {
+        if (!s.known) return [];
+        if (s.paid) return [{ intentUuid: s.intentUuid, watchUntil: now }];
+        const expiresAt = fromTimestamp(s.expiresAt);
+        return expiresAt ? [{ intentUuid: s.intentUuid, watchUntil: new Date(expiresAt.getTime() + this.deps.watchAfterExpiryMs) }] : [];
+      });
+      const waiting = entries.filter((e) => unknown.has(e.event.intentUuid) && now.getTime() - e.createdAt.getTime() < UNKNOWN_INTENT_GRACE_MS);
+      const abandoned = [...unknown].filter((uuid) => !waiting.some((e) => e.event.intentUuid === uuid));
+      ends.push(...abandoned.map((intentUuid) => ({ intentUuid, watchUntil: now })));
+      await this.deps.store.setWatchEnds(ends);
+      this.deps.onWatchEnds?.(ends);
+      const done = entries.filter((e) => !waiting.includes(e));
+      await this.deps.store.delivered(done.map((e) => e.id));
+      delivered += done.length;
+      // Events of intents payins does not know yet are offered again on a later pass.
+      if (waiting.length > 0 || entries.length < BATCH) return delivered;
+    }
+  }
+}

@@ -1,0 +1,313 @@
+import type { Rail } from "@payin/money";
+import type pg from "pg";
+import type { BlockRef } from "../domain/observation/chain-view.js";
+import type { ObservedTransfer, Watch } from "../domain/observation/matching.js";
+
+/** A rail's cursor: the next block to read, and when its observer last completed a pass. */
+export interface ObserverCursor {
+  rail: Rail;
+  chainId: number;
+  nextBlock: bigint;
+  advancedAt: Date;
+}
+
+/** What one event of the outbox tells payins. */
+export type ObservationEvent =
+  | { kind: "armed"; intentUuid: string; rail: Rail; chainId: number; fromBlock: string }
+  | {
+      kind: "transfer";
+      intentUuid: string;
+      rail: Rail;
+      chainId: number;
+      txHash: string;
+      logIndex: number;
+      asset: string;
+      decimals: number;
+      /** Base units, decimal digits. */
+      amount: string;
+      from: string;
+      to: string;
+      blockNumber: string;
+      blockHash: string;
+      blockTime: string;
+      dust: boolean;
+      state: "pending" | "settled" | "orphaned";
+      /** Bumped by every change of state: payins keeps the highest. */
+      version: number;
+    };
+
+export interface OutboxEntry {
+  id: bigint;
+  event: ObservationEvent;
+  createdAt: Date;
+}
+
+/** An allocated address and its intent, as the watched set holds it. */
+export interface WatchedAddress extends Watch {
+  address: string;
+  createdAt: Date;
+  watchUntil: Date | null;
+}
+
+/** The cursor moved under this observer: another process holds the rail. */
+export class CursorMovedError extends Error {
+  constructor(rail: Rail) {
+    super(`the ${rail} cursor was moved by another observer`);
+    this.name = "CursorMovedError";
+  }
+}
+
+const TRANSFER_COLUMNS = `chain_id, tx_hash, log_index, rail, intent_uuid, asset, decimals, from_address, to_address, amount, dust,
+  block_number, block_hash, block_time, state, version`;
+
+function transferEvent(row: Record<string, unknown>): ObservationEvent {
+  return {
+    kind: "transfer",
+    intentUuid: row.intent_uuid as string,
+    rail: row.rail as Rail,
+    chainId: Number(row.chain_id),
+    txHash: (row.tx_hash as string).trim(),
+    logIndex: Number(row.log_index),
+    asset: row.asset as string,
+    decimals: Number(row.decimals),
+    amount: String(row.amount),
+    from: row.from_address as string,
+    to: row.to_address as string,
+    blockNumber: String(row.block_number),
+    blockHash: (row.block_hash as string).trim(),
+    blockTime: new Date(row.block_time as string | Date).toISOString(),
+    dust: row.dust as boolean,
+    state: row.state as "pending" | "settled" | "orphaned",
+    version: Number(row.version),
+  };
+}
+
+/**
+ * The observer's tables (migration 2026-11-25-chain-observation). Every change
+ * of what was observed is one transaction with the cursor it moves and the
+ * outbox events it owes payins: a crash at any point loses nothing and counts
+ * nothing twice. Each such transaction locks the rail's cursor row and checks
+ * that it still stands where this observer left it (a second observer that
+ * took the rail over is never overwritten).
+ */
+export class ObservationRepository {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /** The rail's cursor, created at `startBlock` the first time. */
+  async cursor(rail: Rail, chainId: number, startBlock: bigint, now: Date): Promise<ObserverCursor> {
+    await this.pool.query(
+      `insert into observer_cursors (rail, chain_id, next_block, advanced_at, updated_at) values ($1, $2, $3, $4, $4)
+       on conflict (rail) do nothing`,
+      [rail, chainId, startBlock.toString(), now],
+    );
+    const { rows } = await this.pool.query(`select rail, chain_id, next_block, advanced_at from observer_cursors where rail = $1`, [rail]);
+    const row = rows[0] as Record<string, unknown>;
+    if (Number(row.chain_id) !== chainId) {
+      throw new Error(`the ${rail} cursor belongs to chain ${String(row.chain_id)}, not ${chainId}: the rail's chain changed under a database that observed another`);
+    }
+    return { rail, chainId, nextBlock: BigInt(row.next_block as string), advancedAt: new Date(row.advanced_at as string) };
+  }
+
+  /** Every rail's cursor (for readiness). */
+  async cursors(): Promise<ObserverCursor[]> {
+    const { rows } = await this.pool.query(`select rail, chain_id, next_block, advanced_at from observer_cursors`);
+    return rows.map((row: Record<string, unknown>) => ({
+      rail: row.rail as Rail,
+      chainId: Number(row.chain_id),
+      nextBlock: BigInt(row.next_block as string),
+      advancedAt: new Date(row.advanced_at as string),
+    }));
+  }
+
+  /** The stored blocks of a chain, highest first. */
+  async storedBlocks(chainId: number): Promise<BlockRef[]> {
+    const { rows } = await this.pool.query(`select number, hash from observed_blocks where chain_id = $1 order by number desc`, [chainId]);
+    return rows.map((row: Record<string, unknown>) => ({ number: BigInt(row.number as string), hash: (row.hash as string).trim() as `0x${string}` }));
+  }
+
+  /** Addresses allocated since `since` (all when null) whose watch has not ended by `now`. */
+  async watchedSince(since: Date | null, now: Date): Promise<WatchedAddress[]> {
+    const { rows } = await this.pool.query(
+      `select intent_uuid, lower(address) as address, rail, created_at, watch_until from allocations
+        where ($1::timestamptz is null or created_at >= $1) and (watch_until is null or watch_until > $2)`,
+      [since, now],
+    );
+    return rows.map((row: Record<string, unknown>) => ({
+      intentUuid: row.intent_uuid as string,
+      address: row.address as string,
+      rail: row.rail as Rail,
+      createdAt: new Date(row.created_at as string),
+      watchUntil: row.watch_until === null ? null : new Date(row.watch_until as string),
+    }));
+  }
+
+  /** Intents whose watch ended at or before `now` (they leave the watched set). */
+  async endedWatches(intentUuids: readonly string[], now: Date): Promise<string[]> {
+    if (intentUuids.length === 0) return [];
+    const { rows } = await this.pool.query(`select intent_uuid from allocations where intent_uuid = any($1::uuid[]) and watch_until <= $2`, [intentUuids, now]);
+    return rows.map((row: Record<string, unknown>) => row.intent_uuid as string);
+  }
+
+  /**
+   * Records a read of blocks [from, to]: the headers kept for reorganisations,
+   * the matched transfers (a transfer seen again after it was orphaned is
+   * pending again, at its new block), the arming of the rail's new addresses,
+   * and the cursor at to + 1; with their outbox events; in one transaction.
+   */
+  async recordRead(input: {
+    rail: Rail;
+    chainId: number;
+    from: bigint;
+    to: bigint;
+    keep: readonly (BlockRef & { parentHash: string })[];
+    transfers: readonly ObservedTransfer[];
+    now: Date;
+  }): Promise<{ events: number }> {
+    return this.inCursorTransaction(input.rail, input.from, async (client) => {
+      let events = 0;
+      if (input.keep.length > 0) {
+        await client.query(
+          `insert into observed_blocks (chain_id, number, hash, parent_hash)
+           select $1, n, h, p from unnest($2::bigint[], $3::text[], $4::text[]) as b(n, h, p)
+           on conflict (chain_id, number) do update set hash = excluded.hash, parent_hash = excluded.parent_hash`,
+          [input.chainId, input.keep.map((b) => b.number.toString()), input.keep.map((b) => b.hash), input.keep.map((b) => b.parentHash)],
+        );
+      }
+      for (const t of input.transfers) {
+        const { rows } = await client.query(
+          `insert into observed_transfers (${TRANSFER_COLUMNS}, contract, first_seen_at, updated_at)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, to_timestamp($14), 'pending', 1, $16, $15, $15)
+           on conflict (chain_id, tx_hash, log_index) do update
+             set state = 'pending', block_number = excluded.block_number, block_hash = excluded.block_hash,
+                 block_time = excluded.block_time, version = observed_transfers.version + 1, updated_at = excluded.updated_at
+             where observed_transfers.state = 'orphaned'
+           returning ${TRANSFER_COLUMNS}`,
+          [
+            t.chainId,
+            t.txHash,
+            t.logIndex,
+            t.rail,
+            t.intentUuid,
+            t.token.asset,
+            t.token.decimals,
+            t.from,
+            t.to,
+            t.amount.toString(),
+            t.dust,
+            t.blockNumber.toString(),
+            t.blockHash,
+            t.blockTimestamp.toString(),
+            input.now,
+            t.token.contract,
+          ],
+        );
+        for (const row of rows) events += await this.enqueue(client, transferEvent(row), input.now);
+      }
+      const armed = await client.query(
+        `update allocations set armed_at = $2, armed_from_block = $3 where rail = $1 and armed_at is null returning intent_uuid`,
+        [input.rail, input.now, input.from.toString()],
+      );
+      for (const row of armed.rows as { intent_uuid: string }[]) {
+        events += await this.enqueue(client, { kind: "armed", intentUuid: row.intent_uuid, rail: input.rail, chainId: input.chainId, fromBlock: input.from.toString() }, input.now);
+      }
+      await client.query(`update observer_cursors set next_block = $2, advanced_at = $3, updated_at = $3 where rail = $1`, [
+        input.rail,
+        (input.to + 1n).toString(),
+        input.now,
+      ]);
+      return { events };
+    });
+  }
+
+  /** A pass that found nothing new to read still counts as progress (the observer is caught up). */
+  async touch(rail: Rail, nextBlock: bigint, now: Date): Promise<void> {
+    await this.inCursorTransaction(rail, nextBlock, async (client) => {
+      await client.query(`update observer_cursors set advanced_at = $2, updated_at = $2 where rail = $1`, [rail, now]);
+    });
+  }
+
+  /**
+   * After a reorganisation: the transfers above the common ancestor that were
+   * not settled are orphaned (kept), the blocks above it forgotten, and the
+   * cursor set back to the block after it; in one transaction.
+   */
+  async rewind(input: { rail: Rail; chainId: number; expectedNext: bigint; ancestor: bigint; now: Date }): Promise<{ orphaned: number }> {
+    return this.inCursorTransaction(input.rail, input.expectedNext, async (client) => {
+      const { rows } = await client.query(
+        `update observed_transfers set state = 'orphaned', version = version + 1, updated_at = $3
+          where chain_id = $1 and block_number > $2 and state = 'pending'
+          returning ${TRANSFER_COLUMNS}`,
+        [input.chainId, input.ancestor.toString(), input.now],
+      );
+      for (const row of rows) await this.enqueue(client, transferEvent(row), input.now);
+      await client.query(`delete from observed_blocks where chain_id = $1 and number > $2`, [input.chainId, input.ancestor.toString()]);
+      await client.query(`update observer_cursors set next_block = $2, updated_at = $3 where rail = $1`, [input.rail, (input.ancestor + 1n).toString(), input.now]);
+      return { orphaned: rows.length };
+    });
+  }
+
+  /**
+   * Settles the pending transfers at or below `upTo` (a block verified to be
+   * canonical and settled) and forgets the blocks below it; in one transaction.
+   */
+  async settle(input: { rail: Rail; chainId: number; expectedNext: bigint; upTo: bigint; now: Date }): Promise<{ settled: number }> {
+    return this.inCursorTransaction(input.rail, input.expectedNext, async (client) => {
+      const { rows } = await client.query(
+        `update observed_transfers set state = 'settled', version = version + 1, updated_at = $3
+          where chain_id = $1 and block_number <= $2 and state = 'pending'
+          returning ${TRANSFER_COLUMNS}`,
+        [input.chainId, input.upTo.toString(), input.now],
+      );
+      for (const row of rows) await this.enqueue(client, transferEvent(row), input.now);
+      await client.query(`delete from observed_blocks where chain_id = $1 and number < $2`, [input.chainId, input.upTo.toString()]);
+      return { settled: rows.length };
+    });
+  }
+
+  /** The oldest undelivered events, in order. */
+  async pendingEvents(limit: number): Promise<OutboxEntry[]> {
+    const { rows } = await this.pool.query(`select id, payload, created_at from observation_outbox order by id limit $1`, [limit]);
+    return rows.map((row: Record<string, unknown>) => ({
+      id: BigInt(row.id as string),
+      event: row.payload as ObservationEvent,
+      createdAt: new Date(row.created_at as string),
+    }));
+  }
+
+  /** Delivered: gone from the outbox. */
+  async delivered(ids: readonly bigint[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.pool.query(`delete from observation_outbox where id = any($1::bigint[])`, [ids.map(String)]);
+  }
+
+  /** Sets when each intent's watch ends (payins' answer: its deadline plus the margin, or now once paid). */
+  async setWatchEnds(ends: readonly { intentUuid: string; watchUntil: Date }[]): Promise<void> {
+    if (ends.length === 0) return;
+    await this.pool.query(
+      `update allocations a set watch_until = e.until from unnest($1::uuid[], $2::timestamptz[]) as e(uuid, until) where a.intent_uuid = e.uuid`,
+      [ends.map((e) => e.intentUuid), ends.map((e) => e.watchUntil)],
+    );
+  }
+
+  private async enqueue(client: pg.PoolClient, event: ObservationEvent, now: Date): Promise<number> {
+    await client.query(`insert into observation_outbox (intent_uuid, kind, payload, created_at) values ($1, $2, $3, $4)`, [event.intentUuid, event.kind, event, now]);
+    return 1;
+  }
+
+  private async inCursorTransaction<T>(rail: Rail, expectedNext: bigint, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("begin");
+      const { rows } = await client.query(`select next_block from observer_cursors where rail = $1 for update`, [rail]);
+      if (rows.length === 0 || BigInt((rows[0] as { next_block: string }).next_block) !== expectedNext) throw new CursorMovedError(rail);
+      const result = await work(client);
+      await client.query("commit");
+      return result;
+    } catch (error) {
+      await client.query("rollback").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
