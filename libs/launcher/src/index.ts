@@ -21,16 +21,20 @@ export const SERVICES: ProcessSpec[] = [
   { name: "allocation", entry: "services/allocation/src/main.ts", portVariable: "ALLOCATION_PORT" },
   { name: "payins", entry: "services/payins/src/main.ts", portVariable: "PAYINS_PORT" },
 ];
+/** allocation's chain observer: its own process, started after payins (to which it reports). */
+export const OBSERVER: ProcessSpec = { name: "observer", entry: "services/allocation/src/observer-main.ts", portVariable: "OBSERVER_PORT" };
 export const GATEWAYS: ProcessSpec[] = [
   { name: "api", entry: "gateways/api/src/main.ts", portVariable: "API_PORT" },
 ];
+/** Every process of the platform. */
+export const PLATFORM_PROCESSES: readonly ProcessSpec[] = [...SERVICES, OBSERVER, ...GATEWAYS];
 
 /**
  * The internal callers whose credentials every service recognises when the
  * launcher derives them: the processes that call services, and the operator CLI.
  * Each service's own allowlist (src/rpc/callers.ts) says what each may call.
  */
-export const INTERNAL_CALLERS: readonly string[] = ["api", "payins", "allocation", "payinctl"];
+export const INTERNAL_CALLERS: readonly string[] = ["api", "payins", "allocation", "observer", "payinctl"];
 
 /**
  * The environment a process starts with. When it holds the master secret
@@ -161,12 +165,13 @@ export interface Platform {
 
 /**
  * Starts the four services (identity, merchants and allocation together, then
- * payins, which calls them) and then the gateways, all with `env`. Ports come
+ * payins, which calls them) and then the chain observer and the gateways, all
+ * with `env`. Ports come
  * from `env`; each process migrates its own schema on boot.
  */
 export async function launchPlatform(options: StartOptions & { env: Record<string, string> }): Promise<Platform> {
   const processes = new Map<string, RunningProcess>();
-  const specs = new Map([...SERVICES, ...GATEWAYS].map((s) => [s.name, s]));
+  const specs = new Map(PLATFORM_PROCESSES.map((s) => [s.name, s]));
   const start = async (name: string) => {
     const spec = specs.get(name);
     if (!spec) throw new Error(`unknown process ${name}`);
@@ -181,14 +186,14 @@ export async function launchPlatform(options: StartOptions & { env: Record<strin
     if (proc) await killProcess(proc);
   };
   const stopAll = async () => {
-    for (const group of [GATEWAYS, [SERVICES[3]!], SERVICES.slice(0, 3)]) {
+    for (const group of [[...GATEWAYS, OBSERVER], [SERVICES[3]!], SERVICES.slice(0, 3)]) {
       await Promise.all(group.map((s) => stop(s.name)));
     }
   };
   try {
     await Promise.all(SERVICES.slice(0, 3).map((s) => start(s.name)));
     await start("payins");
-    await Promise.all(GATEWAYS.map((s) => start(s.name)));
+    await Promise.all([OBSERVER, ...GATEWAYS].map((s) => start(s.name)));
   } catch (error) {
     await stopAll();
     throw error;

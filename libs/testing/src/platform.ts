@@ -4,7 +4,7 @@ import { inject } from "vitest";
 import "./provided-context.js";
 import { deriveCredential } from "@payin/config";
 import { freePort } from "@payin/db-embedded";
-import { GATEWAYS, launchPlatform, SERVICES, type Platform } from "@payin/launcher";
+import { launchPlatform, PLATFORM_PROCESSES, SERVICES, type Platform } from "@payin/launcher";
 import { createTestDatabase } from "./database.js";
 
 export interface TestPlatform extends Platform {
@@ -46,7 +46,7 @@ export async function startTestPlatform(options: { env?: Record<string, string> 
     ...options.env,
   };
   const serviceUrls: Record<string, string> = {};
-  for (const spec of [...SERVICES, ...GATEWAYS]) {
+  for (const spec of PLATFORM_PROCESSES) {
     const port = await freePort();
     env[spec.portVariable] = String(port);
     serviceUrls[spec.name] = `http://127.0.0.1:${port}`;

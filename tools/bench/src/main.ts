@@ -46,7 +46,7 @@ import { mnemonicToSeedSync } from "@scure/bip39";
 import pg from "pg";
 import { callerDigestsFor, deriveCredential } from "@payin/config";
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db-embedded";
-import { GATEWAYS, launchPlatform, REPO_ROOT, SERVICES, type Platform } from "@payin/launcher";
+import { launchPlatform, PLATFORM_PROCESSES, REPO_ROOT, SERVICES, type Platform } from "@payin/launcher";
 import { base32Decode, totpCode } from "@payin/otp";
 import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
   };
   const urls: Record<string, string> = {};
-  for (const spec of [...SERVICES, ...GATEWAYS]) {
+  for (const spec of PLATFORM_PROCESSES) {
     const port = await freePort();
     env[spec.portVariable] = String(port);
     urls[spec.name] = `http://127.0.0.1:${port}`;

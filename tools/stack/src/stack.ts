@@ -1,7 +1,9 @@
 /**
  * The platform of `npm start` (started by main.ts in a process group of its own):
  * an embedded PostgreSQL with its data under .data/ (unless DATABASE_URL names
- * one), then the four services and the API gateway; prints the URLs. On SIGINT,
+ * one), two local anvil chains (unless a rail's endpoint is configured), then
+ * the four services, the chain observer and the API gateway; prints the URLs
+ * and, on local chains, a demo intent and the command that pays it. On SIGINT,
  * SIGTERM or SIGHUP, or when main.ts goes away, it stops everything in order —
  * the gateway, payins, the other services, PostgreSQL last — and exits 0.
  */
@@ -10,10 +12,12 @@ import path from "node:path";
 import { deriveCredential, loadConfig, localServiceHost } from "@payin/config";
 import { startEmbeddedPostgres, takeOverShutdownSignals, type EmbeddedPostgresHandle } from "@payin/db-embedded";
 import { launchPlatform, readServiceToken, readTotpEncryptionKey, type Platform } from "@payin/launcher";
+import { startLocalChains, type LocalChains } from "@payin/local-chains";
 import { bootstrapBanner, bootstrapView } from "@payin/payinctl/views";
 import { identityV1, merchantsV1 } from "@payin/proto";
 import { ConnectError, createServiceClient, reasonOf, requestIdFrom } from "@payin/rpc";
 import { stackConfigSchema } from "./config.js";
+import { createDemoIntent, demoMerchantFile, ensureDemoMerchant } from "./demo.js";
 
 const config = loadConfig(stackConfigSchema);
 // @payin/launcher's helpers (service token, TOTP key) find the data directory here.
@@ -24,7 +28,7 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
 
 /** What is running, for the shutdown. */
-const running: { embedded?: EmbeddedPostgresHandle; platform?: Platform } = {};
+const running: { embedded?: EmbeddedPostgresHandle; platform?: Platform; chains?: LocalChains } = {};
 let stopping: Promise<never> | undefined;
 let startup: Promise<void> = Promise.resolve();
 
@@ -43,6 +47,7 @@ function shutdown(exitCode: number): Promise<never> {
     };
     // Each process's end is reported by its watcher (see `watch`).
     await running.platform?.stopAll().catch(failed("the platform"));
+    if (running.chains) await running.chains.stop().then(() => out("  local chains stopped"), failed("the local chains"));
     if (running.embedded) {
       await running.embedded.stop().then(() => out("  PostgreSQL stopped"), failed("PostgreSQL"));
     }
@@ -79,6 +84,15 @@ async function main(): Promise<void> {
     PAYINS_PORT: String(config.PAYINS_PORT),
     ALLOCATION_PORT: String(config.ALLOCATION_PORT),
   };
+  env.OBSERVER_PORT = String(config.OBSERVER_PORT);
+  // No rail endpoint configured: two local anvil chains stand in for BSC and Ethereum.
+  if (!process.env.BEP20_RPC_URL && !process.env.ERC20_RPC_URL) {
+    if (stopping) return;
+    out("starting local chains (anvil)…");
+    running.chains = await startLocalChains({ blockTimeS: 1 });
+    Object.assign(env, running.chains.env);
+    await writeFile(localChainsFile(), `${JSON.stringify(localChainsView(running.chains), null, 2)}\n`);
+  }
   if (stopping) return;
   const platform = await launchPlatform({ env, output: "inherit" });
   running.platform = platform;
@@ -93,8 +107,43 @@ async function main(): Promise<void> {
   for (const name of ["identity", "merchants", "payins", "allocation"]) {
     out(`  ${name.padEnd(13)} grpc+connect://${host}:${env[`${name.toUpperCase()}_PORT`]}`);
   }
+  out(`  observer      http://${host}:${env.OBSERVER_PORT}/health`);
   out("  operator CLI  npm run -s payinctl -- --help");
+  if (running.chains) {
+    const { bep20, erc20 } = running.chains.rails;
+    out(`  local chains  BEP20 (chain ${bep20.chain.chainId}) ${bep20.chain.url}   ERC20 (chain ${erc20.chain.chainId}) ${erc20.chain.url}`);
+    await demo(env, `http://${host}:${env.API_PORT}`);
+  }
   out("press Ctrl-C to stop");
+}
+
+/** What `npm run pay` needs of the local chains: endpoints and token contracts. */
+function localChainsView(chains: LocalChains) {
+  return Object.fromEntries(
+    Object.entries(chains.rails).map(([rail, local]) => [
+      rail,
+      { url: local.chain.url, chain_id: local.chain.chainId, tokens: Object.fromEntries(Object.values(local.tokens).map((t) => [t.asset, { address: t.address, decimals: t.decimals }])) },
+    ]),
+  );
+}
+
+function localChainsFile(): string {
+  return path.join(config.PAYIN_DATA_DIR, "local-chains.json");
+}
+
+/** The demo merchant and a fresh intent to pay on the local chain. */
+async function demo(env: Record<string, string>, apiUrl: string): Promise<void> {
+  try {
+    const merchant = await ensureDemoMerchant(env, config.PAYIN_DATA_DIR);
+    const intent = await createDemoIntent(apiUrl, merchant);
+    out("");
+    out(`demo: merchant ${merchant.merchant_uuid} (its API token is in ${demoMerchantFile(config.PAYIN_DATA_DIR)})`);
+    out(`  pay-in intent ${intent.intent_uuid}: ${intent.expected_amount} ${intent.asset.toUpperCase()} on ${intent.rail.toUpperCase()} to ${intent.address}`);
+    out(`  pay it on the local chain:  npm run -s pay -- ${intent.intent_uuid}      (or a part: npm run -s pay -- ${intent.intent_uuid} 4)`);
+    out(`  watch it:  curl -s -H "authorization: Bearer $(node -p 'require("${demoMerchantFile(config.PAYIN_DATA_DIR)}").token')" ${apiUrl}/api/v1/merchants/${merchant.merchant_uuid}/pay-in-intents/${intent.intent_uuid}`);
+  } catch (error) {
+    out(`warning: the demo could not be set up (${error instanceof Error ? error.message : String(error)})`);
+  }
 }
 
 /** Reports a process's end: in a shutdown, as a step of it; otherwise it stops the platform. */

@@ -44,6 +44,8 @@ async function inBatches<T, R>(items: readonly T[], size: number, run: (item: T)
 export class RailObserver {
   private readonly now: () => Date;
   private readonly contracts: Address[];
+  /** The chain's genesis hash, read once: a cursor kept for another chain under the same id starts again. */
+  private genesis: `0x${string}` | undefined;
 
   constructor(private readonly deps: RailObserverDeps) {
     this.now = deps.now ?? (() => new Date());
@@ -55,7 +57,9 @@ export class RailObserver {
     const head = await reader.headNumber();
     const finalized = await reader.finalized();
     const settled = settledNumber(head, finalized?.number ?? null, rail.confirmations);
-    const cursor = await store.cursor(rail.rail, rail.chainId, head, this.now());
+    this.genesis ??= (await reader.block(0n)).hash;
+    const cursor = await store.cursor(rail.rail, { chainId: rail.chainId, genesisHash: this.genesis }, head, this.now());
+    if (cursor.restarted) this.deps.logger.warn({ rail: rail.rail }, "the rail's chain has another genesis block than the one observed before: observing it afresh from its head");
     const stored = await store.storedBlocks(rail.chainId);
     const storedByNumber = new Map(stored.map((b) => [b.number, b]));
     let next = cursor.nextBlock;

@@ -93,19 +93,49 @@ function transferEvent(row: Record<string, unknown>): ObservationEvent {
 export class ObservationRepository {
   constructor(private readonly pool: pg.Pool) {}
 
-  /** The rail's cursor, created at `startBlock` the first time. */
-  async cursor(rail: Rail, chainId: number, startBlock: bigint, now: Date): Promise<ObserverCursor> {
-    await this.pool.query(
-      `insert into observer_cursors (rail, chain_id, next_block, advanced_at, updated_at) values ($1, $2, $3, $4, $4)
-       on conflict (rail) do nothing`,
-      [rail, chainId, startBlock.toString(), now],
-    );
-    const { rows } = await this.pool.query(`select rail, chain_id, next_block, advanced_at from observer_cursors where rail = $1`, [rail]);
-    const row = rows[0] as Record<string, unknown>;
-    if (Number(row.chain_id) !== chainId) {
-      throw new Error(`the ${rail} cursor belongs to chain ${String(row.chain_id)}, not ${chainId}: the rail's chain changed under a database that observed another`);
+  /**
+   * The rail's cursor, created at `startBlock` the first time. A cursor kept
+   * for another chain under the same id (another genesis block: a development
+   * chain started afresh) starts again at `startBlock`: the blocks kept for it
+   * are forgotten and its unsettled transfers orphaned (their blocks are gone).
+   */
+  async cursor(rail: Rail, chain: { chainId: number; genesisHash: string }, startBlock: bigint, now: Date): Promise<ObserverCursor & { restarted: boolean }> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("begin");
+      await client.query(
+        `insert into observer_cursors (rail, chain_id, genesis_hash, next_block, advanced_at, updated_at) values ($1, $2, $3, $4, $5, $5)
+         on conflict (rail) do nothing`,
+        [rail, chain.chainId, chain.genesisHash, startBlock.toString(), now],
+      );
+      const { rows } = await client.query(`select chain_id, genesis_hash, next_block, advanced_at from observer_cursors where rail = $1 for update`, [rail]);
+      const row = rows[0] as Record<string, unknown>;
+      let restarted = false;
+      if (Number(row.chain_id) !== chain.chainId || (row.genesis_hash as string).trim() !== chain.genesisHash) {
+        restarted = true;
+        const previous = Number(row.chain_id);
+        const { rows: orphaned } = await client.query(
+          `update observed_transfers set state = 'orphaned', version = version + 1, updated_at = $2
+            where chain_id = $1 and state = 'pending' returning ${TRANSFER_COLUMNS}`,
+          [previous, now],
+        );
+        for (const transfer of orphaned) await this.enqueue(client, transferEvent(transfer), now);
+        await client.query(`delete from observed_blocks where chain_id = $1`, [previous]);
+        await client.query(
+          `update observer_cursors set chain_id = $2, genesis_hash = $3, next_block = $4, advanced_at = $5, updated_at = $5 where rail = $1`,
+          [rail, chain.chainId, chain.genesisHash, startBlock.toString(), now],
+        );
+        row.next_block = startBlock.toString();
+        row.advanced_at = now;
+      }
+      await client.query("commit");
+      return { rail, chainId: chain.chainId, nextBlock: BigInt(row.next_block as string), advancedAt: new Date(row.advanced_at as string), restarted };
+    } catch (error) {
+      await client.query("rollback").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
     }
-    return { rail, chainId, nextBlock: BigInt(row.next_block as string), advancedAt: new Date(row.advanced_at as string) };
   }
 
   /** Every rail's cursor (for readiness). */

@@ -1,8 +1,8 @@
 import { Migration } from "@payin/db";
 
 /**
- * Chain observation: per rail a cursor (the next block to read) and the
- * observer's last progress; the blocks read above the settled point (to tell a
+ * Chain observation: per rail a cursor (the next block to read, on the chain
+ * of that genesis block) and the observer's last progress; the blocks read above the settled point (to tell a
  * reorganisation); every transfer of a watched token to an allocated address,
  * once per (chain id, tx hash, log index), with its state; and the outbox that
  * carries what was observed to payins, written in the same transaction as the
@@ -24,6 +24,7 @@ export class ChainObservation extends Migration {
       create table observer_cursors (
         rail varchar(16) primary key,
         chain_id bigint not null,
+        genesis_hash char(66) not null,
         next_block bigint not null check (next_block >= 0),
         advanced_at timestamptz(3) not null,
         updated_at timestamptz(3) not null

@@ -1,0 +1,82 @@
+/**
+ * The demo of `npm start` on local chains: a ready demo merchant (kept in the
+ * data directory, created once) and, at every start, a fresh pay-in intent
+ * created through the API, with the command that pays it on the local chain.
+ */
+import { randomUUID } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { deriveCredential, localServiceHost } from "@payin/config";
+import { HDKey } from "@scure/bip32";
+import { mnemonicToSeedSync } from "@scure/bip39";
+import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
+import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
+
+/**
+ * The demo merchant's receiving wallet: account 1' of the local chains'
+ * well-known test mnemonic (never for real funds). Not account 0', whose
+ * addresses are anvil's funded accounts (the deployer and the payer).
+ */
+const DEMO_MNEMONIC = "test test test test test test test test test test test junk";
+const DEMO_JURISDICTION = "DE";
+
+export interface DemoMerchant {
+  merchant_uuid: string;
+  /** Its machine credential for the API (the file is 0600, like the admin's). */
+  token: string;
+}
+
+/** Where the demo merchant is kept. */
+export function demoMerchantFile(dataDir: string): string {
+  return path.join(dataDir, "demo-merchant.json");
+}
+
+/** The demo merchant of this data directory, created (ready to take pay-ins) on the first start. */
+export async function ensureDemoMerchant(env: Record<string, string>, dataDir: string): Promise<DemoMerchant> {
+  const file = demoMerchantFile(dataDir);
+  try {
+    return JSON.parse(await readFile(file, "utf8")) as DemoMerchant;
+  } catch {
+    // first start of this data directory
+  }
+  const host = localServiceHost(process.env);
+  const serviceToken = deriveCredential(env.SERVICE_TOKEN!, "payinctl");
+  const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: `http://${host}:${env.MERCHANTS_PORT}`, serviceToken });
+  const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: `http://${host}:${env.ALLOCATION_PORT}`, serviceToken });
+  const identity = createServiceClient(identityV1.IdentityService, { baseUrl: `http://${host}:${env.IDENTITY_PORT}`, serviceToken });
+  try {
+    await merchants.createRule({ capability: "crypto.payin", jurisdiction: DEMO_JURISDICTION, effect: "allow" });
+  } catch (error) {
+    // A rule for the jurisdiction may exist already (an operator made one).
+    if (!(error instanceof ConnectError) || !/RULE/.test(reasonOf(error) ?? "")) throw error;
+  }
+  const { merchant } = await merchants.createMerchant({ displayName: "Demo merchant", legalName: "Demo Merchant Ltd" });
+  const merchantUuid = merchant!.uuid;
+  await merchants.transitionMerchant({ uuid: merchantUuid, transition: merchantsV1.MerchantTransition.ACTIVATE });
+  await merchants.createPolicy({ merchantUuid, scope: "payin", effect: "allow" });
+  await merchants.ensureOperatingProfile({ merchantUuid, operatingMode: "non_custodial" });
+  const xpub = HDKey.fromMasterSeed(mnemonicToSeedSync(DEMO_MNEMONIC)).derive("m/44'/60'/1'").publicExtendedKey;
+  await allocation.setWallet({ merchantUuid, xpub });
+  const { token } = await identity.createMachineCredential({ merchantUuid });
+  const demo: DemoMerchant = { merchant_uuid: merchantUuid, token };
+  await writeFile(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+  return demo;
+}
+
+/** A fresh pay-in intent of the demo merchant, created through the API: 10 USDT on BEP20, due in an hour. */
+export async function createDemoIntent(apiUrl: string, demo: DemoMerchant): Promise<{ intent_uuid: string; address: string; expected_amount: string; asset: string; rail: string }> {
+  const res = await fetch(`${apiUrl}/api/v1/merchants/${demo.merchant_uuid}/pay-in-intents`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${demo.token}`, "content-type": "application/json", "idempotency-key": randomUUID() },
+    body: JSON.stringify({
+      asset: "usdt",
+      amount: "10",
+      jurisdiction: DEMO_JURISDICTION,
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      reference: "demo",
+    }),
+  });
+  const body = (await res.json()) as { intent_uuid: string; address: string; expected_amount: string; asset: string; rail: string; error?: { message: string } };
+  if (!res.ok) throw new Error(`the demo intent was refused: ${body.error?.message ?? res.status}`);
+  return body;
+}
