@@ -78,6 +78,36 @@ const schemas: Record<string, Schema> = {
     expires_at: dateTime,
   }),
   PayInIntentList: envelope("PayInIntentListItem"),
+  PayInTransfer: object({
+    chain_id: int({ minimum: 1 }),
+    rail: str({ enum: ["bep20", "erc20"], description: "the rail it happened on" }),
+    asset: str({ enum: ["usdt", "usdc"], description: "the token sent" }),
+    tx_hash: str({ pattern: "^0x[0-9a-f]{64}$" }),
+    log_index: int({ minimum: 0 }),
+    block_number: int({ minimum: 0 }),
+    block_time: { ...dateTime, description: "timestamp of the including block; lateness is judged by it" },
+    from_address: str({ pattern: "^0x[0-9a-f]{40}$" }),
+    amount: str({ description: "canonical decimal in token units" }),
+    state: str({
+      enum: ["pending", "settled", "orphaned"],
+      description: "pending: seen in a block not yet settled; settled: final; orphaned: its block was reorganised out (kept as evidence)",
+    }),
+    flags: object({
+      late: { type: "boolean", description: "block time after expires_at: never pays" },
+      wrong_network: { type: "boolean", description: "on the other rail than the intent's: never pays" },
+      wrong_token: { type: "boolean", description: "another watched token than the intent's asset: never pays" },
+      dust: { type: "boolean", description: "below the rail's dust threshold, or zero: never counted" },
+    }),
+  }),
+  PayInTransferList: object({
+    intent_uuid: uuid,
+    asset: str(),
+    rail: str(),
+    expected_amount: str({ description: "canonical decimal" }),
+    received_amount: str({ description: "settled transfers that count toward expected_amount, canonical decimal" }),
+    pending_amount: str({ description: "seen, not yet settled, transfers that would count, canonical decimal" }),
+    data: { type: "array", description: "every transfer seen for the intent, oldest block first", items: ref("PayInTransfer") },
+  }),
   Identity: object({ uuid, email: str({ format: "email" }), status: str(), roles: { type: "array", items: str() } }),
   LoginRequest: object({
     email: str({ format: "email" }),
@@ -310,6 +340,14 @@ const OPERATIONS: Record<string, Op> = {
     summary: "Read a pay-in intent",
     responses: { 200: "PayInIntent", 401: "Error", 403: "Error", 404: "Error" },
   },
+  "GET /api/v1/merchants/{merchant_uuid}/pay-in-intents/{intent_uuid}/transfers": {
+    summary: "List the transfers seen for a pay-in intent (evidence)",
+    description:
+      "Every transfer seen to the intent's address, oldest block first, with received_amount (settled transfers that count) and " +
+      "pending_amount (seen, not settled, that would count). The intent is paid only from settled transfers of its token on its rail, " +
+      "none late or dust. Same access and 404 as reading the intent.",
+    responses: { 200: "PayInTransferList", 401: "Error", 403: "Error", 404: "Error" },
+  },
   "POST /api/v1/auth/login": {
     summary: "Sign in (cookie or bearer transport)",
     security: "none",
@@ -513,7 +551,7 @@ export function openApiDocument(): Record<string, unknown> {
     openapi: "3.1.0",
     info: {
       title: "Merchant pay-in platform API",
-      version: "0.8.0",
+      version: "0.9.0",
       description: "Merchant pay-in intents and platform administration. Errors are {error:{code,message,request_id}}.",
     },
     servers: [{ url: "/" }],

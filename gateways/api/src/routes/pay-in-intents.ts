@@ -1,6 +1,6 @@
 import Router from "@koa/router";
 import { PAY_IN_STATUS_BY_NAME, isPayInStatusName, payInStatusName, payinsV1, type PayInStatusName } from "@payin/proto";
-import { coalesce, connectErrorOfItem, isoFromTimestamp, toTimestamp } from "@payin/rpc";
+import { coalesce, ConnectError, connectErrorOfItem, isoFromTimestamp, reasonOf, toTimestamp } from "@payin/rpc";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Context } from "koa";
 import { ApiError, charLength, intParam, lowerCaseUuidParams, offsetParam, readJsonObject, readQuery, rpcOffset, validationError } from "@payin/http";
@@ -10,7 +10,7 @@ import type { Principal } from "../auth/authenticator.js";
 import type { AppDeps } from "../deps.js";
 import { authoriseForMerchant } from "../workflows/merchant-access.js";
 
-const { PayInStatus } = payinsV1;
+const { PayInStatus, TransferState } = payinsV1;
 
 const CREATE_FIELDS = ["asset", "amount", "jurisdiction", "expires_at", "reference"];
 const REQUIRED_FIELDS = ["asset", "amount", "jurisdiction", "expires_at"];
@@ -65,6 +65,49 @@ export function listItemView(i: payinsV1.PayInIntent) {
     expires_at: isoFromTimestamp(i.expiresAt),
   };
 }
+
+/** Wire names of a transfer's state. */
+const TRANSFER_STATE_NAMES: Readonly<Partial<Record<payinsV1.TransferState, string>>> = {
+  [TransferState.PENDING]: "pending",
+  [TransferState.SETTLED]: "settled",
+  [TransferState.ORPHANED]: "orphaned",
+};
+
+/** One transfer seen for an intent, with why it does or does not count. */
+export function transferView(t: payinsV1.PayInTransfer) {
+  const state = TRANSFER_STATE_NAMES[t.state];
+  if (!state) throw new Error(`payins answered a transfer in an unknown state (${t.state})`);
+  return {
+    chain_id: Number(t.chainId),
+    rail: t.rail,
+    asset: t.asset,
+    tx_hash: t.txHash,
+    log_index: t.logIndex,
+    // Block numbers are far below 2^53: a JSON integer is exact.
+    block_number: Number(t.blockNumber),
+    block_time: isoFromTimestamp(t.blockTime),
+    from_address: t.fromAddress,
+    amount: t.amount,
+    state,
+    flags: { late: t.late, wrong_network: t.wrongNetwork, wrong_token: t.wrongToken, dust: t.dust },
+  };
+}
+
+/** Transfers response: the intent's terms, what counts so far, and every transfer seen. */
+export function transfersView(intentUuid: string, res: payinsV1.ListPayInTransfersResponse) {
+  return {
+    intent_uuid: intentUuid,
+    asset: res.asset,
+    rail: res.rail,
+    expected_amount: res.expectedAmount,
+    received_amount: res.receivedAmount,
+    pending_amount: res.pendingAmount,
+    data: res.transfers.map(transferView),
+  };
+}
+
+/** The read's 404: a missing intent, a malformed uuid, another merchant's intent. */
+const intentNotFound = () => new ApiError("PAY_IN_INTENT_NOT_FOUND", "pay-in intent not found");
 
 function parseDateTime(value: string): Date | null {
   if (!DATE_TIME.test(value)) return null;
@@ -148,7 +191,7 @@ const CREATE_LINGER_MS = 3;
 
 type CreateRequest = MessageInitShape<typeof payinsV1.CreatePayInIntentRequestSchema>;
 
-/** The three merchant pay-in operations under /api/v1. */
+/** The merchant pay-in operations under /api/v1: create, list, read, and the transfers seen for an intent. */
 export function payInIntentRoutes(deps: PayInDeps) {
   const readIntent = coalesce(
     async (lookups: { merchantUuid: string; intentUuid: string }[]) => (await deps.payins.batchGetPayInIntents({ lookups })).results.map((r) => r.intent),
@@ -208,8 +251,19 @@ export function payInIntentRoutes(deps: PayInDeps) {
     await authorise(deps, ctx, "merchant.payin.read");
     readQuery(ctx, []);
     const intent = await readIntent({ merchantUuid: ctx.params.merchant_uuid!, intentUuid: ctx.params.intent_uuid! });
-    if (!intent) throw new ApiError("PAY_IN_INTENT_NOT_FOUND", "pay-in intent not found");
+    if (!intent) throw intentNotFound();
     ctx.body = readView(intent);
+  });
+
+  // The evidence of an intent: the same access and 404 as its read.
+  router.get("/:intent_uuid/transfers", async (ctx) => {
+    await authorise(deps, ctx, "merchant.payin.read");
+    readQuery(ctx, []);
+    const intentUuid = ctx.params.intent_uuid!;
+    const res = await deps.payins.listPayInTransfers({ merchantUuid: ctx.params.merchant_uuid!, intentUuid }).catch((error: unknown) => {
+      throw error instanceof ConnectError && reasonOf(error) === "PAY_IN_INTENT_NOT_FOUND" ? intentNotFound() : error;
+    });
+    ctx.body = transfersView(intentUuid, res);
   });
 
   return router;
