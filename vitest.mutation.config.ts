@@ -12,6 +12,8 @@ export default defineConfig({
       "services/payins/src/domain/**/*.test.ts",
       "libs/ids/src/countries.test.ts",
       "services/allocation/src/domain/{hd,eip55}.test.ts",
+      "services/allocation/src/domain/observation/{chain-view,matching}.test.ts",
+      "libs/rails/src/rails.test.ts",
       "services/identity/src/domain/{totp,password}.test.ts",
       "libs/otp/src/**/*.test.ts",
     ],

@@ -85,4 +85,90 @@ describe("railsFromEnv", () => {
     expect(refusal({ BEP20_POLL_INTERVAL_MS: "0" })).toMatch(/BEP20_POLL_INTERVAL_MS/);
     expect(refusal({ ERC20_MAX_BLOCK_RANGE: "0" })).toMatch(/ERC20_MAX_BLOCK_RANGE/);
   });
+
+  it("rounds a dust threshold finer than a token's decimals up to its next whole base unit, and keeps an exact one exact", () => {
+    const tokens = (decimals: number[]) =>
+      `usdc:0x00000000000000000000000000000000000000b1:${decimals[0]},usdt:0x00000000000000000000000000000000000000b2:${decimals[1]}`;
+    const threshold = (dust: string, decimals: [number, number]) => {
+      const rail = railsFromEnv({ ERC20_DUST_THRESHOLD: dust, ERC20_TOKENS: tokens(decimals) }).rails.erc20;
+      return [rail.dustThreshold(rail.token), rail.dustThreshold(rail.otherTokens[0]!)];
+    };
+    expect(threshold("1.234", [3, 2])).toEqual([1_234n, 124n]);
+    expect(threshold("1.234", [6, 0])).toEqual([1_234_000n, 2n]);
+    expect(threshold("0.001", [2, 3])).toEqual([1n, 1n]);
+    expect(threshold("2", [0, 18])).toEqual([2n, 2n * 10n ** 18n]);
+    expect(threshold("0.000001", [5, 6])).toEqual([1n, 1n]);
+    expect(threshold("12.5", [1, 0])).toEqual([125n, 13n]);
+    // A zero threshold is zero in every token (a zero transfer is still dust, see matching).
+    const none = railsFromEnv({ ERC20_DUST_THRESHOLD: "0" }).rails.erc20;
+    expect([none.dustThreshold(none.token), none.dustThreshold(none.otherTokens[0]!)]).toEqual([0n, 0n]);
+    // Each rail reads its own threshold.
+    const { rails } = railsFromEnv({ ERC20_DUST_THRESHOLD: "0.5" });
+    expect(rails.bep20.dustThreshold(rails.bep20.token)).toBe(10n ** 15n);
+  });
+
+  it("refuses a dust threshold that is not a decimal amount, saying why", () => {
+    expect(refusal({ ERC20_DUST_THRESHOLD: "abc" })).toBe(
+      'configuration error: ERC20_DUST_THRESHOLD must be a decimal amount in token units: amount must be a decimal string like "10.50": digits, optionally one \'.\' and more digits',
+    );
+    expect(refusal({ BEP20_DUST_THRESHOLD: "0.0000001" })).toMatch(/^configuration error: BEP20_DUST_THRESHOLD must be a decimal amount in token units: amount must have at most 6 decimal places$/);
+  });
+
+  it("reads a token table of one token, or of tokens with decimals up to 36, listed in any case and order", () => {
+    const { rails } = railsFromEnv({
+      BEP20_TOKENS: " usdt:0x00000000000000000000000000000000000000A1:36 ",
+      ERC20_TOKENS: "usdt:0x00000000000000000000000000000000000000B2:0,usdc:0x00000000000000000000000000000000000000B1:9",
+    });
+    expect(rails.bep20.token).toEqual({ asset: "usdt", contract: "0x00000000000000000000000000000000000000a1", decimals: 36 });
+    expect(rails.bep20.otherTokens).toEqual([]);
+    expect(rails.erc20.token).toEqual({ asset: "usdc", contract: "0x00000000000000000000000000000000000000b1", decimals: 9 });
+    expect(rails.erc20.otherTokens).toEqual([{ asset: "usdt", contract: "0x00000000000000000000000000000000000000b2", decimals: 0 }]);
+  });
+
+  it("refuses a token item with a part too many, decimals that are not 1 or 2 digits, a short contract, or an asset or a contract twice", () => {
+    expect(refusal({ BEP20_TOKENS: "usdt:0x00000000000000000000000000000000000000a2:18:x" })).toBe(
+      'configuration error: BEP20_TOKENS has an item "usdt:0x00000000000000000000000000000000000000a2:18:x" that is not asset:contract:decimals',
+    );
+    expect(refusal({ BEP20_TOKENS: "usdt" })).toMatch(/that is not asset:contract:decimals$/);
+    expect(refusal({ BEP20_TOKENS: "dai:0x00000000000000000000000000000000000000a2:18" })).toMatch(/that names an unknown asset \(known: usdt, usdc\)$/);
+    expect(refusal({ BEP20_TOKENS: "usdt:0x00000000000000000000000000000000000000a2:100" })).toMatch(/that has decimals outside 0 to 36$/);
+    expect(refusal({ BEP20_TOKENS: "usdt:0x00000000000000000000000000000000000000a2:1.5" })).toMatch(/that has decimals outside 0 to 36$/);
+    expect(refusal({ BEP20_TOKENS: "usdt:0x00000000000000000000000000000000000000a2:" })).toMatch(/that has decimals outside 0 to 36$/);
+    expect(refusal({ BEP20_TOKENS: "usdt:0x00000000000000000000000000000000000000a:18" })).toMatch(/that has no contract address of 0x and 40 hex digits$/);
+    expect(refusal({ BEP20_TOKENS: "usdt:0x00000000000000000000000000000000000000a2f:18" })).toMatch(/no contract address/);
+    expect(refusal({ BEP20_TOKENS: "usdt:x0x00000000000000000000000000000000000000a2:18" })).toMatch(/no contract address/);
+    expect(refusal({ BEP20_TOKENS: "usdt:0x000000000000000000000000000000000000000g:18" })).toMatch(/no contract address/);
+    // The same asset at two contracts, and the same contract for two assets.
+    expect(
+      refusal({ BEP20_TOKENS: "usdt:0x00000000000000000000000000000000000000a1:18,usdt:0x00000000000000000000000000000000000000a2:18" }),
+    ).toBe("configuration error: BEP20_TOKENS names a contract or an asset twice");
+    expect(
+      refusal({ ERC20_TOKENS: "usdc:0x00000000000000000000000000000000000000b1:6,usdt:0x00000000000000000000000000000000000000B1:6" }),
+    ).toBe("configuration error: ERC20_TOKENS names a contract or an asset twice");
+    expect(refusal({ ERC20_TOKENS: "usdt:0x00000000000000000000000000000000000000b2:6" })).toBe(
+      "configuration error: ERC20_TOKENS must include the usdc token, which intents on erc20 are paid in",
+    );
+  });
+
+  it("refuses two rails on one chain id, and reads how long an address is watched after its intent expires", () => {
+    expect(refusal({ BEP20_CHAIN_ID: "1" })).toBe("configuration error: ERC20_CHAIN_ID must differ from every other rail's chain id");
+    expect(refusal({ BEP20_CHAIN_ID: "7", ERC20_CHAIN_ID: "7" })).toMatch(/ERC20_CHAIN_ID must differ/);
+    expect(railsFromEnv({ BEP20_CHAIN_ID: "1", ERC20_CHAIN_ID: "56" }).rails.bep20.chainId).toBe(1);
+    expect(railsFromEnv({ WATCH_AFTER_EXPIRY_S: "0" }).watchAfterExpiryMs).toBe(0);
+    expect(railsFromEnv({ WATCH_AFTER_EXPIRY_S: String(365 * 24 * 3600) }).watchAfterExpiryMs).toBe(365 * 24 * 3600 * 1000);
+    expect(refusal({ WATCH_AFTER_EXPIRY_S: String(365 * 24 * 3600 + 1) })).toMatch(/WATCH_AFTER_EXPIRY_S/);
+  });
+
+  it("reads each rail's pace within its bounds and answers a frozen configuration", () => {
+    const config = railsFromEnv({ ERC20_CONFIRMATIONS: "0", ERC20_POLL_INTERVAL_MS: "50", ERC20_MAX_BLOCK_RANGE: "1", ERC20_RPC_URL: "https://node.example" });
+    expect(config.rails.erc20).toMatchObject({ rail: "erc20", confirmations: 0, pollIntervalMs: 50, maxBlockRange: 1, rpcUrl: "https://node.example" });
+    expect(config.rails.bep20).toMatchObject({ rail: "bep20", pollIntervalMs: 3_000 });
+    expect(railsFromEnv({}).rails.erc20).toMatchObject({ pollIntervalMs: 12_000, maxBlockRange: 2_000 });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.rails)).toBe(true);
+    expect(refusal({ BEP20_CONFIRMATIONS: "10001" })).toMatch(/BEP20_CONFIRMATIONS/);
+    expect(refusal({ BEP20_MAX_BLOCK_RANGE: "1000001" })).toMatch(/BEP20_MAX_BLOCK_RANGE/);
+    expect(refusal({ BEP20_POLL_INTERVAL_MS: "600001" })).toMatch(/BEP20_POLL_INTERVAL_MS/);
+    expect(refusal({ BEP20_CHAIN_ID: "0" })).toMatch(/BEP20_CHAIN_ID/);
+  });
 });
