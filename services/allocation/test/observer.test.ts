@@ -9,6 +9,7 @@ import { encodeFunctionData, erc20Abi, parseUnits, type Address, type Hex } from
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evmReader } from "../src/chain/evm-reader.js";
+import { verifyRail } from "../src/observer/observer.js";
 import { RailObserver } from "../src/observer/rail-observer.js";
 import { WatchedSet } from "../src/observer/watched-set.js";
 import { ObservationRepository, type ObservationEvent } from "../src/store/observation-repository.js";
@@ -197,5 +198,15 @@ describe("the chain observer", () => {
     expect(await transfersOf(intentUuid)).toEqual([expect.objectContaining({ state: "settled", version: 4, block_hash: again.blockHash })]);
     const states = (await eventsFor(intentUuid)).flatMap((e) => (e.kind === "transfer" ? [e.state] : []));
     expect(states).toEqual(["pending", "orphaned", "pending", "settled"]);
+  });
+
+  it("refuses to run on a rail whose endpoint serves another chain, or whose token has other decimals than configured", async () => {
+    const rail = config.rails.bep20;
+    const reader = evmReader({ url: rail.rpcUrl! });
+    await expect(verifyRail(rail, reader)).resolves.toBeUndefined();
+    await expect(verifyRail({ ...rail, chainId: 56 }, reader)).rejects.toThrow(/serves chain 1337056, not the configured 56/);
+    await expect(verifyRail({ ...rail, token: { ...rail.token, decimals: 6 } }, reader)).rejects.toThrow(/usdt at 0x[0-9a-f]{40} has 18 decimals on chain, not the configured 6/);
+    const other = rail.otherTokens[0]!;
+    await expect(verifyRail({ ...rail, otherTokens: [{ ...other, decimals: 6 }] }, reader)).rejects.toThrow(/usdc .* has 18 decimals/);
   });
 });
