@@ -18,6 +18,7 @@ import {
   ISO_UTC,
   MACHINE_TOKEN,
   randomXpub,
+  setObserverCursors,
   usePlatform,
   UUID,
 } from "./support.js";
@@ -739,6 +740,25 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
       ["usdc", "erc20", false, ["provider_not_ready"]],
     ]);
     expect((await admin$("PUT", "/provider-connections", { provider_uuid: evmRpc })).status).toBe(201);
+    // Configured, but this platform's observer watches no chain: no rail is observed.
+    await setObserverCursors(e2e.platform, { bep20: null, erc20: null });
+    expect(await reasonsOf()).toEqual([
+      ["usdt", "bep20", false, ["provider_not_ready"]],
+      ["usdc", "erc20", false, ["provider_not_ready"]],
+    ]);
+    // Observers that advanced just now make it ready...
+    await setObserverCursors(e2e.platform, { bep20: new Date(), erc20: new Date() });
+    expect(await reasonsOf()).toEqual([
+      ["usdt", "bep20", true, []],
+      ["usdc", "erc20", true, []],
+    ]);
+    // ...one stalled for two minutes (OBSERVER_STALL_MS is one) makes its rail's pair provider_not_ready, until it catches up.
+    await setObserverCursors(e2e.platform, { bep20: new Date(Date.now() - 120_000) });
+    expect(await reasonsOf()).toEqual([
+      ["usdt", "bep20", false, ["provider_not_ready"]],
+      ["usdc", "erc20", true, []],
+    ]);
+    await setObserverCursors(e2e.platform, { bep20: new Date() });
     expect(await reasonsOf()).toEqual([
       ["usdt", "bep20", true, []],
       ["usdc", "erc20", true, []],

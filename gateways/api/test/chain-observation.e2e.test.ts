@@ -85,6 +85,8 @@ beforeAll(async () => {
       BEP20_POLL_INTERVAL_MS: "100",
       ERC20_POLL_INTERVAL_MS: "100",
       BEP20_DUST_THRESHOLD: "0.01",
+      // A rail whose observer has not completed a pass for 2 s is not ready.
+      OBSERVER_STALL_MS: "2000",
     },
   });
   api = new Api(platform.apiUrl);
@@ -319,17 +321,26 @@ describe("chain observation across failures", () => {
     }
   });
 
-  it("catches up after the chain's endpoint was unreachable, paying what happened meanwhile", async () => {
+  it("reports the rail not ready while its endpoint is unreachable, then catches up, paying what happened meanwhile", async () => {
     const local = chains.rails.bep20;
+    const readiness = async () => {
+      const res = await operator.allocation.getReadiness({ merchantUuid: merchant.uuid, pairs: [{ asset: "usdt", rail: "bep20" }, { asset: "usdc", rail: "erc20" }] });
+      return res.pairs.map((p) => `${p.asset}/${p.rail}:${p.reasons.join("+") || "ready"}`);
+    };
+    await eventually(readiness, (r) => r.join() === "usdt/bep20:ready,usdc/erc20:ready", "both rails to be ready");
     const intent = await createIntent({ amount: "2" });
     await armed(intent, local);
     bep20Proxy.cut();
     await pay(local, "usdt", intent.address, "2");
     await mine(local, 3);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The other rail, still observed, stays ready.
+    await eventually(readiness, (r) => r.join() === "usdt/bep20:provider_not_ready,usdc/erc20:ready", "only the unobserved rail to be not ready");
     expect(await statusOf(intent)).toBe("awaiting_payment");
+    // A transient outage does not refuse creates: the observer catches up from its cursor.
+    await createIntent({ amount: "1" });
     bep20Proxy.restore();
     await eventually(() => statusOf(intent), (s) => s === "paid", "the observer to catch up");
+    await eventually(readiness, (r) => r[0] === "usdt/bep20:ready", "the rail to be ready again");
   });
 
   it("credits every transfer once with two observers running, and goes on when the one holding the rails dies", async () => {

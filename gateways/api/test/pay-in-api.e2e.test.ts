@@ -13,6 +13,7 @@ import {
   CREATE_KEYS,
   createBody,
   EVM_ADDRESS,
+  EVM_RPC_PROVIDER_UUID,
   expectError,
   expectKeys,
   expectSecretsAbsentFromLogs,
@@ -23,6 +24,7 @@ import {
   newKey,
   randomXpub,
   READ_KEYS,
+  setObserverCursors,
   TEST_MNEMONIC_ADDRESSES,
   type TestMerchant,
   testMnemonicXpub,
@@ -615,6 +617,47 @@ describe("merchant preconditions (409)", () => {
     const ok = await e2e.api.create(shop.uuid, shop.token, createBody(), key);
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.allocation_reference).toBe("m/44'/60'/0'/0/0");
+  });
+
+  it("refuses with 409 PAYIN_NOT_READY, naming provider_not_ready, a merchant that readiness reports provider_not_ready for want of a connected provider", async () => {
+    const shop = await e2e.operator.merchant({ name: "No Provider", provider: false });
+    const readiness = async () =>
+      (await e2e.operator.allocation.getReadiness({ merchantUuid: shop.uuid })).pairs.map((p) => [p.asset, p.rail, p.reasons]);
+    // Readiness: everything is configured but the provider (this platform's observer watches no chain either).
+    expect(await readiness()).toEqual([
+      ["usdt", "bep20", ["provider_not_ready"]],
+      ["usdc", "erc20", ["provider_not_ready"]],
+    ]);
+    const usdt = expectError(await e2e.api.create(shop.uuid, shop.token, createBody({ asset: "usdt" })), 409, "PAYIN_NOT_READY");
+    expect(usdt.message).toBe("the merchant is not ready for usdt on bep20: provider_not_ready");
+    const usdc = expectError(await e2e.api.create(shop.uuid, shop.token, createBody({ asset: "usdc" })), 409, "PAYIN_NOT_READY");
+    expect(usdc.message).toBe("the merchant is not ready for usdc on erc20: provider_not_ready");
+    // A binding alone is not enough; a connection to another provider neither.
+    await e2e.operator.merchants.ensureProviderBinding({ merchantUuid: shop.uuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: "FR" });
+    const { provider: other } = await e2e.operator.merchants.createProvider({ name: `other-${newKey()}` });
+    await e2e.operator.merchants.ensureProviderConnection({ merchantUuid: shop.uuid, providerUuid: other!.providerUuid });
+    const key = newKey();
+    expectError(await e2e.api.create(shop.uuid, shop.token, createBody(), key), 409, "PAYIN_NOT_READY");
+    expect(await e2e.api.total(shop)).toBe(0);
+    // Connected: the very next create is accepted (payins keeps contexts here, and drops them on the announcement),
+    // with the key the refusal left free and the wallet's first address (a refusal takes none).
+    await e2e.operator.merchants.ensureProviderConnection({ merchantUuid: shop.uuid, providerUuid: EVM_RPC_PROVIDER_UUID });
+    const ok = await e2e.api.create(shop.uuid, shop.token, createBody(), key);
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body.allocation_reference).toBe("m/44'/60'/0'/0/0");
+    // Readiness still says provider_not_ready: no rail is observed here. A lagging observer is transient and
+    // refuses no create over the API (the observer catches up from its cursor); it only makes the pair not
+    // Ready (for the hosted checkout).
+    expect(await readiness()).toEqual([
+      ["usdt", "bep20", ["provider_not_ready"]],
+      ["usdc", "erc20", ["provider_not_ready"]],
+    ]);
+    await setObserverCursors(e2e.platform, { bep20: new Date(), erc20: new Date() });
+    expect(await readiness()).toEqual([
+      ["usdt", "bep20", []],
+      ["usdc", "erc20", []],
+    ]);
+    await setObserverCursors(e2e.platform, { bep20: null, erc20: null });
   });
 });
 

@@ -14,6 +14,7 @@ import type { Client } from "@connectrpc/connect";
 import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
 import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
 import { startTestPlatform, totpSecretOf, type TestPlatform } from "@payin/testing";
+import pg from "pg";
 import { afterAll, beforeAll, expect } from "vitest";
 
 /** What every end-to-end test file works with; filled in by `usePlatform`'s `beforeAll` hook. */
@@ -102,6 +103,37 @@ export interface TestMerchant {
 /** Jurisdictions the tests create pay-ins in; each gets an allowing crypto.payin rule. */
 export const PAYIN_JURISDICTIONS = ["DE", "US", "GB", "FR"];
 
+/** The provider the merchants service seeds: evm-rpc (EVM JSON-RPC chain observation). */
+export const EVM_RPC_PROVIDER_UUID = "01a2008d-7400-7000-8000-000000000001";
+
+/**
+ * Sets how recently the chain observer advanced on each rail, in the platform's
+ * database as the observer keeps it (allocation.observer_cursors): an instant
+ * for a rail observed then, null for a rail never observed (no cursor). The test platform's observer has no chains, so it writes no cursor:
+ * without this readiness says provider_not_ready for every pair. A cursor set to
+ * now stays fresh for the allocation service's OBSERVER_STALL_MS (a minute).
+ */
+export async function setObserverCursors(platform: TestPlatform, rails: Record<string, Date | null>): Promise<void> {
+  const db = new pg.Client({ connectionString: platform.databaseUrl });
+  await db.connect();
+  try {
+    for (const [rail, advancedAt] of Object.entries(rails)) {
+      if (advancedAt === null) {
+        await db.query(`delete from allocation.observer_cursors where rail = $1`, [rail]);
+        continue;
+      }
+      await db.query(
+        `insert into allocation.observer_cursors (rail, chain_id, genesis_hash, next_block, advanced_at, updated_at)
+         values ($1, $2, $3, 0, $4, $4)
+         on conflict (rail) do update set advanced_at = excluded.advanced_at, updated_at = excluded.updated_at`,
+        [rail, rail === "bep20" ? 31337 : 31338, `0x${"ab".repeat(32)}`, advancedAt],
+      );
+    }
+  } finally {
+    await db.end();
+  }
+}
+
 /** Provisions merchants the way an operator does: over the services' RPC APIs. */
 export class Operator {
   readonly merchants: Client<typeof merchantsV1.MerchantsService>;
@@ -134,12 +166,22 @@ export class Operator {
   }
 
   /**
+   * Binds the seeded provider (evm-rpc) to a merchant for crypto.payin and
+   * connects the merchant to it: without both, readiness says
+   * provider_not_ready and a create is refused (409 PAYIN_NOT_READY).
+   */
+  async connectProvider(uuid: string): Promise<void> {
+    await this.merchants.ensureProviderBinding({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: "DE" });
+    await this.merchants.ensureProviderConnection({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID });
+  }
+
+  /**
    * Creates a merchant; by default activates it, allows pay-ins (rule, payin
-   * policy, operating profile), registers a wallet with a random xpub and issues
-   * a machine credential.
+   * policy, operating profile), binds and connects it to a provider, registers a
+   * wallet with a random xpub and issues a machine credential.
    */
   async merchant(
-    options: { name?: string; activate?: boolean; authorise?: boolean; xpub?: string | null; credential?: boolean } = {},
+    options: { name?: string; activate?: boolean; authorise?: boolean; provider?: boolean; xpub?: string | null; credential?: boolean } = {},
   ): Promise<TestMerchant> {
     const { merchant } = await this.merchants.createMerchant({ displayName: options.name ?? "E2E Shop" });
     const uuid = merchant!.uuid;
@@ -151,6 +193,7 @@ export class Operator {
       }
       await this.authorise(uuid);
     }
+    if (options.provider ?? true) await this.connectProvider(uuid);
     const xpub = options.xpub === undefined ? randomXpub() : options.xpub;
     if (xpub !== null) await this.allocation.setWallet({ merchantUuid: uuid, xpub });
     let token = "";

@@ -43,6 +43,8 @@ export const PUBLIC_ERRORS = {
   MERCHANT_NOT_ACTIVE: 409,
   OPERATING_PROFILE_MISSING: 409,
   WALLET_NOT_READY: 409,
+  /** Pay-in create: the (merchant, pair) fails a readiness reason no code above covers; the message names the reasons. */
+  PAYIN_NOT_READY: 409,
   WALLET_XPUB_IN_USE: 409,
   MERCHANT_CLOSED: 409,
   MERCHANT_TRANSITION_NOT_ALLOWED: 409,

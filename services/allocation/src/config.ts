@@ -1,4 +1,5 @@
-import { port, serviceBase, serviceCredential, serviceUrl } from "@payin/config";
+import { int, port, serviceBase, serviceCredential, serviceUrl } from "@payin/config";
+import { DEFAULT_OBSERVER_STALL_MS } from "./domain/readiness.js";
 
 export const configSchema = {
   ...serviceBase,
@@ -6,6 +7,11 @@ export const configSchema = {
   SERVICE_CREDENTIAL: serviceCredential("allocation"),
   ALLOCATION_PORT: port(50054),
   MERCHANTS_URL: serviceUrl("MERCHANTS_PORT"),
+  /**
+   * Readiness: a rail whose chain observer has not advanced for longer than this
+   * is provider_not_ready (until it catches up). 1 s to 1 h.
+   */
+  OBSERVER_STALL_MS: int(DEFAULT_OBSERVER_STALL_MS, 1_000, 3_600_000),
 };
 
 /**

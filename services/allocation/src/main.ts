@@ -20,7 +20,13 @@ const deriver = new WorkerDeriver((error) => logger.error({ err: error }, "addre
 await runService({
   name: "allocation",
   services: SERVICE_NAMES,
-  routes: createAllocationService({ orm, logger, merchants: merchantReadinessSource(merchants), deriveRange: deriver.deriveRange }),
+  routes: createAllocationService({
+    orm,
+    logger,
+    merchants: merchantReadinessSource(merchants),
+    deriveRange: deriver.deriveRange,
+    observerStallMs: config.OBSERVER_STALL_MS,
+  }),
   interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)],
   callers: config.SERVICE_CALLER_DIGESTS,
   allow: CALLERS,

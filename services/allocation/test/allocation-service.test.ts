@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Client } from "@connectrpc/connect";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
@@ -387,9 +387,65 @@ describe("AllocationService.BatchAllocateAddresses", () => {
   });
 });
 
+/**
+ * Sets a rail's observer cursor as the chain observer keeps it (its row in
+ * observer_cursors, advanced at `advancedAt`), or removes it (null): the
+ * observation health readiness reads.
+ */
+async function observerAdvanced(rail: string, advancedAt: Date | null): Promise<void> {
+  const em = orm.em.fork();
+  if (advancedAt === null) {
+    await em.execute(`delete from observer_cursors where rail = ?`, [rail]);
+    return;
+  }
+  await em.execute(
+    `insert into observer_cursors (rail, chain_id, genesis_hash, next_block, advanced_at, updated_at) values (?, ?, ?, 100, ?, ?)
+     on conflict (rail) do update set advanced_at = excluded.advanced_at, updated_at = excluded.updated_at`,
+    [rail, rail === "bep20" ? 31337 : 31338, `0x${"ab".repeat(32)}`, advancedAt, advancedAt],
+  );
+}
+
 describe("AllocationService readiness", () => {
   const ALL_MERCHANT_SIDE = ["merchant_inactive", "operating_profile_missing", "payin_not_allowed"];
   const ready: MerchantReadinessInputs = { status: "active", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true };
+
+  // Both rails observed (advanced just now), unless a test says otherwise.
+  beforeEach(async () => {
+    await observerAdvanced("bep20", new Date());
+    await observerAdvanced("erc20", new Date());
+  });
+
+  it("says provider_not_ready for a rail whose observer has not advanced within OBSERVER_STALL_MS or has no cursor, and clears once it advances", async () => {
+    const merchantUuid = uuidv7();
+    merchantInputs.set(merchantUuid, ready);
+    await client.setWallet({ merchantUuid, xpub: randomXpub() });
+    const reasons = async () => (await client.getReadiness({ merchantUuid })).pairs.map((p) => [p.rail, p.ready, p.reasons]);
+    expect(await reasons()).toEqual([
+      ["bep20", true, []],
+      ["erc20", true, []],
+    ]);
+    // bep20's observer last advanced two minutes ago (the default stall time is one); erc20 was never observed.
+    await observerAdvanced("bep20", new Date(Date.now() - 120_000));
+    await observerAdvanced("erc20", null);
+    expect(await reasons()).toEqual([
+      ["bep20", false, ["provider_not_ready"]],
+      ["erc20", false, ["provider_not_ready"]],
+    ]);
+    const res = await client.getReadiness({ merchantUuid });
+    expect(res.pairs.map((p) => p.reasonCodes)).toEqual([[allocationV1.ReadinessReason.PROVIDER_NOT_READY], [allocationV1.ReadinessReason.PROVIDER_NOT_READY]]);
+    // bep20 catches up: only erc20 stays not ready.
+    await observerAdvanced("bep20", new Date());
+    expect(await reasons()).toEqual([
+      ["bep20", true, []],
+      ["erc20", false, ["provider_not_ready"]],
+    ]);
+    // A merchant not connected to a provider is provider_not_ready however observed: the reason is named once.
+    merchantInputs.set(merchantUuid, { ...ready, providerConnected: false });
+    expect(await reasons()).toEqual([
+      ["bep20", false, ["provider_not_ready"]],
+      ["erc20", false, ["provider_not_ready"]],
+    ]);
+  });
 
   it("lists every failing reason of each configured pair, in the contract's order", async () => {
     const merchantUuid = uuidv7();

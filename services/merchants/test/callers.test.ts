@@ -58,7 +58,13 @@ describe("merchants' callers, on the real server", () => {
     }
   });
 
-  it("lets payinctl call only what its commands call: no listing, members or providers", async () => {
+  it("lets payinctl call only what its commands call: no listing, members or provider registry", async () => {
+    // npm start binds and connects its demo merchant to the seeded provider.
+    const providerUuid = "01a2008d-7400-7000-8000-000000000001";
+    const { merchant } = await client("payinctl").createMerchant({ displayName: "Demo-like Shop" });
+    const merchantUuid = merchant!.uuid;
+    expect((await client("payinctl").ensureProviderBinding({ merchantUuid, providerUuid, capability: "crypto.payin", jurisdiction: "DE" })).created).toBe(true);
+    expect((await client("payinctl").ensureProviderConnection({ merchantUuid, providerUuid })).created).toBe(true);
     for (const call of [
       () => client("payinctl").listMerchants({}),
       () => client("payinctl").listAuditEvents({}),

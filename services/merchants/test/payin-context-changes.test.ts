@@ -93,6 +93,22 @@ describe("pay-in context change announcements", () => {
     expect(await announcedBy(() => h.client.ensureOperatingProfile({ merchantUuid: uuid, operatingMode: "hybrid" }))).toEqual([uuid]);
   });
 
+  it("name the merchant when it is bound or connected to a provider, or its connection's secret reference changes", async () => {
+    const uuid = await activeMerchant(h.client, "Provider changes");
+    const providerUuid = "01a2008d-7400-7000-8000-000000000001";
+    expect(await announcedBy(() => h.client.ensureProviderBinding({ merchantUuid: uuid, providerUuid, capability: "crypto.payin", jurisdiction: "DE" }))).toEqual([uuid]);
+    // Idempotent repeats change nothing, so announce nothing.
+    expect(await announcedBy(() => h.client.ensureProviderBinding({ merchantUuid: uuid, providerUuid, capability: "crypto.payin", jurisdiction: "DE" }))).toEqual([]);
+    const connected = await h.client.ensureProviderConnection({ merchantUuid: uuid, providerUuid, secretReference: "vault:kv/payin/a" });
+    expect(connected.created).toBe(true);
+    const connectionUuid = connected.connection!.connectionUuid;
+    expect(
+      await announcedBy(() => h.client.rotateProviderConnectionSecret({ merchantUuid: uuid, connectionUuid, secretReference: "vault:kv/payin/b" })),
+    ).toEqual([uuid]);
+    expect(await announcedBy(() => sql.query("delete from provider_connections where merchant_uuid = $1", [uuid]))).toEqual([uuid]);
+    expect(await announcedBy(() => h.client.ensureProviderConnection({ merchantUuid: uuid, providerUuid }))).toEqual([uuid]);
+  });
+
   it("say `*` (every merchant) when a rule changes", async () => {
     const capability = `test.cap_${uuidv7().replaceAll("-", "").slice(-12)}`;
     expect(await announcedBy(() => h.client.createRule({ capability, jurisdiction: "DE", effect: "allow" }))).toEqual(["*"]);
@@ -159,7 +175,7 @@ describe("pay-in context change announcements", () => {
         from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace
        where n.nspname = 'merchants' and t.tgfoid = to_regproc('merchants.payin_context_changed')::oid
        order by 1, 2`);
-    const tables = ["merchants", "operating_profiles", "policies", "rules"];
+    const tables = ["merchants", "operating_profiles", "policies", "provider_bindings", "provider_connections", "rules"];
     expect(rows).toEqual(
       tables.flatMap((table) => [
         { table_name: table, name: `${table}_payin_context_changed`, enabled: "A" },
@@ -168,7 +184,9 @@ describe("pay-in context change announcements", () => {
     );
     // Those are exactly the tables GetPayinContext reads.
     const source = readFileSync(new URL("../src/store/payin-context-repository.ts", import.meta.url), "utf8");
-    const text = source.slice(source.indexOf("const PAYIN_CONTEXT"), source.indexOf("const READINESS_INPUTS"));
+    // (The statement and the provider fragment it shares with readiness.)
+    const text = source.slice(source.indexOf("const PROVIDER_CONNECTED"), source.indexOf("const READINESS_INPUTS"));
+    expect(text).toContain("${PROVIDER_CONNECTED}");
     const read = [...text.matchAll(/\b(?:from|join)\s+(\w+)/g)].map((m) => m[1]).sort();
     expect([...new Set(read)]).toEqual(tables);
   });

@@ -241,7 +241,7 @@ describe("GetPayinContext", () => {
   it("answers status, rule effect, payin policy effect and operating mode", async () => {
     const merchant = await activeMerchant(h.client);
     const empty = await h.client.getPayinContext({ merchantUuid: merchant, jurisdiction: "NL" });
-    expect(empty).toMatchObject({ status: MerchantStatus.ACTIVE, ruleEffect: "", payinPolicyEffect: "", operatingMode: "" });
+    expect(empty).toMatchObject({ status: MerchantStatus.ACTIVE, ruleEffect: "", payinPolicyEffect: "", operatingMode: "", payinProviderConnected: false });
 
     await h.client.createRule({ capability: "crypto.payin", jurisdiction: "NL", effect: "allow" });
     await h.client.createRule({ capability: "crypto.payout", jurisdiction: "NL", effect: "deny" });
@@ -291,7 +291,12 @@ describe("GetPayinContext", () => {
 describe("GetReadinessInputs", () => {
   it("answers the merchant's side of readiness; only a crypto.payin binding with a connection to that provider counts", async () => {
     const m = await activeMerchant(h.client, "Readiness inputs");
-    const inputs = () => h.client.getReadinessInputs({ merchantUuid: m });
+    // GetPayinContext (pay-in create) decides provider_connected exactly as readiness does, at every step.
+    const inputs = async () => {
+      const [answer, context] = await Promise.all([h.client.getReadinessInputs({ merchantUuid: m }), h.client.getPayinContext({ merchantUuid: m, jurisdiction: "DE" })]);
+      expect(context.payinProviderConnected).toBe(answer.payinProviderConnected);
+      return answer;
+    };
     expect(await inputs()).toMatchObject({ status: MerchantStatus.ACTIVE, payinPolicyEffect: "", operatingMode: "", payinProviderConnected: false });
 
     await h.client.ensureOperatingProfile({ merchantUuid: m, operatingMode: "hybrid" });

@@ -8,7 +8,7 @@ export const configSchema = {
   MERCHANTS_URL: serviceUrl("MERCHANTS_PORT"),
   ALLOCATION_URL: serviceUrl("ALLOCATION_PORT"),
   /**
-   * How long a merchant's pay-in context (status, rule, policy, profile) is used
+   * How long a merchant's pay-in context (status, rule, policy, profile, provider connection) is used
    * at most; a change announced by the merchants schema drops it at once. 0 asks
    * the merchants service on every create.
    */

@@ -135,10 +135,20 @@ async function readyMerchant(): Promise<string> {
   await operator.transitionMerchant({ uuid, transition: MerchantTransition.ACTIVATE });
   await operator.createPolicy({ merchantUuid: uuid, scope: "payin", effect: "allow" });
   await operator.ensureOperatingProfile({ merchantUuid: uuid, operatingMode: "non_custodial" });
+  await connectProvider(uuid);
   // Its announcements have arrived: an answer fetched now is kept (one fetched
   // while one arrives is used but not kept).
   expect(await feed.catchUp()).toBe(true);
   return uuid;
+}
+
+/** The provider merchants seeds (evm-rpc). */
+const EVM_RPC_PROVIDER_UUID = "01a2008d-7400-7000-8000-000000000001";
+
+/** Binds the seeded provider to a merchant for crypto.payin and connects the merchant to it. */
+async function connectProvider(merchantUuid: string): Promise<void> {
+  await operator.ensureProviderBinding({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: "DE" });
+  await operator.ensureProviderConnection({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID });
 }
 
 describe("payins following merchants' pay-in context feed, on two databases", () => {
@@ -183,6 +193,7 @@ describe("payins following merchants' pay-in context feed, on two databases", ()
     const uuid = merchant!.uuid;
     await operator.transitionMerchant({ uuid, transition: MerchantTransition.ACTIVATE });
     await operator.createPolicy({ merchantUuid: uuid, scope: "payin", effect: "allow" });
+    await connectProvider(uuid);
     expect(await feed.catchUp()).toBe(true);
     expect(await create(uuid)).toBe(PayinsReason.OperatingProfileMissing);
     const kept = lookups;
@@ -190,6 +201,27 @@ describe("payins following merchants' pay-in context feed, on two databases", ()
     expect(lookups).toBe(kept);
     await operator.ensureOperatingProfile({ merchantUuid: uuid, operatingMode: "hybrid" });
     expect(await create(uuid)).toBe("created");
+  });
+
+  it("applies a provider binding and connection from the next create, and their removal too", async () => {
+    const { merchant } = await operator.createMerchant({ displayName: "No provider yet" });
+    const uuid = merchant!.uuid;
+    await operator.transitionMerchant({ uuid, transition: MerchantTransition.ACTIVATE });
+    await operator.createPolicy({ merchantUuid: uuid, scope: "payin", effect: "allow" });
+    await operator.ensureOperatingProfile({ merchantUuid: uuid, operatingMode: "hybrid" });
+    await operator.ensureProviderBinding({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: "FR" });
+    expect(await feed.catchUp()).toBe(true);
+    // A binding alone is not enough (as readiness says: provider_not_ready).
+    expect(await create(uuid)).toBe(PayinsReason.PayinNotReady);
+    const kept = lookups;
+    expect(await create(uuid)).toBe(PayinsReason.PayinNotReady);
+    expect(lookups).toBe(kept);
+    await operator.ensureProviderConnection({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID });
+    expect(await create(uuid)).toBe("created");
+    // An operator's SQL removing the connection is announced too.
+    await create(uuid);
+    await onDb(merchantsDb, (c) => c.query("delete from merchants.provider_connections where merchant_uuid = $1", [uuid]));
+    expect(await create(uuid)).toBe(PayinsReason.PayinNotReady);
   });
 
   it("catches up once per batch: the creates of one turn share one position call, those meanwhile the next", async () => {

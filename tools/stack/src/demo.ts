@@ -19,6 +19,8 @@ import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
  */
 const DEMO_MNEMONIC = "test test test test test test test test test test test junk";
 const DEMO_JURISDICTION = "DE";
+/** The provider the merchants service seeds (evm-rpc: EVM JSON-RPC chain observation). */
+const EVM_RPC_PROVIDER_UUID = "01a2008d-7400-7000-8000-000000000001";
 
 export interface DemoMerchant {
   merchant_uuid: string;
@@ -34,14 +36,26 @@ export function demoMerchantFile(dataDir: string): string {
 /** The demo merchant of this data directory, created (ready to take pay-ins) on the first start. */
 export async function ensureDemoMerchant(env: Record<string, string>, dataDir: string): Promise<DemoMerchant> {
   const file = demoMerchantFile(dataDir);
-  try {
-    return JSON.parse(await readFile(file, "utf8")) as DemoMerchant;
-  } catch {
-    // first start of this data directory
-  }
   const host = localServiceHost(process.env);
   const serviceToken = deriveCredential(env.SERVICE_TOKEN!, "payinctl");
   const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: `http://${host}:${env.MERCHANTS_PORT}`, serviceToken });
+  // A provider bound for crypto.payin with a connection to it: without both the
+  // merchant is provider_not_ready and its creates are refused (409 PAYIN_NOT_READY).
+  const connectProvider = async (merchantUuid: string) => {
+    await merchants.ensureProviderBinding({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: DEMO_JURISDICTION });
+    await merchants.ensureProviderConnection({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID });
+  };
+  let kept: DemoMerchant | undefined;
+  try {
+    kept = JSON.parse(await readFile(file, "utf8")) as DemoMerchant;
+  } catch {
+    // first start of this data directory
+  }
+  if (kept) {
+    // Kept from an earlier start (both calls are idempotent).
+    await connectProvider(kept.merchant_uuid);
+    return kept;
+  }
   const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: `http://${host}:${env.ALLOCATION_PORT}`, serviceToken });
   const identity = createServiceClient(identityV1.IdentityService, { baseUrl: `http://${host}:${env.IDENTITY_PORT}`, serviceToken });
   try {
@@ -55,6 +69,7 @@ export async function ensureDemoMerchant(env: Record<string, string>, dataDir: s
   await merchants.transitionMerchant({ uuid: merchantUuid, transition: merchantsV1.MerchantTransition.ACTIVATE });
   await merchants.createPolicy({ merchantUuid, scope: "payin", effect: "allow" });
   await merchants.ensureOperatingProfile({ merchantUuid, operatingMode: "non_custodial" });
+  await connectProvider(merchantUuid);
   const xpub = HDKey.fromMasterSeed(mnemonicToSeedSync(DEMO_MNEMONIC)).derive("m/44'/60'/1'").publicExtendedKey;
   await allocation.setWallet({ merchantUuid, xpub });
   const { token } = await identity.createMachineCredential({ merchantUuid });

@@ -323,6 +323,11 @@ const OPERATIONS: Record<string, Op> = {
   "GET /api/v1/openapi.json": { summary: "This document", security: "none", responses: { 200: null } },
   "POST /api/v1/merchants/{merchant_uuid}/pay-in-intents": {
     summary: "Create a pay-in intent (Idempotency-Key required)",
+    description:
+      "403 PAYIN_NOT_ALLOWED: no allowing crypto.payin rule for the jurisdiction, or no allowing payin policy. " +
+      "409 IDEMPOTENCY_KEY_IN_USE, MERCHANT_NOT_ACTIVE, OPERATING_PROFILE_MISSING, WALLET_NOT_READY, and PAYIN_NOT_READY " +
+      "when the merchant is not ready for the pair for another configuration reason of its readiness, named in the message " +
+      "(e.g. provider_not_ready: no provider bound for crypto.payin with a connection to it). A lagging chain observer refuses no create.",
     body: "PayInIntentCreateRequest",
     responses: { 201: "PayInIntentCreated", 400: "Error", 401: "Error", 403: "Error", 409: "Error", 413: "Error", 415: "Error", 500: "Error" },
   },

@@ -9,8 +9,9 @@ import { READINESS_REASON_TO_PB, walletToPb } from "./mappers.js";
 import { AllocationReason } from "../domain/reasons.js";
 import { allocateAddress, deriveRangeInline, getWallet, setWallet, type DeriveRange } from "../domain/wallet.js";
 import { PoolKeeper } from "../domain/pool-keeper.js";
-import { getReadiness, type MerchantReadinessSource } from "../domain/readiness.js";
+import { DEFAULT_OBSERVER_STALL_MS, getReadiness, type MerchantReadinessSource, type ReadinessDeps } from "../domain/readiness.js";
 import type { Logger } from "@payin/logging";
+import { observerHealth } from "../store/observer-health.js";
 import { allocationBatcher, WalletRepository } from "../store/wallet-repository.js";
 
 function uuid(field: string, value: string): string {
@@ -21,14 +22,20 @@ function uuid(field: string, value: string): string {
 /** Most allocations in one BatchAllocateAddresses call. */
 export const MAX_BATCH_ALLOCATIONS = 1000;
 
-/** AllocationService handlers: proto in, domain call, proto out. `deriveRange` derives pool addresses (inline unless main.ts gives a worker). */
+/**
+ * AllocationService handlers: proto in, domain call, proto out. `deriveRange`
+ * derives pool addresses (inline unless main.ts gives a worker); `readiness`
+ * holds how readiness judges the observer's progress.
+ */
 export function allocationHandlers(
   orm: MikroORM,
   logger: Logger,
   merchants: MerchantReadinessSource,
   deriveRange: DeriveRange = deriveRangeInline,
+  readiness: Pick<ReadinessDeps, "observerStallMs" | "now"> = { observerStallMs: DEFAULT_OBSERVER_STALL_MS, now: () => new Date() },
 ): ServiceImpl<typeof allocationV1.AllocationService> {
   const sql = sqlClient(orm);
+  const observation = observerHealth(sql);
   const allocateTogether = allocationBatcher(sql);
   const repo = () => new WalletRepository(() => orm.em.fork(), sql, allocateTogether);
   const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"), deriveRange);
@@ -66,7 +73,7 @@ export function allocationHandlers(
     },
     async getReadiness(req) {
       const pairs = await getReadiness(
-        { merchants, wallets: repo() },
+        { merchants, wallets: repo(), observation, ...readiness },
         { merchantUuid: req.merchantUuid, pairs: req.pairs.map(({ asset, rail }) => ({ asset, rail })) },
       );
       return { pairs: pairs.map((p) => ({ ...p, reasonCodes: p.reasons.map((r) => READINESS_REASON_TO_PB[r]) })) };

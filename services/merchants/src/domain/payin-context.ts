@@ -15,6 +15,8 @@ export interface PayinContext {
   /** Effect of the merchant's open `payin` policy; null when none. */
   payinPolicyEffect: Effect | null;
   operatingMode: OperatingMode | null;
+  /** A provider is bound for the capability (any jurisdiction) and the merchant has a connection to it (as in ReadinessInputs). */
+  providerConnected: boolean;
 }
 
 /** What the allocation service needs about a merchant to decide its pay-in readiness. */

@@ -69,6 +69,7 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
         ruleEffect: context.ruleEffect ?? "",
         payinPolicyEffect: context.payinPolicyEffect ?? "",
         operatingMode: context.operatingMode ?? "",
+        payinProviderConnected: context.providerConnected,
       };
     },
     async *watchPayinContextChanges(_req, ctx) {

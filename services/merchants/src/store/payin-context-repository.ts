@@ -6,8 +6,21 @@ import type { Effect } from "../domain/validation.js";
 import { textOrNull } from "./rows.js";
 
 /**
+ * Whether merchant `m` has a provider bound for the capability (parameter $1,
+ * any jurisdiction) with a connection to that same provider: one definition
+ * for both statements, so that pay-in create and readiness decide it alike.
+ * Index lookups on the bindings' and connections' unique keys (merchant first).
+ */
+const PROVIDER_CONNECTED = `exists (select 1 from provider_bindings b
+                        join provider_connections c
+                          on c.merchant_uuid = b.merchant_uuid and c.provider_uuid = b.provider_uuid
+                       where b.merchant_uuid = m.uuid and b.capability = $1) as provider_connected`;
+
+/**
  * One statement, each part an index lookup: the merchant's primary key, the
- * open-rule and open-policy partial unique indexes, the profile's primary key.
+ * open-rule and open-policy partial unique indexes, the profile's primary key,
+ * the bindings' and connections' unique keys. Every table it reads announces
+ * its changes (the pay-in context triggers of the migrations).
  */
 const PAYIN_CONTEXT: PreparedStatement = {
   name: "merchants.payin-context",
@@ -16,7 +29,8 @@ const PAYIN_CONTEXT: PreparedStatement = {
                 where r.capability = $1 and r.jurisdiction = $2 and r.valid_to is null) as rule_effect,
               (select p.effect from policies p
                 where p.merchant_uuid = m.uuid and p.scope = 'payin' and p.valid_to is null) as payin_policy_effect,
-              (select o.operating_mode from operating_profiles o where o.merchant_uuid = m.uuid) as operating_mode
+              (select o.operating_mode from operating_profiles o where o.merchant_uuid = m.uuid) as operating_mode,
+              ${PROVIDER_CONNECTED}
          from merchants m
         where m.uuid = $3`,
 };
@@ -27,10 +41,7 @@ const READINESS_INPUTS: PreparedStatement = {
               (select p.effect from policies p
                 where p.merchant_uuid = m.uuid and p.scope = 'payin' and p.valid_to is null) as payin_policy_effect,
               (select o.operating_mode from operating_profiles o where o.merchant_uuid = m.uuid) as operating_mode,
-              exists (select 1 from provider_bindings b
-                        join provider_connections c
-                          on c.merchant_uuid = b.merchant_uuid and c.provider_uuid = b.provider_uuid
-                       where b.merchant_uuid = m.uuid and b.capability = $1) as provider_connected
+              ${PROVIDER_CONNECTED}
          from merchants m
         where m.uuid = $2`,
 };
@@ -47,6 +58,7 @@ export class PayinContextRepository implements PayinContextReader {
       ruleEffect: textOrNull(row.rule_effect) as Effect | null,
       payinPolicyEffect: textOrNull(row.payin_policy_effect) as Effect | null,
       operatingMode: textOrNull(row.operating_mode) as OperatingMode | null,
+      providerConnected: row.provider_connected === true,
     };
   }
 

@@ -38,6 +38,7 @@ export function merchantDirectory(client: Client<typeof merchantsV1.MerchantsSer
         ruleEffect: effectName(context.ruleEffect),
         payinPolicyEffect: effectName(context.payinPolicyEffect),
         operatingMode: context.operatingMode || null,
+        providerConnected: context.payinProviderConnected,
       };
     } catch (error) {
       if (error instanceof ConnectError && error.code === Code.NotFound) return null;

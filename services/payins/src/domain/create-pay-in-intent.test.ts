@@ -29,7 +29,7 @@ const request: CreateRequest = {
 };
 const requestHash = validateCreate(request).requestHash;
 
-const allowed: PayinContext = { status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "non_custodial" };
+const allowed: PayinContext = { status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true };
 
 /** The intent a successful create of `request` stores, for intent uuid `intentUuid`. */
 function expectedIntent(intentUuid: string): PayInIntent {
@@ -161,6 +161,17 @@ describe("createPayInIntent: a failed create releases its claim", () => {
     expect(calls.released).toEqual([[MERCHANT, "order-1-attempt", claimed]]);
   });
 
+  it("refuses a merchant not connected to a provider for crypto.payin (PAYIN_NOT_READY, naming the pair and the reason), before any address is allocated", async () => {
+    const { deps, calls } = fakes({ context: { ...allowed, providerConnected: false } });
+    expect(await refusal(createPayInIntent(deps, request))).toEqual({
+      reason: "PAYIN_NOT_READY",
+      message: "the merchant is not ready for usdc on erc20: provider_not_ready",
+    });
+    expect(calls.allocations).toEqual([]);
+    expect(calls.completed).toEqual([]);
+    expect(calls.released).toEqual([[MERCHANT, "order-1-attempt", claimed]]);
+  });
+
   it("passes an allocator failure on, unchanged, and releases the claim", async () => {
     const { deps, calls, behaviour } = fakes();
     const failure = new DomainError("WALLET_NOT_READY", "no wallet");
@@ -242,10 +253,13 @@ describe("authorise", () => {
     [{ ...allowed, payinPolicyEffect: "deny" }, "PAYIN_NOT_ALLOWED", "the merchant's payin policy does not allow pay-ins"],
     [{ ...allowed, operatingMode: null }, "OPERATING_PROFILE_MISSING", "the merchant has no operating profile"],
     [{ ...allowed, operatingMode: "" }, "OPERATING_PROFILE_MISSING", "the merchant has no operating profile"],
+    [{ ...allowed, providerConnected: false }, "PAYIN_NOT_READY", "the merchant is not ready for usdt on bep20: provider_not_ready"],
+    // The older codes first, as before PAYIN_NOT_READY existed.
+    [{ ...allowed, operatingMode: null, providerConnected: false }, "OPERATING_PROFILE_MISSING", "the merchant has no operating profile"],
   ] as [PayinContext | null, string, string][])("refuses %j: %s", (context, reason, message) => {
     let caught: unknown;
     try {
-      authorise(context);
+      authorise(context, { asset: "usdt", rail: "bep20" });
     } catch (error) {
       caught = error;
     }

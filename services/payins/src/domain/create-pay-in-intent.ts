@@ -21,6 +21,12 @@ export interface PayinContext {
   payinPolicyEffect: "allow" | "deny" | null;
   /** Operating mode; null when the merchant has no operating profile. */
   operatingMode: string | null;
+  /**
+   * A provider is bound to the merchant for crypto.payin and it is connected to
+   * that provider: readiness's provider_not_ready, its configuration side (the
+   * merchants service decides both alike).
+   */
+  providerConnected: boolean;
 }
 
 export interface MerchantDirectory {
@@ -121,7 +127,7 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
   }
   try {
     checkNotExpired(req, now);
-    authorise(context);
+    authorise(context, req);
     const intent = await newIntent(deps, req, claim.intentUuid, now);
     await deps.store.completeKey(intent, req.idempotencyKey);
     return { intent, replayed: false };
@@ -134,10 +140,18 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
 /**
  * A new pay-in needs, in this order: an active merchant (409), the capability
  * crypto.payin — an allowing rule for the jurisdiction and an allowing payin
- * policy of the merchant — (403), and an operating profile (409). The wallet is
- * checked by the allocator (409 WALLET_NOT_READY).
+ * policy of the merchant — (403), an operating profile (409), and a provider
+ * bound for crypto.payin with a connection to it (409 PAYIN_NOT_READY, naming
+ * the readiness reason). The wallet is checked by the allocator (409
+ * WALLET_NOT_READY). So a create is refused on every configuration reason of the
+ * pair's readiness (allocation's GetReadiness), each under the code it had
+ * before readiness existed, the new one under PAYIN_NOT_READY; the pair itself is
+ * always one the platform serves (the asset decides the rail). What readiness
+ * also counts but a create does not: a rail whose chain observer lags (the
+ * transient side of provider_not_ready: the observer catches up from its cursor,
+ * so the intent is watched once it does).
  */
-export function authorise(context: PayinContext | null): void {
+export function authorise(context: PayinContext | null, pair: { asset: string; rail: string }): void {
   if (!context || context.status !== "active") {
     throw new DomainError(
       PayinsReason.MerchantNotActive,
@@ -157,6 +171,9 @@ export function authorise(context: PayinContext | null): void {
   }
   if (!context.operatingMode) {
     throw new DomainError(PayinsReason.OperatingProfileMissing, "the merchant has no operating profile");
+  }
+  if (!context.providerConnected) {
+    throw new DomainError(PayinsReason.PayinNotReady, `the merchant is not ready for ${pair.asset} on ${pair.rail}: provider_not_ready`);
   }
 }
 

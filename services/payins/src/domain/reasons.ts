@@ -7,5 +7,7 @@ export enum PayinsReason {
   MerchantNotActive = "MERCHANT_NOT_ACTIVE",
   PayinNotAllowed = "PAYIN_NOT_ALLOWED",
   OperatingProfileMissing = "OPERATING_PROFILE_MISSING",
+  /** The (merchant, pair) fails a configuration reason of readiness no other code covers; the message names it. */
+  PayinNotReady = "PAYIN_NOT_READY",
   PayInIntentNotFound = "PAY_IN_INTENT_NOT_FOUND",
 }

@@ -10,5 +10,6 @@ export const reasonCodes: Record<PayinsReason, Code> = {
   [PayinsReason.MerchantNotActive]: Code.FailedPrecondition,
   [PayinsReason.PayinNotAllowed]: Code.PermissionDenied,
   [PayinsReason.OperatingProfileMissing]: Code.FailedPrecondition,
+  [PayinsReason.PayinNotReady]: Code.FailedPrecondition,
   [PayinsReason.PayInIntentNotFound]: Code.NotFound,
 };

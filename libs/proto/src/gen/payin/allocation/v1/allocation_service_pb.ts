@@ -441,7 +441,11 @@ export enum ReadinessReason {
   ALLOCATOR_NOT_READY = 6,
 
   /**
-   * No provider is bound for crypto.payin with a connection to it.
+   * No provider is bound for crypto.payin with a connection to it, or the
+   * chain observer of the pair's rail has not advanced within the allocation
+   * service's OBSERVER_STALL_MS (RPC down, lease not held, observer not
+   * running, rail not configured). The second part is transient: pay-in create
+   * refuses only on the first (the observer catches up from its cursor).
    *
    * @generated from enum value: READINESS_REASON_PROVIDER_NOT_READY = 7;
    */
@@ -513,7 +517,8 @@ export const AllocationService: GenService<{
   },
   /**
    * Decides whether a merchant can take pay-ins on each (asset, rail) pair,
-   * asking the merchants service for the merchant's side. A pair lists every
+   * asking the merchants service for the merchant's side and reading how
+   * recently the chain observer advanced on each rail. A pair lists every
    * ReadinessReason that fails, in the enum's order; it is ready when none
    * does. NOT_FOUND (MERCHANT_NOT_FOUND) for an unknown merchant,
    * INVALID_ARGUMENT for a malformed uuid.
