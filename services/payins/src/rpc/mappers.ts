@@ -45,6 +45,8 @@ const TRANSFER_STATE_BY_NAME = {
 const HASH = /^0x[0-9a-f]{64}$/;
 const ADDRESS = /^0x[0-9a-f]{40}$/;
 const DIGITS = /^\d{1,78}$/;
+const INT32_MAX = 2 ** 31 - 1;
+const INT64_MAX = 2n ** 63n - 1n;
 
 function invalid(message: string): never {
   throw new DomainError(PayinsReason.ValidationError, message);
@@ -53,6 +55,9 @@ function invalid(message: string): never {
 /** An observation from its message; refuses a malformed one (VALIDATION_ERROR) before anything is recorded. */
 export function observationFromPb(o: payinsV1.Observation): Observation {
   if (!isUuid(o.intentUuid)) invalid("an observation names no intent uuid");
+  if (o.event.case === "armed" && (o.event.value.fromBlock > INT64_MAX || o.event.value.chainId > BigInt(Number.MAX_SAFE_INTEGER))) {
+    invalid("an armed observation's block number or chain id is out of range");
+  }
   const event = o.event;
   if (event.case === "armed") {
     const rail = event.value.rail;
@@ -70,6 +75,9 @@ export function observationFromPb(o: payinsV1.Observation): Observation {
   if (!DIGITS.test(t.amountBaseUnits)) invalid("a transfer's amount must be base units in decimal digits");
   if (t.decimals > 36) invalid("a token has at most 36 decimals");
   if (!t.blockTime || t.version < 1) invalid("a transfer needs its block time and a version");
+  // What the tables hold: integer log indexes and versions, bigint block numbers, chain ids exact in a JS number.
+  if (t.logIndex > INT32_MAX || t.version > INT32_MAX) invalid("a transfer's log index and version are at most 2^31 - 1");
+  if (t.blockNumber > INT64_MAX || t.chainId > BigInt(Number.MAX_SAFE_INTEGER)) invalid("a transfer's block number or chain id is out of range");
   return {
     kind: "transfer",
     intentUuid: o.intentUuid,
