@@ -184,6 +184,26 @@ describe("chain observation through the API", () => {
     expect(evidence.data).toEqual([expect.objectContaining({ tx_hash: tx, state: "settled", flags: { late: false, wrong_network: false, wrong_token: false, dust: false } })]);
     // The read keeps exactly the spec's fields.
     expectKeys((await api.read(merchant.uuid, merchant.token, intent.intent_uuid)).body, READ_KEYS);
+    // Paid: its address leaves the watched set.
+    const watch = await eventually(
+      () => db.query(`select watch_until from allocation.allocations where intent_uuid = $1`, [intent.intent_uuid]),
+      (r) => r.rows[0]?.watch_until !== null,
+      "the paid intent's watch to end",
+    );
+    expect(new Date(watch.rows[0].watch_until).getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("watches an unpaid intent's address until the watching margin after its deadline", async () => {
+    const local = chains.rails.erc20;
+    const expiresAt = inFuture(3_600_000);
+    const intent = await createIntent({ asset: "usdc", amount: "1", expires_at: expiresAt });
+    await armed(intent, local);
+    const watch = await eventually(
+      () => db.query(`select watch_until from allocation.allocations where intent_uuid = $1`, [intent.intent_uuid]),
+      (r) => r.rows[0]?.watch_until !== null,
+      "the intent's watch end to be set",
+    );
+    expect(new Date(watch.rows[0].watch_until).toISOString()).toBe(new Date(new Date(expiresAt).getTime() + 7 * 24 * 3_600_000).toISOString());
   });
 
   it("leaves a partial payment awaiting, pays on a second partial that adds up, and pays an over-payment showing what was received", async () => {

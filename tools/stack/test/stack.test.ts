@@ -154,7 +154,7 @@ beforeAll(async () => {
   await chmod(dataDir, 0o755);
   pgPort = await freePort();
   const ports: Record<string, string> = {};
-  for (const name of ["API_PORT", "CHECKOUT_PORT", "IDENTITY_PORT", "MERCHANTS_PORT", "PAYINS_PORT", "ALLOCATION_PORT"]) {
+  for (const name of ["API_PORT", "CHECKOUT_PORT", "IDENTITY_PORT", "MERCHANTS_PORT", "PAYINS_PORT", "ALLOCATION_PORT", "OBSERVER_PORT"]) {
     ports[name] = String(await freePort());
   }
   env = baseEnv({ ...ports, PAYIN_DATA_DIR: dataDir, PG_PORT: String(pgPort), BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL });
@@ -240,6 +240,35 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
     }
   });
 
+  it("prints a demo intent on the local chains that `npm run pay` pays, and the intent is paid within a minute", { timeout: 90_000 }, async () => {
+    expect(first, "needs the stack of the test before").toBeDefined();
+    const intentUuid = /pay-in intent ([0-9a-f-]{36}): 10 USDT on BEP20 to 0x[0-9a-fA-F]{40}/.exec(first.stdout)?.[1];
+    expect(intentUuid, first.stdout).toBeDefined();
+    expect(first.stdout).toContain(`npm run -s pay -- ${intentUuid}`);
+    const demo = JSON.parse(await readFile(path.join(dataDir, "demo-merchant.json"), "utf8")) as { merchant_uuid: string; token: string };
+    expect((await stat(path.join(dataDir, "demo-merchant.json"))).mode & 0o777).toBe(0o600);
+    const started = Date.now();
+    const pay = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "tools/local-chains/src/pay-main.ts"), intentUuid!], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let payOutput = "";
+    pay.stdout.on("data", (chunk: Buffer) => (payOutput += chunk.toString()));
+    pay.stderr.on("data", (chunk: Buffer) => (payOutput += chunk.toString()));
+    const payCode = await new Promise<number | null>((resolve) => pay.once("exit", resolve));
+    expect({ payCode, payOutput }).toMatchObject({ payCode: 0, payOutput: expect.stringMatching(/^sent 10 USDT on BEP20 to 0x/) });
+    let status = "";
+    while (status !== "paid" && Date.now() - started < 60_000) {
+      await sleep(500);
+      const res = await fetch(`http://127.0.0.1:${env.API_PORT}/api/v1/merchants/${demo.merchant_uuid}/pay-in-intents/${intentUuid}`, {
+        headers: { authorization: `Bearer ${demo.token}` },
+      });
+      status = ((await res.json()) as { status: string }).status;
+    }
+    expect(status).toBe("paid");
+  });
+
   it("Ctrl-C stops the gateway and the services, then PostgreSQL, each cleanly, exits 0 and leaves no process behind", { timeout: 60_000 }, async () => {
     expect(first, "needs the stack of the test before").toBeDefined();
     const tree = descendants(first.pid);
@@ -271,10 +300,12 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
     };
     const services = ["identity", "merchants", "allocation"].map((name) => at(`  ${name} stopped`));
     expect(at("  api stopped")).toBeLessThan(at("  payins stopped"));
+    expect(at("  observer stopped")).toBeLessThan(at("  payins stopped"));
     for (const service of services) expect(at("  payins stopped")).toBeLessThan(service);
-    for (const service of services) expect(service).toBeLessThan(at("  PostgreSQL stopped"));
+    for (const service of services) expect(service).toBeLessThan(at("  local chains stopped"));
+    expect(at("  local chains stopped")).toBeLessThan(at("  PostgreSQL stopped"));
     expect(shutdown.at(-1)).toBe("stopped");
-    expect(shutdown.filter((line) => !line.startsWith("{"))).toHaveLength(8); // nothing else was reported
+    expect(shutdown.filter((line) => !line.startsWith("{"))).toHaveLength(10); // nothing else was reported
 
     // PostgreSQL ended our connection only once every platform process had ended.
     expect(await connectionEnd).toEqual([]);
