@@ -95,7 +95,7 @@ describe("identity's callers", () => {
     });
 
     it("refuses an unknown caller and a wrong secret: Unauthenticated without a reason", async () => {
-      for (const credential of [service.credential("observer"), `${service.credential("api")}x`, `payinctl.${service.credential("api").slice(4)}`]) {
+      for (const credential of [service.credential("stranger"), `${service.credential("api")}x`, `payinctl.${service.credential("api").slice(4)}`]) {
         const other = createServiceClient(Identity, { baseUrl: service.url, serviceToken: credential });
         const error = await failure(other.bootstrapAdmin({ email: "x@example.com" }));
         expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code: Code.Unauthenticated, reason: undefined });
