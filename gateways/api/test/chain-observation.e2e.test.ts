@@ -9,7 +9,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { freePort, startTestPlatform, type TestPlatform } from "@payin/testing";
 import { killProcess, OBSERVER, startProcess, type RunningProcess } from "@payin/launcher";
-import { compileTestToken, startLocalChains, type LocalChains, type LocalRail } from "@payin/local-chains";
+import { compileTestToken, mineBlocks, startLocalChains, transferToken, type LocalChains, type LocalRail } from "@payin/local-chains";
 import pg from "pg";
 import { encodeFunctionData, erc20Abi, parseUnits, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -134,23 +134,8 @@ async function transfersOf(intent: Intent): Promise<TransfersBody> {
   return res.body as TransfersBody;
 }
 
-async function pay(local: LocalRail, asset: "usdt" | "usdc", to: Address, amount: string, tokenAddress?: Address): Promise<Hex> {
-  const token = local.tokens[asset];
-  const hash = await local.deployer.writeContract({
-    address: tokenAddress ?? token.address,
-    abi: erc20Abi,
-    functionName: "transfer",
-    args: [to, parseUnits(amount, token.decimals)],
-    account: chains.payer,
-    chain: local.viemChain,
-  });
-  await local.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-  return hash;
-}
-
-async function mine(local: LocalRail, blocks: number): Promise<void> {
-  await local.publicClient.request({ method: "anvil_mine" as never, params: [`0x${blocks.toString(16)}`] as never });
-}
+const pay = (local: LocalRail, asset: "usdt" | "usdc", to: Address, amount: string): Promise<Hex> => transferToken(local, chains.payer, asset, to, amount);
+const mine = mineBlocks;
 
 /** Waits for the observer to have armed the intent (awaiting_payment), mining a block for it to read. */
 async function armed(intent: Intent, local: LocalRail): Promise<void> {

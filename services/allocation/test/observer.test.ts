@@ -1,7 +1,7 @@
 import { migrate } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { createLogger } from "@payin/logging";
-import { startLocalChains, compileTestToken, type LocalChains, type LocalRail } from "@payin/local-chains";
+import { compileTestToken, mineBlocks, startLocalChains, transferToken, type LocalChains, type LocalRail } from "@payin/local-chains";
 import { railsFromEnv, type RailsConfig } from "@payin/rails";
 import { createTestDatabase } from "@payin/testing";
 import pg from "pg";
@@ -59,23 +59,8 @@ async function allocate(rail: "bep20" | "erc20"): Promise<{ intentUuid: string; 
   return { intentUuid, address };
 }
 
-async function pay(local: LocalRail, asset: "usdt" | "usdc", to: Address, amount: string): Promise<Hex> {
-  const token = local.tokens[asset];
-  const hash = await local.deployer.writeContract({
-    address: token.address,
-    abi: erc20Abi,
-    functionName: "transfer",
-    args: [to, parseUnits(amount, token.decimals)],
-    account: chains.payer,
-    chain: local.viemChain,
-  });
-  await local.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
-  return hash;
-}
-
-async function mine(local: LocalRail, blocks: number): Promise<void> {
-  await local.publicClient.request({ method: "anvil_mine" as never, params: [`0x${blocks.toString(16)}`] as never });
-}
+const pay = (local: LocalRail, asset: "usdt" | "usdc", to: Address, amount: string): Promise<Hex> => transferToken(local, chains.payer, asset, to, amount);
+const mine = mineBlocks;
 
 async function eventsFor(intentUuid: string): Promise<ObservationEvent[]> {
   const { rows } = await pool.query(`select payload from observation_outbox where intent_uuid = $1 order by id`, [intentUuid]);

@@ -21,6 +21,11 @@
  * judged on the pairs pooled. A last window repeats the logins under the
  * closed-loop read load, reported only.
  *
+ * Then the observation group (src/observation.ts): the chain observer on a local
+ * anvil chain at 1,000 and 100,000 watched addresses: transfers matched per
+ * second, JSON-RPC calls per block (the 100,000 figure ≤ 2× the 1,000 one) and
+ * the time from the settling block to `paid` (p99 ≤ poll interval + 1 s).
+ *
  * Prints a table, the ratios against the targets (create vs its own SQL, read vs
  * one hop, read p99 with logins vs without), and CPU use per process during each
  * measured window; writes everything to
@@ -31,7 +36,9 @@
  * BENCH_LOGINS_PER_S (default 20), BENCH_MIXED_REPEATS (default 3),
  * BENCH_MIXED_READ_PERCENT (reads offered in the mixed pairs, % of flat out, default 30),
  * BENCH_MIXED_DURATION (s, each window of those pairs, default 20),
- * BENCH_SCENARIOS (groups to run, default "baselines,create,read,list,mixed"),
+ * BENCH_SCENARIOS (groups to run, default "baselines,create,read,list,mixed,observation"),
+ * BENCH_OBSERVATION_WATCHED (default "1000,100000"), BENCH_OBSERVATION_TRANSFERS (default 10000),
+ * BENCH_OBSERVATION_POLL_MS (default 1000),
  * BENCH_PROFILE_DIR (write V8 CPU profiles of the platform's processes there). Everything
  * else in the environment reaches the platform's processes, e.g. PROCESS_NICE and
  * ARGON2_CONCURRENCY of the identity service.
@@ -56,18 +63,12 @@ import type { HttpLoadConfig } from "./load-runner.js";
 import type { LoginLoadConfig, LoginResult } from "./login-runner.js";
 import type { SqlLoadConfig } from "./sql-runner.js";
 import { FILL_B1_POOL } from "./create-sql.js";
+import { printObservation, runObservation, stopObservation, type ObservationResult } from "./observation.js";
 import { PgWaitSampler } from "./pg-waits.js";
-import { fmt, quantile, type LoadResult } from "./stats.js";
+import { envInt, fmt, quantile, type LoadResult } from "./stats.js";
 
 const out = (line = "") => process.stdout.write(`${line}\n`);
 
-function envInt(name: string, fallback: number, min: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === "") return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${text}"`);
-  return value;
-}
 
 const DURATION_S = envInt("BENCH_DURATION", 10, 1);
 const WARMUP_S = envInt("BENCH_WARMUP", 2, 0);
@@ -83,7 +84,7 @@ const READ_SHARE = envInt("BENCH_MIXED_READ_PERCENT", 30, 1) / 100;
 const MIXED_DURATION_S = envInt("BENCH_MIXED_DURATION", 20, 1);
 const SMALL_LIST_ROWS = 1_000;
 /** Scenario groups to run (comma-separated): all of them unless BENCH_SCENARIOS says otherwise. */
-const SCENARIO_GROUPS = ["baselines", "create", "read", "list", "mixed"] as const;
+const SCENARIO_GROUPS = ["baselines", "create", "read", "list", "mixed", "observation"] as const;
 type ScenarioGroup = (typeof SCENARIO_GROUPS)[number];
 const SELECTED = new Set<string>((process.env.BENCH_SCENARIOS ?? SCENARIO_GROUPS.join(",")).split(",").map((g) => g.trim()).filter(Boolean));
 for (const group of SELECTED) {
@@ -95,6 +96,8 @@ const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BEN
 const MNEMONIC = "test test test test test test test test test test test junk";
 /** Every pay-in the bench creates is in this jurisdiction. */
 const JURISDICTION = "DE";
+/** The provider the merchants service seeds (evm-rpc: EVM JSON-RPC chain observation). */
+const EVM_RPC_PROVIDER_UUID = "01a2008d-7400-7000-8000-000000000001";
 
 const TARGETS = { createVsB1: 0.25, createP99Ms: 50, readVsB2: 0.7, readP99WithLoginsVsAlone: 1.2 };
 
@@ -169,6 +172,7 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await running.waits?.close();
     await stopAllChildren().catch(() => {});
+    await stopObservation().catch(() => {});
     await running.platform?.stopAll().catch(() => {});
     await running.postgres?.stop().catch(() => {});
     if (running.runDir) await rm(running.runDir, { recursive: true, force: true }).catch(() => {});
@@ -252,9 +256,13 @@ async function main(): Promise<void> {
   // Pay-ins need a platform rule allowing crypto.payin in the jurisdiction, and a
   // merchant with an allowing payin policy and an operating profile.
   await merchants.createRule({ capability: "crypto.payin", jurisdiction: JURISDICTION, effect: "allow" });
+  // A merchant takes pay-ins with an allowing payin policy, an operating profile, and a
+  // provider bound for crypto.payin with a connection to it (the seeded evm-rpc).
   const allowPayins = async (merchantUuid: string) => {
     await merchants.createPolicy({ merchantUuid, scope: "payin", effect: "allow" });
     await merchants.ensureOperatingProfile({ merchantUuid, operatingMode: "non_custodial" });
+    await merchants.ensureProviderBinding({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: JURISDICTION });
+    await merchants.ensureProviderConnection({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID });
   };
 
   const createMerchant = await newMerchant("Bench create/read/list");
@@ -586,6 +594,20 @@ async function main(): Promise<void> {
     saturated = { alone: capacity, mixed };
   }
 
+  // --- observation: the chain observer on a local chain (src/observation.ts) ----------------
+  let observation: ObservationResult | undefined;
+  if (runs("observation")) {
+    observation = await runObservation({
+      databaseUrl,
+      env,
+      logFile,
+      platform: running.platform,
+      postgresPid: postmasterPid,
+      step,
+      nodeArgs: PROFILE_DIR ? (name) => ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, name)}`] : undefined,
+    });
+  }
+
   // --- report ----------------------------------------------------------------------------
   out();
   out(`Results (${CONNECTIONS} connections, ${DURATION_S} s each; ${os.cpus().length} cores = ${os.cpus().length * 100}% CPU in all)`);
@@ -682,6 +704,7 @@ async function main(): Promise<void> {
     out(`  list p99 at ${LIST_ROWS.toLocaleString("en")} intents   ${fmt(listBig.result.p99, 2)} ms (p50 ${fmt(listBig.result.p50, 2)} ms, ${fmt(listBig.result.rps)} req/s)${failedNote(listBig)}`);
     out(`  (for reference: create / B1a ${ratios.createVsB1a?.toFixed(2) ?? "-"}; list at ${countCreated.toLocaleString("en")} intents p99 ${fmt(list.result.p99, 2)} ms)`);
   }
+  if (observation) printObservation(observation, out, verdict);
   out();
   if (runs("mixed")) out(`Target: read p99 with logins vs without: read p99 with ${LOGINS_PER_S} logins/s / read p99 alone ≤ ${TARGETS.readP99WithLoginsVsAlone.toFixed(2)}, reads offered at ${pacedRate}/s = ${Math.round(READ_SHARE * 100)}% of flat out (pairs measured back to back; identity threads by nice value ${JSON.stringify(identityNices)})`);
   for (const [i, pair] of mixedPairs.entries()) {
@@ -726,6 +749,7 @@ async function main(): Promise<void> {
           scenarios.map((s) => [s.name, { label: s.label, ...s.result, latencies: undefined, cpuPercentOfOneCore: s.cpu, pgSessions: s.pgSessions, ...(s.logins ? { logins: s.logins } : {}) }]),
         ),
         ratios,
+        observation: observation ?? null,
       },
       null,
       2,

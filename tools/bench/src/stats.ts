@@ -67,3 +67,13 @@ export function fmt(value: number | undefined, digits = 1): string {
 export function printResult(result: unknown): Promise<void> {
   return new Promise((resolve) => process.stdout.write(`${JSON.stringify(result)}\n`, () => resolve()));
 }
+
+/** A whole-number setting of the bench from the environment (at least `min`), or `fallback` when unset. */
+export function envInt(name: string, fallback: number, min: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${text}"`);
+  return value;
+}
+

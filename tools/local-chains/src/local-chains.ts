@@ -1,5 +1,5 @@
 import { RAIL_ENV_PREFIX } from "@payin/rails";
-import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Chain, type HDAccount, type PublicClient, type WalletClient } from "viem";
+import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address, type Chain, type Hex, type HDAccount, type PublicClient, type WalletClient } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { startAnvil, type AnvilChain } from "./anvil.js";
 import { compileTestToken } from "./test-token.js";
@@ -135,4 +135,27 @@ function railsEnv(rails: Record<Rail, LocalRail>, options: LocalChainsOptions): 
     env[`${p}_POLL_INTERVAL_MS`] = String(options.pollIntervalMs ?? 500);
   }
   return env;
+}
+
+/**
+ * Sends `amount` (token units) of the rail's `asset` from `from` to `to` and
+ * resolves with the transaction's hash once it is in a block.
+ */
+export async function transferToken(local: LocalRail, from: HDAccount, asset: Asset, to: Address, amount: string): Promise<Hex> {
+  const token = local.tokens[asset];
+  const hash = await local.deployer.writeContract({
+    address: token.address,
+    abi: erc20Abi,
+    functionName: "transfer",
+    args: [to, parseUnits(amount, token.decimals)],
+    account: from,
+    chain: local.viemChain,
+  });
+  await local.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  return hash;
+}
+
+/** Mines `blocks` empty blocks at once (anvil_mine). */
+export async function mineBlocks(local: LocalRail, blocks: number): Promise<void> {
+  await local.publicClient.request({ method: "anvil_mine" as never, params: [`0x${blocks.toString(16)}`] as never });
 }
