@@ -9,7 +9,7 @@ import { encodeFunctionData, erc20Abi, parseUnits, type Address, type Hex } from
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evmReader } from "../src/chain/evm-reader.js";
-import { verifyRail } from "../src/observer/observer.js";
+import { describeRpcError, verifyRail } from "../src/observer/observer.js";
 import { RailObserver } from "../src/observer/rail-observer.js";
 import { WatchedSet } from "../src/observer/watched-set.js";
 import { ObservationRepository, type ObservationEvent } from "../src/store/observation-repository.js";
@@ -193,5 +193,21 @@ describe("the chain observer", () => {
     await expect(verifyRail({ ...rail, token: { ...rail.token, decimals: 6 } }, reader)).rejects.toThrow(/usdt at 0x[0-9a-f]{40} has 18 decimals on chain, not the configured 6/);
     const other = rail.otherTokens[0]!;
     await expect(verifyRail({ ...rail, otherTokens: [{ ...other, decimals: 6 }] }, reader)).rejects.toThrow(/usdc .* has 18 decimals/);
+  });
+});
+
+describe("what the observer says of an endpoint's failure", () => {
+  it("never names the endpoint's URL (providers put API keys in it), in viem's errors or its own", async () => {
+    const secretUrl = "http://127.0.0.1:9/v3/secret-api-key-123?token=also-secret";
+    const reader = evmReader({ url: secretUrl, timeoutMs: 2_000 });
+    const error = await reader.headNumber().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(String((error as Error).message)).toContain("secret-api-key-123"); // viem's own message names it
+    const said = describeRpcError(error, secretUrl);
+    expect(said).not.toMatch(/secret-api-key-123|also-secret/);
+    expect(said.length).toBeGreaterThan(0);
+    expect(describeRpcError(new Error(`request to ${secretUrl} failed\nmore`), secretUrl)).toBe("request to <endpoint> failed");
   });
 });

@@ -35,6 +35,28 @@ export interface ObserverOptions {
 }
 
 /**
+ * What an error of a rail's endpoint may say in logs and on /health: viem's
+ * short message without its details, and never the endpoint's URL (providers
+ * put API keys in it).
+ */
+export function describeRpcError(error: unknown, rpcUrl: string | undefined): string {
+  const text = (error as { shortMessage?: string }).shortMessage ?? (error instanceof Error ? error.message : String(error));
+  let safe = text;
+  if (rpcUrl) {
+    safe = safe.split(rpcUrl).join("<endpoint>");
+    try {
+      const url = new URL(rpcUrl);
+      for (const part of [url.href, `${url.origin}${url.pathname}`, url.pathname.length > 1 ? url.pathname : "", url.search, url.password, url.username]) {
+        if (part) safe = safe.split(part).join("<endpoint>");
+      }
+    } catch {
+      // not a URL: nothing more to hide
+    }
+  }
+  return safe.split("\n")[0]!;
+}
+
+/**
  * Checks each token's `decimals()` on its chain against the configuration, and
  * the chain id: an observer of the wrong chain or token would credit wrongly.
  * Throws naming the first mismatch.
@@ -94,7 +116,11 @@ export class Observer {
         continue;
       }
       const reader = this.options.readerOf?.(rail) ?? evmReader({ url: rail.rpcUrl });
-      await verifyRail(rail, reader);
+      try {
+        await verifyRail(rail, reader);
+      } catch (error) {
+        throw new Error(describeRpcError(error, rail.rpcUrl));
+      }
       const watched = new WatchedSet(this.options.store);
       this.watchedSets.push(watched);
       observers.push({ rail, observer: new RailObserver({ rail, reader, store: this.options.store, watched, logger }) });
@@ -146,7 +172,7 @@ export class Observer {
           if (outcome.kind !== "caught-up" || outcome.settledUpTo !== null) this.kickRelay();
         }
       } catch (error) {
-        status.lastError = (error as Error).message;
+        status.lastError = describeRpcError(error, rail.rpcUrl);
         if (!failing) this.options.logger.warn({ rail: rail.rail, reason: status.lastError }, "observation pass failed; trying again every poll interval");
         failing = true;
       }
