@@ -13,4 +13,9 @@ export const configSchema = {
    * the merchants service on every create.
    */
   PAYIN_CONTEXT_CACHE_MS: int(5_000, 0, 60_000),
+  /**
+   * Seconds from a hosted checkout's start to its pay-in intent's deadline; a
+   * session keeps the window it was created with.
+   */
+  CHECKOUT_PAYMENT_WINDOW_S: int(1_800, 60, 86_400),
 };

@@ -9,7 +9,7 @@ import { followPayinContextFeed, type FeedFollower } from "./clients/payin-conte
 import { configSchema } from "./config.js";
 import { PayinContextCache } from "./domain/payin-context-cache.js";
 import { CALLERS } from "./rpc/callers.js";
-import { reasonCodes } from "./rpc/reason-codes.js";
+import { serviceReasonCodes } from "./rpc/reason-codes.js";
 import { createPayinsService, SERVICE_NAMES } from "./service.js";
 import { ormOptions } from "./store/orm.js";
 
@@ -41,8 +41,10 @@ if (config.PAYIN_CONTEXT_CACHE_MS > 0) {
 await runService({
   name: "payins",
   services: SERVICE_NAMES,
-  routes: createPayinsService({ orm, logger, merchants: contexts, allocator: addressAllocator(allocation) }),
-  interceptors: [domainErrorInterceptor("payins", reasonCodes, logger)],
+  routes: createPayinsService({
+    orm, logger, merchants: contexts, allocator: addressAllocator(allocation), checkoutPaymentWindowS: config.CHECKOUT_PAYMENT_WINDOW_S,
+  }),
+  interceptors: [domainErrorInterceptor("payins", serviceReasonCodes, logger)],
   callers: config.SERVICE_CALLER_DIGESTS,
   allow: CALLERS,
   host: config.HOST,

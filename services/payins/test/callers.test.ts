@@ -5,11 +5,17 @@ import { CALLERS } from "../src/rpc/callers.js";
 const procedure = (method: string) => `${payinsV1.PayinsService.typeName}/${method}`;
 
 describe("payins' callers", () => {
-  it("lets the api create, read and list pay-ins (in batches) and their transfers, the observer record observations, and no other service or the CLI anything", () => {
+  it("lets the api create, read and list pay-ins (in batches) and their transfers, the observer record observations, the checkout gateway run checkouts and read their intents, and no other service or the CLI anything", () => {
     expect([...CALLERS.get("api")!].sort()).toEqual(
       ["BatchCreatePayInIntents", "BatchGetPayInIntents", "ListPayInIntents", "ListPayInTransfers"].map(procedure).sort(),
     );
     expect([...CALLERS.get("observer")!]).toEqual([procedure("RecordObservations")]);
+    expect([...CALLERS.get("checkout")!].sort()).toEqual(
+      [
+        "CreateCheckoutSession", "GetCheckoutSession", "ListCheckoutSessions", "DisableCheckoutSession",
+        "GetCheckoutByToken", "StartCheckout", "GetPayInIntent", "ListPayInTransfers",
+      ].map(procedure).sort(),
+    );
     for (const caller of ["payins", "allocation", "payinctl"]) expect(CALLERS.get(caller), caller).toBeUndefined();
   });
 });

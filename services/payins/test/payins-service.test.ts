@@ -6,15 +6,12 @@ import { uuidv7 } from "@payin/ids";
 import { payinsV1 } from "@payin/proto";
 import { Code, ConnectError, reasonOf } from "@payin/rpc";
 import type { BatchItemError } from "@payin/proto";
-import { expectFailure, startServiceHarness } from "@payin/testing";
+import { expectFailure } from "@payin/testing";
+import { startPayinsHarness } from "./harness.js";
 import type { AddressAllocator, MerchantDirectory } from "../src/domain/create-pay-in-intent.js";
 import type { PayInIntent } from "../src/domain/pay-in-intent.js";
-import { reasonCodes } from "../src/rpc/reason-codes.js";
-import { createPayinsService } from "../src/service.js";
-import { ormOptions } from "../src/store/orm.js";
 import { PayInRepository } from "../src/store/pay-in-repository.js";
 
-const { PayinsService } = payinsV1;
 
 // Reads never reach the merchants or allocation services; these fail loudly if they did.
 const merchants: MerchantDirectory = {
@@ -25,19 +22,11 @@ const allocator: AddressAllocator = {
 };
 
 let orm: MikroORM;
-let client: Client<typeof PayinsService>;
+let client: Client<typeof payinsV1.PayinsService>;
 let repo: PayInRepository;
 
 beforeAll(async () => {
-  const harness = await startServiceHarness({
-    service: PayinsService,
-    domain: "payins",
-    ormOptions,
-    routes: (orm, logger) => createPayinsService({ orm, logger, merchants, allocator }),
-    reasonCodes,
-  });
-  orm = harness.orm;
-  client = harness.client;
+  ({ orm, client } = await startPayinsHarness({ merchants, allocator }));
   repo = new PayInRepository(sqlClient(orm));
 });
 

@@ -6,13 +6,11 @@ import type { MikroORM } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { payinsV1 } from "@payin/proto";
 import { Code, toTimestamp } from "@payin/rpc";
-import { expectFailure, startServiceHarness } from "@payin/testing";
+import { expectFailure } from "@payin/testing";
+import { startPayinsHarness } from "./harness.js";
 import type { AddressAllocator, MerchantDirectory } from "../src/domain/create-pay-in-intent.js";
-import { reasonCodes } from "../src/rpc/reason-codes.js";
-import { createPayinsService } from "../src/service.js";
-import { ormOptions } from "../src/store/orm.js";
 
-const { PayinsService, PayInStatus, TransferState } = payinsV1;
+const { PayInStatus, TransferState } = payinsV1;
 
 type ObservationInit = MessageInitShape<typeof payinsV1.ObservationSchema>;
 type TransferInit = MessageInitShape<typeof payinsV1.ObservedTransferSchema>;
@@ -30,18 +28,10 @@ const allocator: AddressAllocator = {
 };
 
 let orm: MikroORM;
-let client: Client<typeof PayinsService>;
+let client: Client<typeof payinsV1.PayinsService>;
 
 beforeAll(async () => {
-  const harness = await startServiceHarness({
-    service: PayinsService,
-    domain: "payins",
-    ormOptions,
-    routes: (orm, logger) => createPayinsService({ orm, logger, merchants, allocator }),
-    reasonCodes,
-  });
-  orm = harness.orm;
-  client = harness.client;
+  ({ orm, client } = await startPayinsHarness({ merchants, allocator }));
 });
 
 afterAll(async () => {

@@ -8,6 +8,11 @@ import { ALL_METHODS, allowCallers } from "@payin/rpc";
 export const CALLERS = allowCallers(payinsV1.PayinsService, {
   // The API gateway's merchant API (single calls travel in batches).
   api: ["batchCreatePayInIntents", "batchGetPayInIntents", "listPayInIntents", "listPayInTransfers"],
+  // The hosted checkout gateway: merchants' checkout pages and the payer's public pages.
+  checkout: [
+    "createCheckoutSession", "getCheckoutSession", "listCheckoutSessions", "disableCheckoutSession",
+    "getCheckoutByToken", "startCheckout", "getPayInIntent", "listPayInTransfers",
+  ],
   // allocation's chain observer reports what it saw.
   observer: ["recordObservations"],
   // The test harness and the benchmark only: never given a digest in a deployment.

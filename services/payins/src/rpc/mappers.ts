@@ -4,6 +4,7 @@ import { isUuid } from "@payin/ids";
 import { fromBaseUnits, isAsset, RAIL_FOR_ASSET, type Rail } from "@payin/money";
 import { PAY_IN_STATUS_BY_NAME, payinsV1 } from "@payin/proto";
 import { fromTimestamp, toTimestamp } from "@payin/rpc";
+import { sessionState, type CheckoutRecord, type CheckoutState } from "../domain/checkout-session.js";
 import type { PayInIntent } from "../domain/pay-in-intent.js";
 import { PayinsReason } from "../domain/reasons.js";
 import type { Observation, ReportedTransfer } from "../domain/record-observations.js";
@@ -129,5 +130,31 @@ export function transfersToPb(terms: IntentTerms, transfers: readonly ReportedTr
         dust: flags.dust,
       };
     }),
+  });
+}
+
+const CHECKOUT_STATE_BY_NAME = {
+  open: payinsV1.CheckoutState.OPEN,
+  started: payinsV1.CheckoutState.STARTED,
+  paid: payinsV1.CheckoutState.PAID,
+  disabled: payinsV1.CheckoutState.DISABLED,
+} as const satisfies Record<CheckoutState, payinsV1.CheckoutState>;
+
+/** A checkout session as its message (never its token or terms); paid when its intent is paid. */
+export function checkoutSessionToPb(record: CheckoutRecord): payinsV1.CheckoutSession {
+  const s = record.session;
+  return create(payinsV1.CheckoutSessionSchema, {
+    checkoutUuid: s.checkoutUuid,
+    merchantUuid: s.merchantUuid,
+    reference: s.reference ?? undefined,
+    description: s.description ?? undefined,
+    amount: s.amount,
+    pairs: s.pairs.map((p) => ({ asset: p.asset, rail: p.rail })),
+    jurisdiction: s.jurisdiction,
+    state: CHECKOUT_STATE_BY_NAME[sessionState(record)],
+    intentUuid: s.intentUuid ?? undefined,
+    paymentWindowSeconds: s.paymentWindowS,
+    createdAt: toTimestamp(s.createdAt),
+    updatedAt: toTimestamp(s.updatedAt),
   });
 }

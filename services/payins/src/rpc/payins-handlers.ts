@@ -11,15 +11,27 @@ import { recordObservations } from "../domain/record-observations.js";
 import { observationStore } from "../store/observation-store.js";
 import { reasonCodes } from "./reason-codes.js";
 import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../domain/create-pay-in-intent.js";
-import { intentNotFound } from "../domain/pay-in-intent.js";
+import { intentNotFound, type PayInIntent } from "../domain/pay-in-intent.js";
 import { getPayInIntent, getPayInIntents, listPayInIntents } from "../domain/read-pay-in-intents.js";
 import { PayInRepository } from "../store/pay-in-repository.js";
+import { CheckoutRepository } from "../store/checkout-repository.js";
+import {
+  createCheckoutSession,
+  DEFAULT_PAYMENT_WINDOW_S,
+  disableCheckoutSession,
+  getCheckoutSession,
+  listCheckoutSessions,
+} from "../domain/checkout-session.js";
+import { getCheckoutByToken, startCheckout } from "../domain/start-checkout.js";
+import { checkoutSessionToPb } from "./mappers.js";
 
 export interface PayinsDeps {
   orm: MikroORM;
   logger: Logger;
   merchants: MerchantDirectory;
   allocator: AddressAllocator;
+  /** Payment window of new checkout sessions, in seconds (default 30 minutes). */
+  checkoutPaymentWindowS?: number;
 }
 
 /** Most creates in one BatchCreatePayInIntents call. */
@@ -32,16 +44,29 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
   const store = new PayInRepository(sqlClient(deps.orm));
   const repo = () => store;
   const observations = observationStore(deps.orm);
+  const checkouts = new CheckoutRepository(sqlClient(deps.orm));
+  const createDeps = {
+    store,
+    merchants: deps.merchants,
+    allocator: deps.allocator,
+    newUuid: uuidv7,
+    now: () => new Date(),
+    onReleaseError: (error: unknown) => deps.logger.warn({ err: error }, "could not release an idempotency key; its lease will"),
+  };
+  const startDeps = {
+    checkouts,
+    intents: store,
+    create: createDeps,
+    now: () => new Date(),
+    sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+  };
+  const withIntent = (record: Parameters<typeof checkoutSessionToPb>[0], intent: PayInIntent | null) => ({
+    session: checkoutSessionToPb(record),
+    intent: intent ? payInIntentToPb(intent) : undefined,
+  });
   const createOne = async (req: payinsV1.CreatePayInIntentRequest) => {
     const result = await createPayInIntent(
-      {
-        store: repo(),
-        merchants: deps.merchants,
-        allocator: deps.allocator,
-        newUuid: uuidv7,
-        now: () => new Date(),
-        onReleaseError: (error) => deps.logger.warn({ err: error }, "could not release an idempotency key; its lease will"),
-      },
+      createDeps,
       {
         merchantUuid: req.merchantUuid,
         idempotencyKey: req.idempotencyKey,
@@ -99,6 +124,40 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
       if (!isUuid(req.intentUuid) || !isUuid(req.merchantUuid)) throw intentNotFound();
       const intent = await getPayInIntent(repo(), req.merchantUuid, req.intentUuid);
       return transfersToPb(intent, await observations.transfersOf(intent.intentUuid));
+    },
+    async createCheckoutSession(req) {
+      const { session, token } = await createCheckoutSession(
+        { store: checkouts, newUuid: uuidv7, now: () => new Date(), paymentWindowS: deps.checkoutPaymentWindowS ?? DEFAULT_PAYMENT_WINDOW_S },
+        {
+          merchantUuid: req.merchantUuid,
+          reference: req.reference,
+          description: req.description,
+          amount: req.amount,
+          jurisdiction: req.jurisdiction,
+          pairs: req.pairs,
+        },
+      );
+      return { session: checkoutSessionToPb({ session, intentStatus: null, start: null }), token };
+    },
+    async getCheckoutSession(req) {
+      const record = await getCheckoutSession(checkouts, req.merchantUuid, req.checkoutUuid);
+      const intent = record.session.intentUuid ? await store.get(record.session.merchantUuid, record.session.intentUuid) : null;
+      return withIntent(record, intent);
+    },
+    async listCheckoutSessions(req) {
+      const { records, total } = await listCheckoutSessions(checkouts, { merchantUuid: req.merchantUuid, limit: req.limit, offset: req.offset });
+      return { sessions: records.map(checkoutSessionToPb), total: BigInt(total) };
+    },
+    async disableCheckoutSession(req) {
+      return { session: checkoutSessionToPb(await disableCheckoutSession(checkouts, req.merchantUuid, req.checkoutUuid, new Date())) };
+    },
+    async getCheckoutByToken(req) {
+      const { record, intent } = await getCheckoutByToken(startDeps, req.token);
+      return withIntent(record, intent);
+    },
+    async startCheckout(req) {
+      const { record, intent } = await startCheckout(startDeps, { token: req.token, pair: req.pair });
+      return withIntent(record, intent);
     },
   };
 }

@@ -2,6 +2,7 @@ import { InitialPayins } from "./migration-2026-11-21-initial.js";
 import { StatementCounts } from "./migration-2026-11-21-statement-counts.js";
 import { ReleasedKeys } from "./migration-2026-11-22-released-keys.js";
 import { Transfers } from "./migration-2026-11-25-transfers.js";
+import { CheckoutSessions } from "./migration-2026-11-25-checkout-sessions.js";
 
 /** Every migration of the payins schema, oldest first. Never edit a shipped one. */
 export const migrations = [
@@ -9,4 +10,5 @@ export const migrations = [
   { name: "2026-11-21-statement-counts", class: StatementCounts },
   { name: "2026-11-22-released-keys", class: ReleasedKeys },
   { name: "2026-11-25-transfers", class: Transfers },
+  { name: "2026-11-25-checkout-sessions", class: CheckoutSessions },
 ];

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/payins/v1/payins_service.proto.
  */
 export const file_payin_payins_v1_payins_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRwYXlpbi9wYXlpbnMvdjEvcGF5aW5zX3NlcnZpY2UucHJvdG8SD3BheWluLnBheWlucy52MSLHAwoLUGF5SW5JbnRlbnQSEwoLaW50ZW50X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBCABKAkSDAoEcmFpbBgFIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYBiABKAkSFAoHYWRkcmVzcxgHIAEoCUgAiAEBEiEKFGFsbG9jYXRpb25fcmVmZXJlbmNlGAggASgJSAGIAQESFgoJcmVmZXJlbmNlGAkgASgJSAKIAQESFAoManVyaXNkaWN0aW9uGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9hZGRyZXNzQhcKFV9hbGxvY2F0aW9uX3JlZmVyZW5jZUIMCgpfcmVmZXJlbmNlItUBChhDcmVhdGVQYXlJbkludGVudFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhQKDGp1cmlzZGljdGlvbhgFIAEoCRIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCglyZWZlcmVuY2UYByABKAlIAIgBAUIMCgpfcmVmZXJlbmNlIlsKGUNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50EhAKCHJlcGxheWVkGAIgASgIIl0KHkJhdGNoQ3JlYXRlUGF5SW5JbnRlbnRzUmVxdWVzdBI7CghyZXF1ZXN0cxgBIAMoCzIpLnBheWluLnBheWlucy52MS5DcmVhdGVQYXlJbkludGVudFJlcXVlc3QiXAofQmF0Y2hDcmVhdGVQYXlJbkludGVudHNSZXNwb25zZRI5CgdyZXN1bHRzGAEgAygLMigucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzdWx0IpUBChdDcmVhdGVQYXlJbkludGVudFJlc3VsdBI9CgdjcmVhdGVkGAEgASgLMioucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2VIABIwCgVlcnJvchgCIAEoCzIfLnBheWluLmNvbW1vbi52MS5CYXRjaEl0ZW1FcnJvckgAQgkKB291dGNvbWUiQwoVR2V0UGF5SW5JbnRlbnRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkiRgoWR2V0UGF5SW5JbnRlbnRSZXNwb25zZRIsCgZpbnRlbnQYASABKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQiUgobQmF0Y2hHZXRQYXlJbkludGVudHNSZXF1ZXN0EjMKB2xvb2t1cHMYASADKAsyIi5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnRMb29rdXAiPwoRUGF5SW5JbnRlbnRMb29rdXASFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRITCgtpbnRlbnRfdXVpZBgCIAEoCSJZChxCYXRjaEdldFBheUluSW50ZW50c1Jlc3BvbnNlEjkKB3Jlc3VsdHMYASADKAsyKC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnRMb29rdXBSZXN1bHQiRwoXUGF5SW5JbnRlbnRMb29rdXBSZXN1bHQSLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50IowBChdMaXN0UGF5SW5JbnRlbnRzUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEg0KBWxpbWl0GAIgASgNEg4KBm9mZnNldBgDIAEoDRIsCgZzdGF0dXMYBCABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBSABKAkiWAoYTGlzdFBheUluSW50ZW50c1Jlc3BvbnNlEi0KB2ludGVudHMYASADKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQSDQoFdG90YWwYAiABKAQiTwoZUmVjb3JkT2JzZXJ2YXRpb25zUmVxdWVzdBIyCgxvYnNlcnZhdGlvbnMYASADKAsyHC5wYXlpbi5wYXlpbnMudjEuT2JzZXJ2YXRpb24ikAEKC09ic2VydmF0aW9uEhMKC2ludGVudF91dWlkGAEgASgJEiwKBWFybWVkGAIgASgLMhsucGF5aW4ucGF5aW5zLnYxLldhdGNoQXJtZWRIABI1Cgh0cmFuc2ZlchgDIAEoCzIhLnBheWluLnBheWlucy52MS5PYnNlcnZlZFRyYW5zZmVySABCBwoFZXZlbnQiQAoKV2F0Y2hBcm1lZBIMCgRyYWlsGAEgASgJEhAKCGNoYWluX2lkGAIgASgEEhIKCmZyb21fYmxvY2sYAyABKAQi5AIKEE9ic2VydmVkVHJhbnNmZXISDAoEcmFpbBgBIAEoCRIQCghjaGFpbl9pZBgCIAEoBBIPCgd0eF9oYXNoGAMgASgJEhEKCWxvZ19pbmRleBgEIAEoDRINCgVhc3NldBgFIAEoCRIQCghkZWNpbWFscxgGIAEoDRIZChFhbW91bnRfYmFzZV91bml0cxgHIAEoCRIUCgxmcm9tX2FkZHJlc3MYCCABKAkSEgoKdG9fYWRkcmVzcxgJIAEoCRIUCgxibG9ja19udW1iZXIYCiABKAQSEgoKYmxvY2tfaGFzaBgLIAEoCRIuCgpibG9ja190aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCgVzdGF0ZRgNIAEoDjIeLnBheWluLnBheWlucy52MS5UcmFuc2ZlclN0YXRlEg8KB3ZlcnNpb24YDiABKA0SDAoEZHVzdBgPIAEoCCJQChpSZWNvcmRPYnNlcnZhdGlvbnNSZXNwb25zZRIyCgdpbnRlbnRzGAEgAygLMiEucGF5aW4ucGF5aW5zLnYxLkludGVudFdhdGNoU3RhdGUidAoQSW50ZW50V2F0Y2hTdGF0ZRITCgtpbnRlbnRfdXVpZBgBIAEoCRINCgVrbm93bhgCIAEoCBIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRwYWlkGAQgASgIIkcKGUxpc3RQYXlJblRyYW5zZmVyc1JlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRITCgtpbnRlbnRfdXVpZBgCIAEoCSK2AQoaTGlzdFBheUluVHJhbnNmZXJzUmVzcG9uc2USDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYAyABKAkSFwoPcmVjZWl2ZWRfYW1vdW50GAQgASgJEhYKDnBlbmRpbmdfYW1vdW50GAUgASgJEjEKCXRyYW5zZmVycxgGIAMoCzIeLnBheWluLnBheWlucy52MS5QYXlJblRyYW5zZmVyIsUCCg1QYXlJblRyYW5zZmVyEgwKBHJhaWwYASABKAkSEAoIY2hhaW5faWQYAiABKAQSDQoFYXNzZXQYAyABKAkSDwoHdHhfaGFzaBgEIAEoCRIRCglsb2dfaW5kZXgYBSABKA0SFAoMYmxvY2tfbnVtYmVyGAYgASgEEi4KCmJsb2NrX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGZyb21fYWRkcmVzcxgIIAEoCRIOCgZhbW91bnQYCSABKAkSLQoFc3RhdGUYCiABKA4yHi5wYXlpbi5wYXlpbnMudjEuVHJhbnNmZXJTdGF0ZRIMCgRsYXRlGAsgASgIEhUKDXdyb25nX25ldHdvcmsYDCABKAgSEwoLd3JvbmdfdG9rZW4YDSABKAgSDAoEZHVzdBgOIAEoCCqDAQoLUGF5SW5TdGF0dXMSHQoZUEFZX0lOX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFVBBWV9JTl9TVEFUVVNfQ1JFQVRFRBABEiIKHlBBWV9JTl9TVEFUVVNfQVdBSVRJTkdfUEFZTUVOVBACEhYKElBBWV9JTl9TVEFUVVNfUEFJRBADKoQBCg1UcmFuc2ZlclN0YXRlEh4KGlRSQU5TRkVSX1NUQVRFX1VOU1BFQ0lGSUVEEAASGgoWVFJBTlNGRVJfU1RBVEVfUEVORElORxABEhoKFlRSQU5TRkVSX1NUQVRFX1NFVFRMRUQQAhIbChdUUkFOU0ZFUl9TVEFURV9PUlBIQU5FRBADMpgGCg1QYXlpbnNTZXJ2aWNlEmoKEUNyZWF0ZVBheUluSW50ZW50EikucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVxdWVzdBoqLnBheWluLnBheWlucy52MS5DcmVhdGVQYXlJbkludGVudFJlc3BvbnNlEnwKF0JhdGNoQ3JlYXRlUGF5SW5JbnRlbnRzEi8ucGF5aW4ucGF5aW5zLnYxLkJhdGNoQ3JlYXRlUGF5SW5JbnRlbnRzUmVxdWVzdBowLnBheWluLnBheWlucy52MS5CYXRjaENyZWF0ZVBheUluSW50ZW50c1Jlc3BvbnNlEmEKDkdldFBheUluSW50ZW50EiYucGF5aW4ucGF5aW5zLnYxLkdldFBheUluSW50ZW50UmVxdWVzdBonLnBheWluLnBheWlucy52MS5HZXRQYXlJbkludGVudFJlc3BvbnNlEnMKFEJhdGNoR2V0UGF5SW5JbnRlbnRzEiwucGF5aW4ucGF5aW5zLnYxLkJhdGNoR2V0UGF5SW5JbnRlbnRzUmVxdWVzdBotLnBheWluLnBheWlucy52MS5CYXRjaEdldFBheUluSW50ZW50c1Jlc3BvbnNlEmcKEExpc3RQYXlJbkludGVudHMSKC5wYXlpbi5wYXlpbnMudjEuTGlzdFBheUluSW50ZW50c1JlcXVlc3QaKS5wYXlpbi5wYXlpbnMudjEuTGlzdFBheUluSW50ZW50c1Jlc3BvbnNlEm0KElJlY29yZE9ic2VydmF0aW9ucxIqLnBheWluLnBheWlucy52MS5SZWNvcmRPYnNlcnZhdGlvbnNSZXF1ZXN0GisucGF5aW4ucGF5aW5zLnYxLlJlY29yZE9ic2VydmF0aW9uc1Jlc3BvbnNlEm0KEkxpc3RQYXlJblRyYW5zZmVycxIqLnBheWluLnBheWlucy52MS5MaXN0UGF5SW5UcmFuc2ZlcnNSZXF1ZXN0GisucGF5aW4ucGF5aW5zLnYxLkxpc3RQYXlJblRyYW5zZmVyc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
+  fileDesc("CiRwYXlpbi9wYXlpbnMvdjEvcGF5aW5zX3NlcnZpY2UucHJvdG8SD3BheWluLnBheWlucy52MSLHAwoLUGF5SW5JbnRlbnQSEwoLaW50ZW50X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBCABKAkSDAoEcmFpbBgFIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYBiABKAkSFAoHYWRkcmVzcxgHIAEoCUgAiAEBEiEKFGFsbG9jYXRpb25fcmVmZXJlbmNlGAggASgJSAGIAQESFgoJcmVmZXJlbmNlGAkgASgJSAKIAQESFAoManVyaXNkaWN0aW9uGAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9hZGRyZXNzQhcKFV9hbGxvY2F0aW9uX3JlZmVyZW5jZUIMCgpfcmVmZXJlbmNlItUBChhDcmVhdGVQYXlJbkludGVudFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSDQoFYXNzZXQYAyABKAkSDgoGYW1vdW50GAQgASgJEhQKDGp1cmlzZGljdGlvbhgFIAEoCRIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCglyZWZlcmVuY2UYByABKAlIAIgBAUIMCgpfcmVmZXJlbmNlIlsKGUNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50EhAKCHJlcGxheWVkGAIgASgIIl0KHkJhdGNoQ3JlYXRlUGF5SW5JbnRlbnRzUmVxdWVzdBI7CghyZXF1ZXN0cxgBIAMoCzIpLnBheWluLnBheWlucy52MS5DcmVhdGVQYXlJbkludGVudFJlcXVlc3QiXAofQmF0Y2hDcmVhdGVQYXlJbkludGVudHNSZXNwb25zZRI5CgdyZXN1bHRzGAEgAygLMigucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzdWx0IpUBChdDcmVhdGVQYXlJbkludGVudFJlc3VsdBI9CgdjcmVhdGVkGAEgASgLMioucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2VIABIwCgVlcnJvchgCIAEoCzIfLnBheWluLmNvbW1vbi52MS5CYXRjaEl0ZW1FcnJvckgAQgkKB291dGNvbWUiQwoVR2V0UGF5SW5JbnRlbnRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkiRgoWR2V0UGF5SW5JbnRlbnRSZXNwb25zZRIsCgZpbnRlbnQYASABKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQiUgobQmF0Y2hHZXRQYXlJbkludGVudHNSZXF1ZXN0EjMKB2xvb2t1cHMYASADKAsyIi5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnRMb29rdXAiPwoRUGF5SW5JbnRlbnRMb29rdXASFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRITCgtpbnRlbnRfdXVpZBgCIAEoCSJZChxCYXRjaEdldFBheUluSW50ZW50c1Jlc3BvbnNlEjkKB3Jlc3VsdHMYASADKAsyKC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnRMb29rdXBSZXN1bHQiRwoXUGF5SW5JbnRlbnRMb29rdXBSZXN1bHQSLAoGaW50ZW50GAEgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50IowBChdMaXN0UGF5SW5JbnRlbnRzUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEg0KBWxpbWl0GAIgASgNEg4KBm9mZnNldBgDIAEoDRIsCgZzdGF0dXMYBCABKA4yHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5TdGF0dXMSDQoFYXNzZXQYBSABKAkiWAoYTGlzdFBheUluSW50ZW50c1Jlc3BvbnNlEi0KB2ludGVudHMYASADKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQSDQoFdG90YWwYAiABKAQiTwoZUmVjb3JkT2JzZXJ2YXRpb25zUmVxdWVzdBIyCgxvYnNlcnZhdGlvbnMYASADKAsyHC5wYXlpbi5wYXlpbnMudjEuT2JzZXJ2YXRpb24ikAEKC09ic2VydmF0aW9uEhMKC2ludGVudF91dWlkGAEgASgJEiwKBWFybWVkGAIgASgLMhsucGF5aW4ucGF5aW5zLnYxLldhdGNoQXJtZWRIABI1Cgh0cmFuc2ZlchgDIAEoCzIhLnBheWluLnBheWlucy52MS5PYnNlcnZlZFRyYW5zZmVySABCBwoFZXZlbnQiQAoKV2F0Y2hBcm1lZBIMCgRyYWlsGAEgASgJEhAKCGNoYWluX2lkGAIgASgEEhIKCmZyb21fYmxvY2sYAyABKAQi5AIKEE9ic2VydmVkVHJhbnNmZXISDAoEcmFpbBgBIAEoCRIQCghjaGFpbl9pZBgCIAEoBBIPCgd0eF9oYXNoGAMgASgJEhEKCWxvZ19pbmRleBgEIAEoDRINCgVhc3NldBgFIAEoCRIQCghkZWNpbWFscxgGIAEoDRIZChFhbW91bnRfYmFzZV91bml0cxgHIAEoCRIUCgxmcm9tX2FkZHJlc3MYCCABKAkSEgoKdG9fYWRkcmVzcxgJIAEoCRIUCgxibG9ja19udW1iZXIYCiABKAQSEgoKYmxvY2tfaGFzaBgLIAEoCRIuCgpibG9ja190aW1lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBItCgVzdGF0ZRgNIAEoDjIeLnBheWluLnBheWlucy52MS5UcmFuc2ZlclN0YXRlEg8KB3ZlcnNpb24YDiABKA0SDAoEZHVzdBgPIAEoCCJQChpSZWNvcmRPYnNlcnZhdGlvbnNSZXNwb25zZRIyCgdpbnRlbnRzGAEgAygLMiEucGF5aW4ucGF5aW5zLnYxLkludGVudFdhdGNoU3RhdGUidAoQSW50ZW50V2F0Y2hTdGF0ZRITCgtpbnRlbnRfdXVpZBgBIAEoCRINCgVrbm93bhgCIAEoCBIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRwYWlkGAQgASgIIkcKGUxpc3RQYXlJblRyYW5zZmVyc1JlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRITCgtpbnRlbnRfdXVpZBgCIAEoCSK2AQoaTGlzdFBheUluVHJhbnNmZXJzUmVzcG9uc2USDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCRIXCg9leHBlY3RlZF9hbW91bnQYAyABKAkSFwoPcmVjZWl2ZWRfYW1vdW50GAQgASgJEhYKDnBlbmRpbmdfYW1vdW50GAUgASgJEjEKCXRyYW5zZmVycxgGIAMoCzIeLnBheWluLnBheWlucy52MS5QYXlJblRyYW5zZmVyIsUCCg1QYXlJblRyYW5zZmVyEgwKBHJhaWwYASABKAkSEAoIY2hhaW5faWQYAiABKAQSDQoFYXNzZXQYAyABKAkSDwoHdHhfaGFzaBgEIAEoCRIRCglsb2dfaW5kZXgYBSABKA0SFAoMYmxvY2tfbnVtYmVyGAYgASgEEi4KCmJsb2NrX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGZyb21fYWRkcmVzcxgIIAEoCRIOCgZhbW91bnQYCSABKAkSLQoFc3RhdGUYCiABKA4yHi5wYXlpbi5wYXlpbnMudjEuVHJhbnNmZXJTdGF0ZRIMCgRsYXRlGAsgASgIEhUKDXdyb25nX25ldHdvcmsYDCABKAgSEwoLd3JvbmdfdG9rZW4YDSABKAgSDAoEZHVzdBgOIAEoCCIrCgxDaGVja291dFBhaXISDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCSK8AwoPQ2hlY2tvdXRTZXNzaW9uEhUKDWNoZWNrb3V0X3V1aWQYASABKAkSFQoNbWVyY2hhbnRfdXVpZBgCIAEoCRIWCglyZWZlcmVuY2UYAyABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgEIAEoCUgBiAEBEg4KBmFtb3VudBgFIAEoCRIsCgVwYWlycxgGIAMoCzIdLnBheWluLnBheWlucy52MS5DaGVja291dFBhaXISFAoManVyaXNkaWN0aW9uGAcgASgJEi0KBXN0YXRlGAggASgOMh4ucGF5aW4ucGF5aW5zLnYxLkNoZWNrb3V0U3RhdGUSGAoLaW50ZW50X3V1aWQYCSABKAlIAogBARIeChZwYXltZW50X3dpbmRvd19zZWNvbmRzGAogASgNEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgwKCl9yZWZlcmVuY2VCDgoMX2Rlc2NyaXB0aW9uQg4KDF9pbnRlbnRfdXVpZCLZAQocQ3JlYXRlQ2hlY2tvdXRTZXNzaW9uUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhYKCXJlZmVyZW5jZRgCIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQESDgoGYW1vdW50GAQgASgJEiwKBXBhaXJzGAUgAygLMh0ucGF5aW4ucGF5aW5zLnYxLkNoZWNrb3V0UGFpchIUCgxqdXJpc2RpY3Rpb24YBiABKAlCDAoKX3JlZmVyZW5jZUIOCgxfZGVzY3JpcHRpb24iYQodQ3JlYXRlQ2hlY2tvdXRTZXNzaW9uUmVzcG9uc2USMQoHc2Vzc2lvbhgBIAEoCzIgLnBheWluLnBheWlucy52MS5DaGVja291dFNlc3Npb24SDQoFdG9rZW4YAiABKAkiSQoZR2V0Q2hlY2tvdXRTZXNzaW9uUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhUKDWNoZWNrb3V0X3V1aWQYAiABKAkifQoaR2V0Q2hlY2tvdXRTZXNzaW9uUmVzcG9uc2USMQoHc2Vzc2lvbhgBIAEoCzIgLnBheWluLnBheWlucy52MS5DaGVja291dFNlc3Npb24SLAoGaW50ZW50GAIgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50IlMKG0xpc3RDaGVja291dFNlc3Npb25zUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEg0KBWxpbWl0GAIgASgNEg4KBm9mZnNldBgDIAEoDSJhChxMaXN0Q2hlY2tvdXRTZXNzaW9uc1Jlc3BvbnNlEjIKCHNlc3Npb25zGAEgAygLMiAucGF5aW4ucGF5aW5zLnYxLkNoZWNrb3V0U2Vzc2lvbhINCgV0b3RhbBgCIAEoBCJNCh1EaXNhYmxlQ2hlY2tvdXRTZXNzaW9uUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhUKDWNoZWNrb3V0X3V1aWQYAiABKAkiUwoeRGlzYWJsZUNoZWNrb3V0U2Vzc2lvblJlc3BvbnNlEjEKB3Nlc3Npb24YASABKAsyIC5wYXlpbi5wYXlpbnMudjEuQ2hlY2tvdXRTZXNzaW9uIioKGUdldENoZWNrb3V0QnlUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkifQoaR2V0Q2hlY2tvdXRCeVRva2VuUmVzcG9uc2USMQoHc2Vzc2lvbhgBIAEoCzIgLnBheWluLnBheWlucy52MS5DaGVja291dFNlc3Npb24SLAoGaW50ZW50GAIgASgLMhwucGF5aW4ucGF5aW5zLnYxLlBheUluSW50ZW50IlIKFFN0YXJ0Q2hlY2tvdXRSZXF1ZXN0Eg0KBXRva2VuGAEgASgJEisKBHBhaXIYAiABKAsyHS5wYXlpbi5wYXlpbnMudjEuQ2hlY2tvdXRQYWlyIngKFVN0YXJ0Q2hlY2tvdXRSZXNwb25zZRIxCgdzZXNzaW9uGAEgASgLMiAucGF5aW4ucGF5aW5zLnYxLkNoZWNrb3V0U2Vzc2lvbhIsCgZpbnRlbnQYAiABKAsyHC5wYXlpbi5wYXlpbnMudjEuUGF5SW5JbnRlbnQqgwEKC1BheUluU3RhdHVzEh0KGVBBWV9JTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIZChVQQVlfSU5fU1RBVFVTX0NSRUFURUQQARIiCh5QQVlfSU5fU1RBVFVTX0FXQUlUSU5HX1BBWU1FTlQQAhIWChJQQVlfSU5fU1RBVFVTX1BBSUQQAyqEAQoNVHJhbnNmZXJTdGF0ZRIeChpUUkFOU0ZFUl9TVEFURV9VTlNQRUNJRklFRBAAEhoKFlRSQU5TRkVSX1NUQVRFX1BFTkRJTkcQARIaChZUUkFOU0ZFUl9TVEFURV9TRVRUTEVEEAISGwoXVFJBTlNGRVJfU1RBVEVfT1JQSEFORUQQAyqaAQoNQ2hlY2tvdXRTdGF0ZRIeChpDSEVDS09VVF9TVEFURV9VTlNQRUNJRklFRBAAEhcKE0NIRUNLT1VUX1NUQVRFX09QRU4QARIaChZDSEVDS09VVF9TVEFURV9TVEFSVEVEEAISFwoTQ0hFQ0tPVVRfU1RBVEVfUEFJRBADEhsKF0NIRUNLT1VUX1NUQVRFX0RJU0FCTEVEEAQyvgsKDVBheWluc1NlcnZpY2USagoRQ3JlYXRlUGF5SW5JbnRlbnQSKS5wYXlpbi5wYXlpbnMudjEuQ3JlYXRlUGF5SW5JbnRlbnRSZXF1ZXN0GioucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZVBheUluSW50ZW50UmVzcG9uc2USfAoXQmF0Y2hDcmVhdGVQYXlJbkludGVudHMSLy5wYXlpbi5wYXlpbnMudjEuQmF0Y2hDcmVhdGVQYXlJbkludGVudHNSZXF1ZXN0GjAucGF5aW4ucGF5aW5zLnYxLkJhdGNoQ3JlYXRlUGF5SW5JbnRlbnRzUmVzcG9uc2USYQoOR2V0UGF5SW5JbnRlbnQSJi5wYXlpbi5wYXlpbnMudjEuR2V0UGF5SW5JbnRlbnRSZXF1ZXN0GicucGF5aW4ucGF5aW5zLnYxLkdldFBheUluSW50ZW50UmVzcG9uc2UScwoUQmF0Y2hHZXRQYXlJbkludGVudHMSLC5wYXlpbi5wYXlpbnMudjEuQmF0Y2hHZXRQYXlJbkludGVudHNSZXF1ZXN0Gi0ucGF5aW4ucGF5aW5zLnYxLkJhdGNoR2V0UGF5SW5JbnRlbnRzUmVzcG9uc2USZwoQTGlzdFBheUluSW50ZW50cxIoLnBheWluLnBheWlucy52MS5MaXN0UGF5SW5JbnRlbnRzUmVxdWVzdBopLnBheWluLnBheWlucy52MS5MaXN0UGF5SW5JbnRlbnRzUmVzcG9uc2USbQoSUmVjb3JkT2JzZXJ2YXRpb25zEioucGF5aW4ucGF5aW5zLnYxLlJlY29yZE9ic2VydmF0aW9uc1JlcXVlc3QaKy5wYXlpbi5wYXlpbnMudjEuUmVjb3JkT2JzZXJ2YXRpb25zUmVzcG9uc2USbQoSTGlzdFBheUluVHJhbnNmZXJzEioucGF5aW4ucGF5aW5zLnYxLkxpc3RQYXlJblRyYW5zZmVyc1JlcXVlc3QaKy5wYXlpbi5wYXlpbnMudjEuTGlzdFBheUluVHJhbnNmZXJzUmVzcG9uc2USdgoVQ3JlYXRlQ2hlY2tvdXRTZXNzaW9uEi0ucGF5aW4ucGF5aW5zLnYxLkNyZWF0ZUNoZWNrb3V0U2Vzc2lvblJlcXVlc3QaLi5wYXlpbi5wYXlpbnMudjEuQ3JlYXRlQ2hlY2tvdXRTZXNzaW9uUmVzcG9uc2USbQoSR2V0Q2hlY2tvdXRTZXNzaW9uEioucGF5aW4ucGF5aW5zLnYxLkdldENoZWNrb3V0U2Vzc2lvblJlcXVlc3QaKy5wYXlpbi5wYXlpbnMudjEuR2V0Q2hlY2tvdXRTZXNzaW9uUmVzcG9uc2UScwoUTGlzdENoZWNrb3V0U2Vzc2lvbnMSLC5wYXlpbi5wYXlpbnMudjEuTGlzdENoZWNrb3V0U2Vzc2lvbnNSZXF1ZXN0Gi0ucGF5aW4ucGF5aW5zLnYxLkxpc3RDaGVja291dFNlc3Npb25zUmVzcG9uc2USeQoWRGlzYWJsZUNoZWNrb3V0U2Vzc2lvbhIuLnBheWluLnBheWlucy52MS5EaXNhYmxlQ2hlY2tvdXRTZXNzaW9uUmVxdWVzdBovLnBheWluLnBheWlucy52MS5EaXNhYmxlQ2hlY2tvdXRTZXNzaW9uUmVzcG9uc2USbQoSR2V0Q2hlY2tvdXRCeVRva2VuEioucGF5aW4ucGF5aW5zLnYxLkdldENoZWNrb3V0QnlUb2tlblJlcXVlc3QaKy5wYXlpbi5wYXlpbnMudjEuR2V0Q2hlY2tvdXRCeVRva2VuUmVzcG9uc2USXgoNU3RhcnRDaGVja291dBIlLnBheWluLnBheWlucy52MS5TdGFydENoZWNrb3V0UmVxdWVzdBomLnBheWluLnBheWlucy52MS5TdGFydENoZWNrb3V0UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
 
 /**
  * @generated from message payin.payins.v1.PayInIntent
@@ -886,6 +886,463 @@ export const PayInTransferSchema: GenMessage<PayInTransfer> = /*@__PURE__*/
   messageDesc(file_payin_payins_v1_payins_service, 22);
 
 /**
+ * CheckoutPair is an asset and the rail it is paid on.
+ *
+ * @generated from message payin.payins.v1.CheckoutPair
+ */
+export type CheckoutPair = Message<"payin.payins.v1.CheckoutPair"> & {
+  /**
+   * Asset code: "usdt" or "usdc".
+   *
+   * @generated from field: string asset = 1;
+   */
+  asset: string;
+
+  /**
+   * The rail routing serves the asset on: "bep20" for usdt, "erc20" for usdc.
+   *
+   * @generated from field: string rail = 2;
+   */
+  rail: string;
+};
+
+/**
+ * Describes the message payin.payins.v1.CheckoutPair.
+ * Use `create(CheckoutPairSchema)` to create a new message.
+ */
+export const CheckoutPairSchema: GenMessage<CheckoutPair> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 23);
+
+/**
+ * CheckoutSession is a merchant's hosted checkout link (never its token).
+ *
+ * @generated from message payin.payins.v1.CheckoutSession
+ */
+export type CheckoutSession = Message<"payin.payins.v1.CheckoutSession"> & {
+  /**
+   * UUIDv7 of the session.
+   *
+   * @generated from field: string checkout_uuid = 1;
+   */
+  checkoutUuid: string;
+
+  /**
+   * The merchant it belongs to.
+   *
+   * @generated from field: string merchant_uuid = 2;
+   */
+  merchantUuid: string;
+
+  /**
+   * The merchant's correlation field (order or invoice).
+   *
+   * @generated from field: optional string reference = 3;
+   */
+  reference?: string | undefined;
+
+  /**
+   * Text shown to the payer.
+   *
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * Fixed amount, canonical decimal string, e.g. "10.5".
+   *
+   * @generated from field: string amount = 5;
+   */
+  amount: string;
+
+  /**
+   * The pairs the payer may pay with, at least one, in the order given.
+   *
+   * @generated from field: repeated payin.payins.v1.CheckoutPair pairs = 6;
+   */
+  pairs: CheckoutPair[];
+
+  /**
+   * ISO 3166-1 alpha-2 jurisdiction of the pay-in intent a start creates.
+   *
+   * @generated from field: string jurisdiction = 7;
+   */
+  jurisdiction: string;
+
+  /**
+   * Where the session stands; paid follows its intent's canonical status.
+   *
+   * @generated from field: payin.payins.v1.CheckoutState state = 8;
+   */
+  state: CheckoutState;
+
+  /**
+   * The pay-in intent a start created; unset before.
+   *
+   * @generated from field: optional string intent_uuid = 9;
+   */
+  intentUuid?: string | undefined;
+
+  /**
+   * Seconds from the start to the pay-in intent's deadline.
+   *
+   * @generated from field: uint32 payment_window_seconds = 10;
+   */
+  paymentWindowSeconds: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 11;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 12;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.payins.v1.CheckoutSession.
+ * Use `create(CheckoutSessionSchema)` to create a new message.
+ */
+export const CheckoutSessionSchema: GenMessage<CheckoutSession> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 24);
+
+/**
+ * @generated from message payin.payins.v1.CreateCheckoutSessionRequest
+ */
+export type CreateCheckoutSessionRequest = Message<"payin.payins.v1.CreateCheckoutSessionRequest"> & {
+  /**
+   * The merchant that creates it.
+   *
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * At most 255 characters.
+   *
+   * @generated from field: optional string reference = 2;
+   */
+  reference?: string | undefined;
+
+  /**
+   * At most 500 characters; shown to the payer.
+   *
+   * @generated from field: optional string description = 3;
+   */
+  description?: string | undefined;
+
+  /**
+   * Decimal string: ^\d+(\.\d+)?$, > 0, at most 6 fractional digits after
+   * trimming, at most 1,000,000,000 (as CreatePayInIntent's amount).
+   *
+   * @generated from field: string amount = 4;
+   */
+  amount: string;
+
+  /**
+   * 1 or more distinct pairs routing serves (usdt/bep20, usdc/erc20).
+   *
+   * @generated from field: repeated payin.payins.v1.CheckoutPair pairs = 5;
+   */
+  pairs: CheckoutPair[];
+
+  /**
+   * ISO 3166-1 alpha-2, upper case: the jurisdiction of the pay-in intent.
+   *
+   * @generated from field: string jurisdiction = 6;
+   */
+  jurisdiction: string;
+};
+
+/**
+ * Describes the message payin.payins.v1.CreateCheckoutSessionRequest.
+ * Use `create(CreateCheckoutSessionRequestSchema)` to create a new message.
+ */
+export const CreateCheckoutSessionRequestSchema: GenMessage<CreateCheckoutSessionRequest> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 25);
+
+/**
+ * @generated from message payin.payins.v1.CreateCheckoutSessionResponse
+ */
+export type CreateCheckoutSessionResponse = Message<"payin.payins.v1.CreateCheckoutSessionResponse"> & {
+  /**
+   * The new session, state open.
+   *
+   * @generated from field: payin.payins.v1.CheckoutSession session = 1;
+   */
+  session?: CheckoutSession | undefined;
+
+  /**
+   * The link's token (43 base64url characters of 32 random bytes), in clear
+   * only in this answer.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message payin.payins.v1.CreateCheckoutSessionResponse.
+ * Use `create(CreateCheckoutSessionResponseSchema)` to create a new message.
+ */
+export const CreateCheckoutSessionResponseSchema: GenMessage<CreateCheckoutSessionResponse> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 26);
+
+/**
+ * @generated from message payin.payins.v1.GetCheckoutSessionRequest
+ */
+export type GetCheckoutSessionRequest = Message<"payin.payins.v1.GetCheckoutSessionRequest"> & {
+  /**
+   * The merchant it must belong to.
+   *
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * The session's uuid.
+   *
+   * @generated from field: string checkout_uuid = 2;
+   */
+  checkoutUuid: string;
+};
+
+/**
+ * Describes the message payin.payins.v1.GetCheckoutSessionRequest.
+ * Use `create(GetCheckoutSessionRequestSchema)` to create a new message.
+ */
+export const GetCheckoutSessionRequestSchema: GenMessage<GetCheckoutSessionRequest> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 27);
+
+/**
+ * @generated from message payin.payins.v1.GetCheckoutSessionResponse
+ */
+export type GetCheckoutSessionResponse = Message<"payin.payins.v1.GetCheckoutSessionResponse"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: payin.payins.v1.CheckoutSession session = 1;
+   */
+  session?: CheckoutSession | undefined;
+
+  /**
+   * Its pay-in intent; unset before a start created it.
+   *
+   * @generated from field: payin.payins.v1.PayInIntent intent = 2;
+   */
+  intent?: PayInIntent | undefined;
+};
+
+/**
+ * Describes the message payin.payins.v1.GetCheckoutSessionResponse.
+ * Use `create(GetCheckoutSessionResponseSchema)` to create a new message.
+ */
+export const GetCheckoutSessionResponseSchema: GenMessage<GetCheckoutSessionResponse> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 28);
+
+/**
+ * @generated from message payin.payins.v1.ListCheckoutSessionsRequest
+ */
+export type ListCheckoutSessionsRequest = Message<"payin.payins.v1.ListCheckoutSessionsRequest"> & {
+  /**
+   * The merchant whose sessions are listed.
+   *
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * 1 to 100.
+   *
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * 0 or more.
+   *
+   * @generated from field: uint32 offset = 3;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message payin.payins.v1.ListCheckoutSessionsRequest.
+ * Use `create(ListCheckoutSessionsRequestSchema)` to create a new message.
+ */
+export const ListCheckoutSessionsRequestSchema: GenMessage<ListCheckoutSessionsRequest> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 29);
+
+/**
+ * @generated from message payin.payins.v1.ListCheckoutSessionsResponse
+ */
+export type ListCheckoutSessionsResponse = Message<"payin.payins.v1.ListCheckoutSessionsResponse"> & {
+  /**
+   * The page, newest first.
+   *
+   * @generated from field: repeated payin.payins.v1.CheckoutSession sessions = 1;
+   */
+  sessions: CheckoutSession[];
+
+  /**
+   * Number of the merchant's sessions, ignoring limit and offset.
+   *
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message payin.payins.v1.ListCheckoutSessionsResponse.
+ * Use `create(ListCheckoutSessionsResponseSchema)` to create a new message.
+ */
+export const ListCheckoutSessionsResponseSchema: GenMessage<ListCheckoutSessionsResponse> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 30);
+
+/**
+ * @generated from message payin.payins.v1.DisableCheckoutSessionRequest
+ */
+export type DisableCheckoutSessionRequest = Message<"payin.payins.v1.DisableCheckoutSessionRequest"> & {
+  /**
+   * The merchant it must belong to.
+   *
+   * @generated from field: string merchant_uuid = 1;
+   */
+  merchantUuid: string;
+
+  /**
+   * The session's uuid.
+   *
+   * @generated from field: string checkout_uuid = 2;
+   */
+  checkoutUuid: string;
+};
+
+/**
+ * Describes the message payin.payins.v1.DisableCheckoutSessionRequest.
+ * Use `create(DisableCheckoutSessionRequestSchema)` to create a new message.
+ */
+export const DisableCheckoutSessionRequestSchema: GenMessage<DisableCheckoutSessionRequest> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 31);
+
+/**
+ * @generated from message payin.payins.v1.DisableCheckoutSessionResponse
+ */
+export type DisableCheckoutSessionResponse = Message<"payin.payins.v1.DisableCheckoutSessionResponse"> & {
+  /**
+   * The session, state disabled.
+   *
+   * @generated from field: payin.payins.v1.CheckoutSession session = 1;
+   */
+  session?: CheckoutSession | undefined;
+};
+
+/**
+ * Describes the message payin.payins.v1.DisableCheckoutSessionResponse.
+ * Use `create(DisableCheckoutSessionResponseSchema)` to create a new message.
+ */
+export const DisableCheckoutSessionResponseSchema: GenMessage<DisableCheckoutSessionResponse> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 32);
+
+/**
+ * @generated from message payin.payins.v1.GetCheckoutByTokenRequest
+ */
+export type GetCheckoutByTokenRequest = Message<"payin.payins.v1.GetCheckoutByTokenRequest"> & {
+  /**
+   * The token of the public link.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message payin.payins.v1.GetCheckoutByTokenRequest.
+ * Use `create(GetCheckoutByTokenRequestSchema)` to create a new message.
+ */
+export const GetCheckoutByTokenRequestSchema: GenMessage<GetCheckoutByTokenRequest> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 33);
+
+/**
+ * @generated from message payin.payins.v1.GetCheckoutByTokenResponse
+ */
+export type GetCheckoutByTokenResponse = Message<"payin.payins.v1.GetCheckoutByTokenResponse"> & {
+  /**
+   * The session.
+   *
+   * @generated from field: payin.payins.v1.CheckoutSession session = 1;
+   */
+  session?: CheckoutSession | undefined;
+
+  /**
+   * Its pay-in intent; unset before a start created it.
+   *
+   * @generated from field: payin.payins.v1.PayInIntent intent = 2;
+   */
+  intent?: PayInIntent | undefined;
+};
+
+/**
+ * Describes the message payin.payins.v1.GetCheckoutByTokenResponse.
+ * Use `create(GetCheckoutByTokenResponseSchema)` to create a new message.
+ */
+export const GetCheckoutByTokenResponseSchema: GenMessage<GetCheckoutByTokenResponse> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 34);
+
+/**
+ * @generated from message payin.payins.v1.StartCheckoutRequest
+ */
+export type StartCheckoutRequest = Message<"payin.payins.v1.StartCheckoutRequest"> & {
+  /**
+   * The token of the public link.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * The chosen pair; may be left unset when the session allows one pair only.
+   *
+   * @generated from field: payin.payins.v1.CheckoutPair pair = 2;
+   */
+  pair?: CheckoutPair | undefined;
+};
+
+/**
+ * Describes the message payin.payins.v1.StartCheckoutRequest.
+ * Use `create(StartCheckoutRequestSchema)` to create a new message.
+ */
+export const StartCheckoutRequestSchema: GenMessage<StartCheckoutRequest> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 35);
+
+/**
+ * @generated from message payin.payins.v1.StartCheckoutResponse
+ */
+export type StartCheckoutResponse = Message<"payin.payins.v1.StartCheckoutResponse"> & {
+  /**
+   * The session, state started (or paid).
+   *
+   * @generated from field: payin.payins.v1.CheckoutSession session = 1;
+   */
+  session?: CheckoutSession | undefined;
+
+  /**
+   * Its pay-in intent.
+   *
+   * @generated from field: payin.payins.v1.PayInIntent intent = 2;
+   */
+  intent?: PayInIntent | undefined;
+};
+
+/**
+ * Describes the message payin.payins.v1.StartCheckoutResponse.
+ * Use `create(StartCheckoutResponseSchema)` to create a new message.
+ */
+export const StartCheckoutResponseSchema: GenMessage<StartCheckoutResponse> = /*@__PURE__*/
+  messageDesc(file_payin_payins_v1_payins_service, 36);
+
+/**
  * PayInStatus is the canonical status of an intent. There is no expired status.
  *
  * @generated from enum payin.payins.v1.PayInStatus
@@ -956,6 +1413,54 @@ export enum TransferState {
  */
 export const TransferStateSchema: GenEnum<TransferState> = /*@__PURE__*/
   enumDesc(file_payin_payins_v1_payins_service, 1);
+
+/**
+ * CheckoutState is where a hosted checkout session stands: open, then started
+ * (its pay-in intent exists), then paid (its intent is paid); or open, then
+ * disabled.
+ *
+ * @generated from enum payin.payins.v1.CheckoutState
+ */
+export enum CheckoutState {
+  /**
+   * @generated from enum value: CHECKOUT_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * No pay-in intent yet; the link may start one.
+   *
+   * @generated from enum value: CHECKOUT_STATE_OPEN = 1;
+   */
+  OPEN = 1,
+
+  /**
+   * The pay-in intent exists and is not paid.
+   *
+   * @generated from enum value: CHECKOUT_STATE_STARTED = 2;
+   */
+  STARTED = 2,
+
+  /**
+   * The pay-in intent is paid (final).
+   *
+   * @generated from enum value: CHECKOUT_STATE_PAID = 3;
+   */
+  PAID = 3,
+
+  /**
+   * Disabled by the merchant before any start; the link starts nothing.
+   *
+   * @generated from enum value: CHECKOUT_STATE_DISABLED = 4;
+   */
+  DISABLED = 4,
+}
+
+/**
+ * Describes the enum payin.payins.v1.CheckoutState.
+ */
+export const CheckoutStateSchema: GenEnum<CheckoutState> = /*@__PURE__*/
+  enumDesc(file_payin_payins_v1_payins_service, 2);
 
 /**
  * PayinsService owns pay-in intents and create idempotency. Every request names
@@ -1058,6 +1563,90 @@ export const PayinsService: GenService<{
     methodKind: "unary";
     input: typeof ListPayInTransfersRequestSchema;
     output: typeof ListPayInTransfersResponseSchema;
+  },
+  /**
+   * Creates a hosted checkout session of the merchant and answers it with its
+   * token, in clear this once: only the token's SHA-256 is kept, so a lost
+   * token cannot be recovered. Readiness of the chosen pairs (and of the
+   * merchant) is decided by the caller (the checkout gateway asks allocation's
+   * GetReadiness) before it calls; this RPC checks the fields only.
+   * INVALID_ARGUMENT (VALIDATION_ERROR) when a field breaks a rule; nothing is
+   * created then.
+   *
+   * @generated from rpc payin.payins.v1.PayinsService.CreateCheckoutSession
+   */
+  createCheckoutSession: {
+    methodKind: "unary";
+    input: typeof CreateCheckoutSessionRequestSchema;
+    output: typeof CreateCheckoutSessionResponseSchema;
+  },
+  /**
+   * Reads one checkout session of the merchant, with its pay-in intent once
+   * started. NOT_FOUND (CHECKOUT_NOT_FOUND) for a missing session and for
+   * another merchant's.
+   *
+   * @generated from rpc payin.payins.v1.PayinsService.GetCheckoutSession
+   */
+  getCheckoutSession: {
+    methodKind: "unary";
+    input: typeof GetCheckoutSessionRequestSchema;
+    output: typeof GetCheckoutSessionResponseSchema;
+  },
+  /**
+   * Lists the merchant's checkout sessions, newest first, with their total.
+   * INVALID_ARGUMENT (VALIDATION_ERROR) for a limit outside 1 to 100.
+   *
+   * @generated from rpc payin.payins.v1.PayinsService.ListCheckoutSessions
+   */
+  listCheckoutSessions: {
+    methodKind: "unary";
+    input: typeof ListCheckoutSessionsRequestSchema;
+    output: typeof ListCheckoutSessionsResponseSchema;
+  },
+  /**
+   * Disables an open checkout session that no start has used: its link then
+   * creates no pay-in. Idempotent: a disabled session is answered as it is.
+   * FAILED_PRECONDITION (CHECKOUT_NOT_DISABLABLE) once a start has used the
+   * session (started or paid, or a start in progress). NOT_FOUND
+   * (CHECKOUT_NOT_FOUND) as GetCheckoutSession.
+   *
+   * @generated from rpc payin.payins.v1.PayinsService.DisableCheckoutSession
+   */
+  disableCheckoutSession: {
+    methodKind: "unary";
+    input: typeof DisableCheckoutSessionRequestSchema;
+    output: typeof DisableCheckoutSessionResponseSchema;
+  },
+  /**
+   * Reads a checkout session by its token, for the payer's page: the session
+   * and its pay-in intent once started. Creates nothing. NOT_FOUND
+   * (CHECKOUT_NOT_FOUND) for an unknown or malformed token, saying nothing more.
+   *
+   * @generated from rpc payin.payins.v1.PayinsService.GetCheckoutByToken
+   */
+  getCheckoutByToken: {
+    methodKind: "unary";
+    input: typeof GetCheckoutByTokenRequestSchema;
+    output: typeof GetCheckoutByTokenResponseSchema;
+  },
+  /**
+   * The payer's start: creates the session's one pay-in intent with the chosen
+   * pair, as CreatePayInIntent does (idempotency key "checkout:<checkout_uuid>"),
+   * expiring one payment window after the first start. Idempotent: once a start
+   * has created the intent, every start (with any pair) answers that intent, and
+   * concurrent starts create one intent between them. NOT_FOUND
+   * (CHECKOUT_NOT_FOUND) as GetCheckoutByToken; FAILED_PRECONDITION
+   * (CHECKOUT_UNAVAILABLE) for a disabled session; INVALID_ARGUMENT
+   * (VALIDATION_ERROR) for a pair the session does not allow, or none when it
+   * allows several; CreatePayInIntent's refusals (MERCHANT_NOT_ACTIVE, …) as
+   * they are.
+   *
+   * @generated from rpc payin.payins.v1.PayinsService.StartCheckout
+   */
+  startCheckout: {
+    methodKind: "unary";
+    input: typeof StartCheckoutRequestSchema;
+    output: typeof StartCheckoutResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_payin_payins_v1_payins_service, 0);
