@@ -2,9 +2,8 @@ import { hash, randomBytes } from "node:crypto";
 import { DomainError } from "@payin/errors";
 import { charLength } from "@payin/http/text";
 import { isUuid } from "@payin/ids";
-import { isCountryCode } from "@payin/ids/countries";
-import { AmountError, canonicalAmount, ROUTED_PAIRS, type Asset, type Rail } from "@payin/money";
-import { MAX_REFERENCE_LENGTH, type PayInStatus } from "./pay-in-intent.js";
+import { ROUTED_PAIRS, type Asset, type Rail } from "@payin/money";
+import { checkJurisdiction, MAX_REFERENCE_LENGTH, validAmount, type PayInStatus } from "./pay-in-intent.js";
 import { MAX_LIMIT } from "./read-pay-in-intents.js";
 import { CheckoutReason, PayinsReason } from "./reasons.js";
 
@@ -104,15 +103,8 @@ export function routedPair(pair: { asset: string; rail: string }): CheckoutPair 
 export function validateCreateCheckout(req: CreateCheckoutRequest): Omit<CheckoutSession, "checkoutUuid" | "state" | "intentUuid" | "paymentWindowS" | "createdAt" | "updatedAt"> {
   const reference = optionalText(req.reference, "reference", MAX_REFERENCE_LENGTH);
   const description = optionalText(req.description, "description", MAX_DESCRIPTION_LENGTH);
-  let amount: string;
-  try {
-    amount = canonicalAmount(req.amount);
-  } catch (error) {
-    if (error instanceof AmountError) invalid(error.message);
-    throw error;
-  }
-  if (!/^[A-Z]{2}$/.test(req.jurisdiction)) invalid("jurisdiction must be exactly 2 upper-case letters (ISO 3166-1 alpha-2)");
-  if (!isCountryCode(req.jurisdiction)) invalid("jurisdiction must be an assigned ISO 3166-1 alpha-2 country code");
+  const amount = validAmount(req.amount);
+  checkJurisdiction(req.jurisdiction);
   if (req.pairs.length === 0) invalid("a checkout needs at least one asset/rail pair");
   const pairs = req.pairs.map(routedPair);
   if (new Set(pairs.map((p) => p.asset)).size !== pairs.length) invalid("each asset/rail pair may be given once");

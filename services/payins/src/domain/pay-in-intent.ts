@@ -56,6 +56,22 @@ function invalid(message: string): never {
   throw new DomainError(PayinsReason.ValidationError, message);
 }
 
+/** An amount by the API's rules, as its canonical decimal string (VALIDATION_ERROR otherwise). */
+export function validAmount(text: string): string {
+  try {
+    return canonicalAmount(text);
+  } catch (error) {
+    if (error instanceof AmountError) invalid(error.message);
+    throw error;
+  }
+}
+
+/** Refuses (VALIDATION_ERROR) anything but an assigned ISO 3166-1 alpha-2 code in upper case. */
+export function checkJurisdiction(text: string): void {
+  if (!/^[A-Z]{2}$/.test(text)) invalid("jurisdiction must be exactly 2 upper-case letters (ISO 3166-1 alpha-2)");
+  if (!isCountryCode(text)) invalid("jurisdiction must be an assigned ISO 3166-1 alpha-2 country code");
+}
+
 /**
  * Checks every format rule of a create request (not the clock: see
  * `checkNotExpired`) and fingerprints its canonical payload. Two requests with the
@@ -72,15 +88,8 @@ export function validateCreate(req: CreateRequest): ValidCreateRequest {
     throw new DomainError(PayinsReason.IdempotencyKeyInvalid, "Idempotency-Key must not contain the character U+0000");
   }
   if (!isAsset(req.asset)) invalid("asset must be one of: usdt, usdc");
-  let amount: string;
-  try {
-    amount = canonicalAmount(req.amount);
-  } catch (error) {
-    if (error instanceof AmountError) invalid(error.message);
-    throw error;
-  }
-  if (!/^[A-Z]{2}$/.test(req.jurisdiction)) invalid("jurisdiction must be exactly 2 upper-case letters (ISO 3166-1 alpha-2)");
-  if (!isCountryCode(req.jurisdiction)) invalid("jurisdiction must be an assigned ISO 3166-1 alpha-2 country code");
+  const amount = validAmount(req.amount);
+  checkJurisdiction(req.jurisdiction);
   if (!req.expiresAt || Number.isNaN(req.expiresAt.getTime())) invalid("expires_at is required");
   const reference = req.reference ?? null;
   if (reference !== null && charLength(reference) > MAX_REFERENCE_LENGTH) {
