@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AmountError, RAIL_FOR_ASSET, ROUTED_PAIRS, canonicalAmount, fromBaseUnits, isAsset, toBaseUnits } from "./index.js";
+import { AmountError, RAIL_FOR_ASSET, ROUTED_PAIRS, canonicalAmount, fromBaseUnits, isAsset, isRail, toBaseUnits } from "./index.js";
 
 describe("canonicalAmount", () => {
   it.each([
@@ -84,5 +84,6 @@ describe("routing", () => {
       { asset: "usdc", rail: "erc20" },
     ]);
     expect(["usdt", "usdc", "USDT", "dai", ""].map(isAsset)).toEqual([true, true, false, false, false]);
+    expect(["bep20", "erc20", "BEP20", "trc20", ""].map(isRail)).toEqual([true, true, false, false, false]);
   });
 });

@@ -20,5 +20,10 @@ export function isAsset(value: string): value is Asset {
   return (ASSETS as readonly string[]).includes(value);
 }
 
+/** True for a rail routing serves. */
+export function isRail(value: string): value is Rail {
+  return (Object.values(RAIL_FOR_ASSET) as string[]).includes(value);
+}
+
 /** Every (asset, rail) pair routing serves, in the table's order. */
 export const ROUTED_PAIRS: readonly { asset: Asset; rail: Rail }[] = ASSETS.map((asset) => ({ asset, rail: RAIL_FOR_ASSET[asset] }));

@@ -60,6 +60,14 @@ export class CursorMovedError extends Error {
 const TRANSFER_COLUMNS = `chain_id, tx_hash, log_index, rail, intent_uuid, asset, decimals, from_address, to_address, amount, dust,
   block_number, block_hash, block_time, state, version`;
 
+/** Rows of observed transfers in the order they stand on chain (a statement's RETURNING has none of its own). */
+function inChainOrder(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  return [...rows].sort((a, b) => {
+    const byBlock = BigInt(a.block_number as string) - BigInt(b.block_number as string);
+    return byBlock !== 0n ? (byBlock < 0n ? -1 : 1) : Number(a.log_index) - Number(b.log_index);
+  });
+}
+
 function transferEvent(row: Record<string, unknown>): ObservationEvent {
   return {
     kind: "transfer",
@@ -119,7 +127,7 @@ export class ObservationRepository {
             where chain_id = $1 and state = 'pending' returning ${TRANSFER_COLUMNS}`,
           [previous, now],
         );
-        for (const transfer of orphaned) await this.enqueue(client, transferEvent(transfer), now);
+        await this.enqueue(client, inChainOrder(orphaned).map(transferEvent), now);
         await client.query(`delete from observed_blocks where chain_id = $1`, [previous]);
         await client.query(
           `update observer_cursors set chain_id = $2, genesis_hash = $3, next_block = $4, advanced_at = $5, updated_at = $5 where rail = $1`,
@@ -194,7 +202,6 @@ export class ObservationRepository {
     now: Date;
   }): Promise<{ events: number }> {
     return this.inCursorTransaction(input.rail, input.from, async (client) => {
-      let events = 0;
       if (input.keep.length > 0) {
         await client.query(
           `insert into observed_blocks (chain_id, number, hash, parent_hash)
@@ -203,49 +210,57 @@ export class ObservationRepository {
           [input.chainId, input.keep.map((b) => b.number.toString()), input.keep.map((b) => b.hash), input.keep.map((b) => b.parentHash)],
         );
       }
-      for (const t of input.transfers) {
+      const events: ObservationEvent[] = [];
+      if (input.transfers.length > 0) {
+        const column = <T>(pick: (t: ObservedTransfer) => T) => input.transfers.map(pick);
         const { rows } = await client.query(
           `insert into observed_transfers (${TRANSFER_COLUMNS}, contract, first_seen_at, updated_at)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, to_timestamp($14), 'pending', 1, $16, $15, $15)
+           select chain_id, tx_hash, log_index, rail, intent_uuid, asset, decimals, from_address, to_address, amount, dust,
+                  block_number, block_hash, to_timestamp(block_seconds), 'pending', 1, contract, $16, $16
+             from unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], $7::smallint[], $8::text[],
+                         $9::text[], $10::numeric[], $11::boolean[], $12::bigint[], $13::text[], $14::bigint[], $15::text[])
+                  as t(chain_id, tx_hash, log_index, rail, intent_uuid, asset, decimals, from_address, to_address, amount, dust,
+                       block_number, block_hash, block_seconds, contract)
            on conflict (chain_id, tx_hash, log_index) do update
              set state = 'pending', block_number = excluded.block_number, block_hash = excluded.block_hash,
                  block_time = excluded.block_time, version = observed_transfers.version + 1, updated_at = excluded.updated_at
              where observed_transfers.state = 'orphaned'
            returning ${TRANSFER_COLUMNS}`,
           [
-            t.chainId,
-            t.txHash,
-            t.logIndex,
-            t.rail,
-            t.intentUuid,
-            t.token.asset,
-            t.token.decimals,
-            t.from,
-            t.to,
-            t.amount.toString(),
-            t.dust,
-            t.blockNumber.toString(),
-            t.blockHash,
-            t.blockTimestamp.toString(),
+            column((t) => t.chainId),
+            column((t) => t.txHash),
+            column((t) => t.logIndex),
+            column((t) => t.rail),
+            column((t) => t.intentUuid),
+            column((t) => t.token.asset),
+            column((t) => t.token.decimals),
+            column((t) => t.from),
+            column((t) => t.to),
+            column((t) => t.amount.toString()),
+            column((t) => t.dust),
+            column((t) => t.blockNumber.toString()),
+            column((t) => t.blockHash),
+            column((t) => t.blockTimestamp.toString()),
+            column((t) => t.token.contract),
             input.now,
-            t.token.contract,
           ],
         );
-        for (const row of rows) events += await this.enqueue(client, transferEvent(row), input.now);
+        events.push(...inChainOrder(rows).map(transferEvent));
       }
       const armed = await client.query(
         `update allocations set armed_at = $2, armed_from_block = $3 where rail = $1 and armed_at is null returning intent_uuid`,
         [input.rail, input.now, input.from.toString()],
       );
       for (const row of armed.rows as { intent_uuid: string }[]) {
-        events += await this.enqueue(client, { kind: "armed", intentUuid: row.intent_uuid, rail: input.rail, chainId: input.chainId, fromBlock: input.from.toString() }, input.now);
+        events.push({ kind: "armed", intentUuid: row.intent_uuid, rail: input.rail, chainId: input.chainId, fromBlock: input.from.toString() });
       }
+      await this.enqueue(client, events, input.now);
       await client.query(`update observer_cursors set next_block = $2, advanced_at = $3, updated_at = $3 where rail = $1`, [
         input.rail,
         (input.to + 1n).toString(),
         input.now,
       ]);
-      return { events };
+      return { events: events.length };
     });
   }
 
@@ -269,7 +284,7 @@ export class ObservationRepository {
           returning ${TRANSFER_COLUMNS}`,
         [input.chainId, input.ancestor.toString(), input.now],
       );
-      for (const row of rows) await this.enqueue(client, transferEvent(row), input.now);
+      await this.enqueue(client, inChainOrder(rows).map(transferEvent), input.now);
       await client.query(`delete from observed_blocks where chain_id = $1 and number > $2`, [input.chainId, input.ancestor.toString()]);
       await client.query(`update observer_cursors set next_block = $2, updated_at = $3 where rail = $1`, [input.rail, (input.ancestor + 1n).toString(), input.now]);
       return { orphaned: rows.length };
@@ -288,7 +303,7 @@ export class ObservationRepository {
           returning ${TRANSFER_COLUMNS}`,
         [input.chainId, input.upTo.toString(), input.now],
       );
-      for (const row of rows) await this.enqueue(client, transferEvent(row), input.now);
+      await this.enqueue(client, inChainOrder(rows).map(transferEvent), input.now);
       await client.query(`delete from observed_blocks where chain_id = $1 and number < $2`, [input.chainId, input.upTo.toString()]);
       return { settled: rows.length };
     });
@@ -319,10 +334,16 @@ export class ObservationRepository {
     );
   }
 
-  private async enqueue(client: pg.PoolClient, event: ObservationEvent, now: Date): Promise<number> {
-    await client.query(`insert into observation_outbox (intent_uuid, kind, payload, created_at) values ($1, $2, $3, $4)`, [event.intentUuid, event.kind, event, now]);
-    return 1;
+  /** Appends events to the outbox, in the order given, in one statement. */
+  private async enqueue(client: pg.PoolClient, events: readonly ObservationEvent[], now: Date): Promise<void> {
+    if (events.length === 0) return;
+    await client.query(
+      `insert into observation_outbox (intent_uuid, kind, payload, created_at)
+       select (e ->> 'intentUuid')::uuid, e ->> 'kind', e, $2 from jsonb_array_elements($1::jsonb) with ordinality as x(e, n) order by n`,
+      [JSON.stringify(events), now],
+    );
   }
+
 
   private async inCursorTransaction<T>(rail: Rail, expectedNext: bigint, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
-import { fromBaseUnits, isAsset, RAIL_FOR_ASSET, type Rail } from "@payin/money";
+import { fromBaseUnits, isAsset, isRail } from "@payin/money";
 import { PAY_IN_STATUS_BY_NAME, payinsV1 } from "@payin/proto";
 import { fromTimestamp, toTimestamp } from "@payin/rpc";
 import { sessionState, type CheckoutRecord, type CheckoutState } from "../domain/checkout-session.js";
@@ -10,10 +10,6 @@ import { PayinsReason } from "../domain/reasons.js";
 import type { Observation, ReportedTransfer } from "../domain/record-observations.js";
 import { decidePayment, flagsOf, type IntentTerms, type TransferEvidence } from "../domain/settlement.js";
 
-const RAILS = new Set<string>(Object.values(RAIL_FOR_ASSET));
-function isRail(value: string): value is Rail {
-  return RAILS.has(value);
-}
 
 /** The payins service's domain values as its contract's messages. */
 
