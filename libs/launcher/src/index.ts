@@ -25,6 +25,7 @@ export const SERVICES: ProcessSpec[] = [
 export const OBSERVER: ProcessSpec = { name: "observer", entry: "services/allocation/src/observer-main.ts", portVariable: "OBSERVER_PORT" };
 export const GATEWAYS: ProcessSpec[] = [
   { name: "api", entry: "gateways/api/src/main.ts", portVariable: "API_PORT" },
+  { name: "checkout", entry: "gateways/checkout/src/main.ts", portVariable: "CHECKOUT_PORT" },
 ];
 /** Every process of the platform. */
 export const PLATFORM_PROCESSES: readonly ProcessSpec[] = [...SERVICES, OBSERVER, ...GATEWAYS];
@@ -34,7 +35,7 @@ export const PLATFORM_PROCESSES: readonly ProcessSpec[] = [...SERVICES, OBSERVER
  * launcher derives them: the processes that call services, and the operator CLI.
  * Each service's own allowlist (src/rpc/callers.ts) says what each may call.
  */
-export const INTERNAL_CALLERS: readonly string[] = ["api", "payins", "allocation", "observer", "payinctl"];
+export const INTERNAL_CALLERS: readonly string[] = ["api", "checkout", "payins", "allocation", "observer", "payinctl"];
 
 /**
  * The environment a process starts with. When it holds the master secret
@@ -85,6 +86,8 @@ function outputStream(file: string): WriteStream {
   let stream = outputs.get(file);
   if (!stream) {
     stream = createWriteStream(file, { flags: "a" });
+    // Every process of a platform pipes its stdout and stderr into the one file.
+    stream.setMaxListeners(64);
     outputs.set(file, stream);
   }
   return stream;

@@ -33,3 +33,15 @@ export const MERCHANT_PERMISSIONS: readonly Permission[] = ["merchant.payin.crea
 export function isPermission(value: string): value is Permission {
   return (PERMISSIONS as readonly string[]).includes(value);
 }
+
+/**
+ * Whether a person is privileged: identity says so, or it holds any permission
+ * outside MERCHANT_PERMISSIONS. A gateway does not rely on identity's flag
+ * alone, so a permission added there without updating the flag still needs MFA.
+ */
+export function isPrivileged(flag: boolean, permissions: Iterable<string>): boolean {
+  if (flag) return true;
+  // The permissions arrive as strings over the wire: any one outside the merchant ones counts, known or not.
+  for (const permission of permissions) if (!(MERCHANT_PERMISSIONS as readonly string[]).includes(permission)) return true;
+  return false;
+}

@@ -10,6 +10,8 @@ import { createTestDatabase } from "./database.js";
 export interface TestPlatform extends Platform {
   /** Base URL of the API gateway, e.g. http://127.0.0.1:40123 */
   readonly apiUrl: string;
+  /** Base URL of the hosted checkout gateway. */
+  readonly checkoutUrl: string;
   /** Base URL of each service by name. */
   readonly serviceUrls: Record<string, string>;
   /**
@@ -55,5 +57,5 @@ export async function startTestPlatform(options: { env?: Record<string, string> 
   const logFile = path.join(inject("testLogDir"), `platform-${randomBytes(4).toString("hex")}.log`);
   const platform = await launchPlatform({ env, output: logFile, extraCallers: ["test"] });
   const credential = (caller: string) => deriveCredential(masterToken, caller);
-  return { ...platform, apiUrl: serviceUrls.api!, serviceUrls, serviceToken: credential("test"), masterToken, credential, databaseUrl, logFile };
+  return { ...platform, apiUrl: serviceUrls.api!, checkoutUrl: serviceUrls.checkout!, serviceUrls, serviceToken: credential("test"), masterToken, credential, databaseUrl, logFile };
 }

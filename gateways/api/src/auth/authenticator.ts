@@ -4,7 +4,9 @@ import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { Context } from "koa";
 import { ApiError } from "@payin/http";
-import { MERCHANT_PERMISSIONS, type Permission } from "@payin/permissions";
+import { isPrivileged, type Permission } from "@payin/permissions";
+
+export { isPrivileged };
 import { readSessionCookie } from "./cookie.js";
 
 /** Who a request acts for, as the gateway uses it. */
@@ -54,18 +56,6 @@ export const MACHINE_TOKEN_PREFIX = "mpk_";
 export const CSRF_HEADER = "x-csrf-token";
 /** "A recent MFA session", as the identity service counts it: MFA within 15 minutes. */
 export const RECENT_MFA_MS = 15 * 60_000;
-
-/**
- * Whether a person is privileged: identity says so, or it holds any permission
- * outside MERCHANT_PERMISSIONS. The gateway does not rely on identity's flag
- * alone, so a permission added there without updating the flag still needs MFA here.
- */
-export function isPrivileged(flag: boolean, permissions: Iterable<string>): boolean {
-  if (flag) return true;
-  // The permissions arrive as strings over the wire: any one outside the merchant ones counts, known or not.
-  for (const permission of permissions) if (!(MERCHANT_PERMISSIONS as readonly string[]).includes(permission)) return true;
-  return false;
-}
 
 /** After a failed background re-verification, the next one waits this long. */
 const REFRESH_RETRY_MS = 250;

@@ -10,6 +10,8 @@ export const CALLERS = allowCallers(allocationV1.AllocationService, {
   payins: ["batchAllocateAddresses"],
   // The API gateway's admin API: a merchant's wallet and readiness.
   api: ["setWallet", "getReadiness"],
+  // The hosted checkout: readiness before a checkout is created and while a payer starts.
+  checkout: ["getReadiness"],
   // The operator CLI: wallets.
   payinctl: ["setWallet", "getWallet"],
   // The test harness and the benchmark only: never given a digest in a deployment.

@@ -43,6 +43,8 @@ export const CALLERS = allowCallers(identityV1.IdentityService, {
     "confirmTotp",
     ...ADMINISTRATION,
   ],
+  // The hosted checkout's merchant area: sign-in (cookie sessions), MFA, the session and logout.
+  checkout: ["authenticate", "login", "completeMfa", "getSession", "logout"],
   // Services never call identity: above all, they cannot mint machine credentials.
   payins: [],
   allocation: [],

@@ -29,6 +29,8 @@ const ADMIN = [
 export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
   // The API gateway: the admin API, and the memberships of merchant users.
   api: [...ADMIN],
+  // The hosted checkout: the merchant shown to payers and signed-in members, and members' merchants.
+  checkout: ["getMerchant", "listMemberships"],
   // payins reads the pay-in context of a merchant it creates a pay-in for, and
   // follows the feed of their changes to keep the answers.
   payins: ["getPayinContext", "watchPayinContextChanges", "getPayinContextFeedPosition"],

@@ -1,0 +1,97 @@
+/**
+ * The merchant area's sign-in: identity's sessions (transport `cookie`) carried
+ * in the checkout's own cookie, the merchant a person chose, and the CSRF token
+ * every form carries. The gateway keeps nothing: each request asks identity
+ * about the session and merchants about the memberships.
+ */
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Context } from "koa";
+import { ApiError } from "@payin/http";
+import { isPrivileged } from "@payin/permissions";
+import { identityV1 } from "@payin/proto";
+import { Code, ConnectError, reasonOf } from "@payin/rpc";
+import type { AppDeps } from "./deps.js";
+
+/** The merchant area's session cookie (Secure, HttpOnly, SameSite=Lax, Path=/; bound to this host by `__Host-`). */
+export const SESSION_COOKIE = "__Host-payin_checkout";
+/** The merchant a person acts for, when it belongs to several: only a choice, checked against the memberships on every request. */
+export const MERCHANT_COOKIE = "__Host-payin_checkout_merchant";
+/** The sign-in form's CSRF token before there is a session (double submit: cookie and form field). */
+export const LOGIN_CSRF_COOKIE = "__Host-payin_checkout_login";
+/** The form field every merchant form carries its CSRF token in. */
+export const CSRF_FIELD = "csrf_token";
+
+const TOKEN_TEXT = /^[\x21-\x7e]{1,512}$/;
+
+/** The value of cookie `name` in a `Cookie` header; undefined when absent, empty or given twice. */
+export function cookieValue(header: string, name: string): string | undefined {
+  const values: string[] = [];
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    if (value) values.push(value);
+  }
+  return values.length === 1 && TOKEN_TEXT.test(values[0]!) ? values[0] : undefined;
+}
+
+/** A `Set-Cookie` value for one of the area's cookies; `maxAgeS` 0 removes it. */
+export function cookie(name: string, value: string, maxAgeS: number): string {
+  return `${name}=${value}; Path=/; Max-Age=${Math.max(0, Math.floor(maxAgeS))}; Secure; HttpOnly; SameSite=Lax`;
+}
+
+/** A signed-in merchant person, as a request of the merchant area sees them. */
+export interface MerchantSession {
+  identityUuid: string;
+  sessionToken: string;
+  csrfToken: string;
+  permissions: ReadonlySet<string>;
+  /** Merchants the person belongs to. */
+  merchantUuids: readonly string[];
+  /** The merchant the person acts for: their only one, or the one chosen; null while a choice is needed. */
+  merchantUuid: string | null;
+}
+
+/**
+ * The request's merchant-area session, or null when it has none that works
+ * (no cookie, ended, expired, or a session of the other transport). A
+ * privileged identity whose session did not complete MFA has none either.
+ */
+export async function currentSession(deps: Pick<AppDeps, "identity" | "merchants">, ctx: Context): Promise<MerchantSession | null> {
+  const sessionToken = cookieValue(ctx.get("cookie"), SESSION_COOKIE);
+  if (!sessionToken) return null;
+  let principal: identityV1.Principal | undefined;
+  try {
+    principal = (await deps.identity.authenticate({ token: sessionToken })).principal;
+  } catch (error) {
+    if (error instanceof ConnectError && error.code === Code.Unauthenticated && reasonOf(error)) return null;
+    throw error;
+  }
+  if (!principal || principal.kind !== identityV1.PrincipalKind.HUMAN || principal.transport !== "cookie" || !principal.identityUuid) return null;
+  if (isPrivileged(principal.privileged, principal.permissions) && !principal.mfaSatisfied) return null;
+  const { memberships } = await deps.merchants.listMemberships({ identityUuid: principal.identityUuid });
+  const merchantUuids = memberships.map((m) => m.merchantUuid);
+  const chosen = cookieValue(ctx.get("cookie"), MERCHANT_COOKIE);
+  const merchantUuid = merchantUuids.length === 1 ? merchantUuids[0]! : chosen && merchantUuids.includes(chosen) ? chosen : null;
+  return {
+    identityUuid: principal.identityUuid,
+    sessionToken,
+    csrfToken: principal.csrfToken,
+    permissions: new Set(principal.permissions),
+    merchantUuids,
+    merchantUuid,
+  };
+}
+
+/** 403 unless `sent` is the session's CSRF token (compared in constant time). */
+export function checkCsrf(sent: string | null, expected: string): void {
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  if (!sent || !expected || !timingSafeEqual(digest(sent), digest(expected))) {
+    throw new ApiError("CSRF_TOKEN_INVALID", "This form has expired or did not come from this page. Go back, reload the page and try again.");
+  }
+}
+
+/** A fresh CSRF token for the sign-in form. */
+export function newLoginCsrfToken(): string {
+  return randomBytes(32).toString("base64url");
+}

@@ -1,0 +1,1 @@
+// The payer page's live status: filled in by the payer pages.
