@@ -6,3 +6,4 @@ export * from "./service-server.js";
 export * from "./totp.js";
 export * from "./public-codes.js";
 export * from "./wait-for.js";
+export * from "./operator.js";
