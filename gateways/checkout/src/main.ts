@@ -8,7 +8,7 @@ import { railsFromEnv } from "@payin/rails";
 import { createServiceClient, requestLogFields } from "@payin/rpc";
 import { createApp } from "./app.js";
 import { configSchema } from "./config.js";
-import { RateLimits } from "./http/rate-limit.js";
+import { RateLimits, REDIS_CLIENT_OPTIONS } from "./http/rate-limit.js";
 import { createViews } from "./views.js";
 
 const config = loadConfig(configSchema);
@@ -16,7 +16,7 @@ const rails = loadRails();
 const logger = createLogger("checkout", { mixin: requestLogFields });
 const client = <S extends Parameters<typeof createServiceClient>[0]>(service: S, baseUrl: string) =>
   createServiceClient(service, { baseUrl, serviceToken: config.SERVICE_CREDENTIAL });
-const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { ...REDIS_CLIENT_OPTIONS, lazyConnect: false }) : undefined;
 // A Redis outage is logged, not fatal: the limits fall back to memory meanwhile (RateLimits).
 redis?.on("error", (error: Error) => logger.warn({ err: { message: error.message } }, "redis unavailable; rate limits counted in memory meanwhile"));
 const app = createApp({

@@ -1,7 +1,8 @@
 /**
  * The demo of `npm start` on local chains: a ready demo merchant (kept in the
  * data directory, created once) and, at every start, a fresh pay-in intent
- * created through the API, with the command that pays it on the local chain.
+ * created through the API and a fresh hosted checkout link, with the commands
+ * that pay them on the local chain.
  */
 import { randomUUID } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
@@ -9,7 +10,7 @@ import path from "node:path";
 import { deriveCredential, localServiceHost } from "@payin/config";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
-import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
+import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
 
 /**
@@ -94,4 +95,28 @@ export async function createDemoIntent(apiUrl: string, demo: DemoMerchant): Prom
   const body = (await res.json()) as { intent_uuid: string; address: string; expected_amount: string; asset: string; rail: string; error?: { message: string } };
   if (!res.ok) throw new Error(`the demo intent was refused: ${body.error?.message ?? res.status}`);
   return body;
+}
+
+/**
+ * A fresh hosted checkout of the demo merchant (12.5, USDT on BEP20 or USDC on
+ * ERC20, the payer's choice), created with the operator CLI's credential as
+ * payinctl would. Its link's token is answered only here: it is not kept.
+ */
+export async function createDemoCheckout(env: Record<string, string>, demo: DemoMerchant): Promise<{ token: string; amount: string }> {
+  const payins = createServiceClient(payinsV1.PayinsService, {
+    baseUrl: `http://${localServiceHost(process.env)}:${env.PAYINS_PORT}`,
+    serviceToken: deriveCredential(env.SERVICE_TOKEN!, "payinctl"),
+  });
+  const { session, token } = await payins.createCheckoutSession({
+    merchantUuid: demo.merchant_uuid,
+    reference: "demo-checkout",
+    description: "Demo order",
+    amount: "12.5",
+    pairs: [
+      { asset: "usdt", rail: "bep20" },
+      { asset: "usdc", rail: "erc20" },
+    ],
+    jurisdiction: DEMO_JURISDICTION,
+  });
+  return { token, amount: session!.amount };
 }

@@ -1,14 +1,14 @@
 /**
  * `npm start`: the whole platform on one machine — an embedded PostgreSQL with
  * its data under .data/ (unless DATABASE_URL names one), the four services and
- * the API gateway (see stack.ts) — stopped in order on Ctrl-C.
+ * the gateways (see stack.ts) — stopped in order on Ctrl-C.
  *
  * stack.ts reads the configuration before anything starts: a missing or
  * malformed variable stops it with one line naming the variable (exit 78), the
  * exit code this process passes on.
  *
  * A terminal's Ctrl-C signals every process of its foreground process group at
- * once: the gateway, the services and PostgreSQL would all stop together,
+ * once: the gateways, the services and PostgreSQL would all stop together,
  * PostgreSQL under services still using it. So the platform runs in stack.ts,
  * in a session (and process group) of its own, which alone stops its processes:
  * this process passes SIGINT, SIGTERM and SIGHUP on to it and exits with its

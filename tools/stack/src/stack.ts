@@ -2,10 +2,11 @@
  * The platform of `npm start` (started by main.ts in a process group of its own):
  * an embedded PostgreSQL with its data under .data/ (unless DATABASE_URL names
  * one), two local anvil chains (unless a rail's endpoint is configured), then
- * the four services, the chain observer and the API gateway; prints the URLs
- * and, on local chains, a demo intent and the command that pays it. On SIGINT,
- * SIGTERM or SIGHUP, or when main.ts goes away, it stops everything in order —
- * the gateway, payins, the other services, PostgreSQL last — and exits 0.
+ * the four services, the chain observer and the gateways (API and hosted
+ * checkout); prints the URLs and, on local chains, a demo intent and checkout
+ * link and the commands that pay them. On SIGINT, SIGTERM or SIGHUP, or when
+ * main.ts goes away, it stops everything in order — the gateways, payins, the
+ * other services, PostgreSQL last — and exits 0.
  */
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -17,7 +18,7 @@ import { bootstrapBanner, bootstrapView } from "@payin/payinctl/views";
 import { identityV1, merchantsV1 } from "@payin/proto";
 import { ConnectError, createServiceClient, reasonOf, requestIdFrom } from "@payin/rpc";
 import { stackConfigSchema } from "./config.js";
-import { createDemoIntent, demoMerchantFile, ensureDemoMerchant } from "./demo.js";
+import { createDemoCheckout, createDemoIntent, demoMerchantFile, ensureDemoMerchant } from "./demo.js";
 
 const config = loadConfig(stackConfigSchema);
 // @payin/launcher's helpers (service token, TOTP key) find the data directory here.
@@ -104,6 +105,7 @@ async function main(): Promise<void> {
   out("");
   out("payin platform is running");
   out(`  API gateway   http://${host}:${env.API_PORT}   (health: /health, API: /api/v1)`);
+  out(`  checkout      http://${host}:${env.CHECKOUT_PORT}   (payer pages: /c/<token>, merchant area: /merchant)`);
   for (const name of ["identity", "merchants", "payins", "allocation"]) {
     out(`  ${name.padEnd(13)} grpc+connect://${host}:${env[`${name.toUpperCase()}_PORT`]}`);
   }
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
   if (running.chains) {
     const { bep20, erc20 } = running.chains.rails;
     out(`  local chains  BEP20 (chain ${bep20.chain.chainId}) ${bep20.chain.url}   ERC20 (chain ${erc20.chain.chainId}) ${erc20.chain.url}`);
-    await demo(env, `http://${host}:${env.API_PORT}`);
+    await demo(env, `http://${host}:${env.API_PORT}`, `http://${host}:${env.CHECKOUT_PORT}`);
   }
   out("press Ctrl-C to stop");
 }
@@ -131,8 +133,8 @@ function localChainsFile(): string {
   return path.join(config.PAYIN_DATA_DIR, "local-chains.json");
 }
 
-/** The demo merchant and a fresh intent to pay on the local chain. */
-async function demo(env: Record<string, string>, apiUrl: string): Promise<void> {
+/** The demo merchant, a fresh intent and a fresh checkout link to pay on the local chain. */
+async function demo(env: Record<string, string>, apiUrl: string, checkoutUrl: string): Promise<void> {
   try {
     const merchant = await ensureDemoMerchant(env, config.PAYIN_DATA_DIR);
     const intent = await createDemoIntent(apiUrl, merchant);
@@ -141,6 +143,10 @@ async function demo(env: Record<string, string>, apiUrl: string): Promise<void> 
     out(`  pay-in intent ${intent.intent_uuid}: ${intent.expected_amount} ${intent.asset.toUpperCase()} on ${intent.rail.toUpperCase()} to ${intent.address}`);
     out(`  pay it on the local chain:  npm run -s pay -- ${intent.intent_uuid}      (or a part: npm run -s pay -- ${intent.intent_uuid} 4)`);
     out(`  watch it:  curl -s -H "authorization: Bearer $(node -p 'require("${demoMerchantFile(config.PAYIN_DATA_DIR)}").token')" ${apiUrl}/api/v1/merchants/${merchant.merchant_uuid}/pay-in-intents/${intent.intent_uuid}`);
+    const checkout = await createDemoCheckout(env, merchant);
+    const link = `${checkoutUrl}/c/${checkout.token}`;
+    out(`  checkout link (${checkout.amount}, USDT on BEP20 or USDC on ERC20): ${link}`);
+    out(`  open it in a browser, or pay it on the local chain:  npm run -s pay -- ${link}      (choose: npm run -s pay -- ${link} usdc/erc20)`);
   } catch (error) {
     out(`warning: the demo could not be set up (${error instanceof Error ? error.message : String(error)})`);
   }

@@ -1,9 +1,10 @@
 /**
  * `npm start` (tools/stack/src/main.ts) as a real process tree on a temporary
  * data directory and free ports: its configuration check, the first admin on a
- * fresh data directory, and Ctrl-C — sent, as a terminal does, to its whole
- * process group — stopping the gateway and the services, then PostgreSQL, each
- * cleanly, leaving nothing behind. Linux only (reads /proc).
+ * fresh data directory, the demo's intent and checkout link paid on the local
+ * chains, and Ctrl-C — sent, as a terminal does, to its whole process group —
+ * stopping the gateways and the services, then PostgreSQL, each cleanly,
+ * leaving nothing behind. Linux only (reads /proc).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -55,8 +56,12 @@ function startStack(env: NodeJS.ProcessEnv): StackRun {
   return run;
 }
 
-/** Resolves once the stack says it is running; rejects when it exits first or takes longer than `ms`. */
-async function ready(run: StackRun, ms = 90_000): Promise<void> {
+/**
+ * Resolves once the stack says it is running; rejects when it exits first or
+ * takes longer than `ms` (generous: on a busy two-core machine a start has taken
+ * over a minute).
+ */
+async function ready(run: StackRun, ms = 150_000): Promise<void> {
   const deadline = Date.now() + ms;
   let exited = false;
   void run.exited.then(() => (exited = true));
@@ -79,6 +84,20 @@ async function exitOf(run: StackRun, ms: number): Promise<number | null | "timeo
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `npm run -s pay -- <args>` (tools/local-chains/src/pay-main.ts): its exit code and output. */
+async function pay(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "tools/local-chains/src/pay-main.ts"), ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { code, output };
+}
 
 // ---------- processes, from /proc ----------
 
@@ -201,7 +220,7 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
   let first: StackRun;
   let printed: Record<string, unknown>;
 
-  it("creates the first admin for BOOTSTRAP_ADMIN_EMAIL and keeps it in bootstrap-admin.json (mode 0600), printing no secret to a non-terminal", { timeout: 120_000 }, async () => {
+  it("creates the first admin for BOOTSTRAP_ADMIN_EMAIL and keeps it in bootstrap-admin.json (mode 0600), printing no secret to a non-terminal", { timeout: 180_000 }, async () => {
     first = startStack(env);
     runs.push(first);
     await ready(first);
@@ -248,16 +267,8 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
     const demo = JSON.parse(await readFile(path.join(dataDir, "demo-merchant.json"), "utf8")) as { merchant_uuid: string; token: string };
     expect((await stat(path.join(dataDir, "demo-merchant.json"))).mode & 0o777).toBe(0o600);
     const started = Date.now();
-    const pay = spawn(process.execPath, ["--import", "tsx", path.join(REPO_ROOT, "tools/local-chains/src/pay-main.ts"), intentUuid!], {
-      cwd: REPO_ROOT,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let payOutput = "";
-    pay.stdout.on("data", (chunk: Buffer) => (payOutput += chunk.toString()));
-    pay.stderr.on("data", (chunk: Buffer) => (payOutput += chunk.toString()));
-    const payCode = await new Promise<number | null>((resolve) => pay.once("exit", resolve));
-    expect({ payCode, payOutput }).toMatchObject({ payCode: 0, payOutput: expect.stringMatching(/^sent 10 USDT on BEP20 to 0x/) });
+    const paid = await pay(env, intentUuid!);
+    expect(paid).toMatchObject({ code: 0, output: expect.stringMatching(/^sent 10 USDT on BEP20 to 0x/) });
     let status = "";
     while (status !== "paid" && Date.now() - started < 60_000) {
       await sleep(500);
@@ -269,11 +280,50 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
     expect(status).toBe("paid");
   });
 
-  it("Ctrl-C stops the gateway and the services, then PostgreSQL, each cleanly, exits 0 and leaves no process behind", { timeout: 60_000 }, async () => {
+  it("shows the checkout gateway and a checkout link of the demo merchant that `npm run pay` starts and pays, and the link's status turns paid", { timeout: 90_000 }, async () => {
+    expect(first, "needs the stack of the test before").toBeDefined();
+    const checkoutUrl = `http://127.0.0.1:${env.CHECKOUT_PORT}`;
+    expect(first.stdout.split("\n")).toContain(`  checkout      ${checkoutUrl}   (payer pages: /c/<token>, merchant area: /merchant)`);
+    const link = new RegExp(`checkout link \\(12\\.5, USDT on BEP20 or USDC on ERC20\\): (${checkoutUrl}/c/[A-Za-z0-9_-]{43})\n`).exec(first.stdout)?.[1];
+    expect(link, first.stdout).toBeDefined();
+    expect(first.stdout).toContain(`npm run -s pay -- ${link}`);
+    // Asked every 1.5 s at most, as the page's script would, well within the
+    // status route's limit (60 a minute per token and per address).
+    const status = async () => {
+      const res = await fetch(`${link}/status`);
+      expect(res.status).toBe(200);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    // Fresh: nothing started, nothing paid; both pairs offered once readiness
+    // has seen the observer's first pass on each rail (unavailable until then).
+    let fresh = await status();
+    for (const waitUntil = Date.now() + 30_000; fresh.presentation_state === "unavailable" && Date.now() < waitUntil; ) {
+      await sleep(1_500);
+      fresh = await status();
+    }
+    expect(fresh).toMatchObject({ presentation_state: "select_method", description: "Demo order", expected_amount: "12.5", paid: false, pay_in_status: null, address: null, asset: null, rail: null });
+
+    const started = Date.now();
+    const paid = await pay(env, link!);
+    expect(paid).toMatchObject({ code: 0, output: expect.stringMatching(/^sent 12\.5 USDT on BEP20 to 0x[0-9a-fA-F]{40}\n/) });
+    expect(paid.output).toContain(link);
+    // The pay command started it (usdt/bep20 of the two) and sent to the address the checkout shows.
+    const awaiting = await status();
+    expect(awaiting).toMatchObject({ asset: "usdt", rail: "bep20", expected_amount: "12.5" });
+    expect(paid.output).toContain(`to ${awaiting.address}\n`);
+    let now = awaiting;
+    while (now.paid !== true && Date.now() - started < 60_000) {
+      await sleep(1_500);
+      now = await status();
+    }
+    expect(now).toMatchObject({ paid: true, pay_in_status: "paid", presentation_state: "paid" });
+  });
+
+  it("Ctrl-C stops the gateways and the services, then PostgreSQL, each cleanly, exits 0 and leaves no process behind", { timeout: 60_000 }, async () => {
     expect(first, "needs the stack of the test before").toBeDefined();
     const tree = descendants(first.pid);
-    const platformPids = tree.filter((pid) => /(services\/\w+|gateways\/api)\/src\/main\.ts/.test(cmdline(pid)));
-    expect(platformPids).toHaveLength(5);
+    const platformPids = tree.filter((pid) => /(services|gateways)\/\w+\/src\/main\.ts/.test(cmdline(pid)));
+    expect(platformPids).toHaveLength(6); // four services, two gateways
     expect(tree.some((pid) => /\/bin\/postgres /.test(cmdline(pid)))).toBe(true);
 
     // A connection of our own to the embedded PostgreSQL: it must outlive every
@@ -300,12 +350,13 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
     };
     const services = ["identity", "merchants", "allocation"].map((name) => at(`  ${name} stopped`));
     expect(at("  api stopped")).toBeLessThan(at("  payins stopped"));
+    expect(at("  checkout stopped")).toBeLessThan(at("  payins stopped"));
     expect(at("  observer stopped")).toBeLessThan(at("  payins stopped"));
     for (const service of services) expect(at("  payins stopped")).toBeLessThan(service);
     for (const service of services) expect(service).toBeLessThan(at("  local chains stopped"));
     expect(at("  local chains stopped")).toBeLessThan(at("  PostgreSQL stopped"));
     expect(shutdown.at(-1)).toBe("stopped");
-    expect(shutdown.filter((line) => !line.startsWith("{"))).toHaveLength(10); // nothing else was reported
+    expect(shutdown.filter((line) => !line.startsWith("{"))).toHaveLength(11); // nothing else was reported
 
     // PostgreSQL ended our connection only once every platform process had ended.
     expect(await connectionEnd).toEqual([]);
@@ -315,7 +366,7 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
     expect(tree.filter(alive).map((pid) => `${pid} ${cmdline(pid)}`)).toEqual([]);
   });
 
-  it("a second start on the same data directory neither creates nor prints the admin again", { timeout: 120_000 }, async () => {
+  it("a second start on the same data directory neither creates nor prints the admin again", { timeout: 180_000 }, async () => {
     expect(printed, "needs the stack of the tests before").toBeDefined();
     const file = path.join(dataDir, "bootstrap-admin.json");
     const before = await readFile(file, "utf8");

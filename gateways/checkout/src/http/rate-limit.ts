@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { ApiError } from "@payin/http";
 
@@ -13,6 +13,14 @@ export interface RateLimitSettings {
   /** Prefix of the counters' keys (replicas sharing limits use the same one). */
   keyPrefix: string;
 }
+
+/**
+ * The options the gateway's Redis client is made with, so that the limits count
+ * in memory rather than wait when Redis fails: no queue while disconnected (a
+ * count goes to memory at once), and a command unanswered after 500 ms (a Redis
+ * that stalls without closing the connection) fails and is counted in memory.
+ */
+export const REDIS_CLIENT_OPTIONS = { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 500 } satisfies RedisOptions;
 
 /** Thrown when a limit is reached: the route answers 429 RATE_LIMITED with Retry-After. */
 export class RateLimited extends ApiError {

@@ -15,6 +15,8 @@ export const CALLERS = allowCallers(payinsV1.PayinsService, {
   ],
   // allocation's chain observer reports what it saw.
   observer: ["recordObservations"],
+  // npm start's demo (a checkout link for the demo merchant at every start) and the operator CLI.
+  payinctl: ["createCheckoutSession"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });
