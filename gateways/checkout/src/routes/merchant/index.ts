@@ -1,7 +1,21 @@
 import Router from "@koa/router";
 import type { AppDeps } from "../../deps.js";
+import { checkoutRoutes } from "./checkouts.js";
+import { dashboardRoutes } from "./dashboard.js";
+import { onboardingRoutes } from "./onboarding.js";
+import { profileRoutes } from "./profile.js";
+import { signInRoutes } from "./sign-in.js";
 
-/** The merchant area under /merchant. */
-export function merchantRoutes(_deps: AppDeps): Router {
-  return new Router();
+/**
+ * The merchant area under /merchant: sign-in (and the choice of merchant),
+ * overview, readiness, profile and checkouts. Every page needs a signed-in
+ * member of the merchant; every form carries the session's CSRF token.
+ */
+export function merchantRoutes(deps: AppDeps): Router {
+  const router = new Router();
+  for (const routes of [signInRoutes(deps), dashboardRoutes(deps), onboardingRoutes(deps), profileRoutes(deps), checkoutRoutes(deps)]) {
+    router.use(routes.routes());
+    router.use(routes.allowedMethods({ throw: false }));
+  }
+  return router;
 }

@@ -1,0 +1,126 @@
+/**
+ * Readiness in words a merchant understands: each reason code of the contract
+ * (spec, Errors §6) with what it means and what to ask the platform for, and
+ * asset/network pairs named so they cannot be misread. Pure.
+ */
+import { allocationV1 } from "@payin/proto";
+
+const { ReadinessReason } = allocationV1;
+
+/** The contract's readiness reason codes, in the order a pair lists them. */
+export const READINESS_REASON_CODES = [
+  "merchant_inactive",
+  "operating_profile_missing",
+  "payin_not_allowed",
+  "asset_not_configured",
+  "wallet_not_ready",
+  "allocator_not_ready",
+  "provider_not_ready",
+] as const;
+
+export type ReadinessReasonCode = (typeof READINESS_REASON_CODES)[number];
+
+/** A failing reason as a merchant reads it. */
+export interface ReasonExplanation {
+  /** The contract's code, shown beside the words (support and the platform speak in codes). */
+  code: string;
+  /** What is wrong, in plain words. */
+  meaning: string;
+  /** What to ask the platform for. */
+  ask: string;
+}
+
+const EXPLANATIONS: Readonly<Record<ReadinessReasonCode, Omit<ReasonExplanation, "code">>> = {
+  merchant_inactive: {
+    meaning: "Your merchant account is not active.",
+    ask: "Ask the platform to activate your merchant account.",
+  },
+  operating_profile_missing: {
+    meaning: "Your merchant account has no operating profile yet.",
+    ask: "Ask the platform to set up the operating profile of your merchant account.",
+  },
+  payin_not_allowed: {
+    meaning: "Your financial policy does not allow you to receive payments (pay-ins).",
+    ask: "Ask the platform to allow pay-ins in your financial policy.",
+  },
+  asset_not_configured: {
+    meaning: "The platform does not offer this token on this network.",
+    ask: "Ask the platform whether it can offer this token on this network, or choose another one.",
+  },
+  wallet_not_ready: {
+    meaning: "No receiving wallet is registered for your account, so there is nowhere to receive payments.",
+    ask: "Ask the platform to register your receiving wallet (its extended public key).",
+  },
+  allocator_not_ready: {
+    meaning: "Your receiving wallet has no deposit addresses left to hand out.",
+    ask: "Ask the platform to register a new receiving wallet for your account.",
+  },
+  provider_not_ready: {
+    meaning: "Payments on this network cannot be watched at the moment: no network provider is connected, or watching the network has stopped.",
+    ask: "Ask the platform to connect your account to a network provider and to check that this network is being watched.",
+  },
+};
+
+/** Whether `code` is one of the contract's reason codes. */
+export function isReadinessReasonCode(code: string): code is ReadinessReasonCode {
+  return (READINESS_REASON_CODES as readonly string[]).includes(code);
+}
+
+/** A reason code in plain words; a code this gateway does not know (a newer allocation) is still shown, with a general request. */
+export function explainReason(code: string): ReasonExplanation {
+  if (isReadinessReasonCode(code)) return { code, ...EXPLANATIONS[code] };
+  return { code, meaning: "This pair is not ready for a reason this page cannot describe.", ask: "Ask the platform what is missing, quoting the code." };
+}
+
+const CODE_OF_VALUE: Readonly<Record<number, ReadinessReasonCode>> = {
+  [ReadinessReason.MERCHANT_INACTIVE]: "merchant_inactive",
+  [ReadinessReason.OPERATING_PROFILE_MISSING]: "operating_profile_missing",
+  [ReadinessReason.PAYIN_NOT_ALLOWED]: "payin_not_allowed",
+  [ReadinessReason.ASSET_NOT_CONFIGURED]: "asset_not_configured",
+  [ReadinessReason.WALLET_NOT_READY]: "wallet_not_ready",
+  [ReadinessReason.ALLOCATOR_NOT_READY]: "allocator_not_ready",
+  [ReadinessReason.PROVIDER_NOT_READY]: "provider_not_ready",
+};
+
+/**
+ * A pair's failing reason codes, in the order allocation gave them: from the
+ * enum values, or from the lower-case codes when a value is unknown here (an
+ * allocation of another version) or none was sent.
+ */
+export function pairReasonCodes(pair: Pick<allocationV1.PairReadiness, "reasons" | "reasonCodes">): string[] {
+  const codes = pair.reasonCodes.map((value) => CODE_OF_VALUE[value]);
+  if (codes.length === 0 || codes.some((code) => code === undefined)) return [...pair.reasons];
+  return codes as string[];
+}
+
+const ASSET_NAMES: Readonly<Record<string, string>> = { usdt: "USDT", usdc: "USDC" };
+const RAIL_NAMES: Readonly<Record<string, string>> = { bep20: "BNB Smart Chain (BEP20)", erc20: "Ethereum (ERC20)" };
+
+/** An asset/network pair named for people, e.g. "USDT on BNB Smart Chain (BEP20)". */
+export function pairLabel(asset: string, rail: string): string {
+  return `${ASSET_NAMES[asset] ?? asset.toUpperCase()} on ${RAIL_NAMES[rail] ?? rail.toUpperCase()}`;
+}
+
+/** One pair's readiness as the merchant pages show it. */
+export interface PairReadinessView {
+  asset: string;
+  rail: string;
+  /** The form's value for the pair: `asset/rail`. */
+  value: string;
+  label: string;
+  ready: boolean;
+  reasons: ReasonExplanation[];
+}
+
+/** A pair's readiness in words; not ready also when allocation said not ready without a reason. */
+export function pairReadinessView(pair: allocationV1.PairReadiness): PairReadinessView {
+  const codes = pairReasonCodes(pair);
+  return {
+    asset: pair.asset,
+    rail: pair.rail,
+    value: `${pair.asset}/${pair.rail}`,
+    label: pairLabel(pair.asset, pair.rail),
+    ready: pair.ready && codes.length === 0,
+    reasons: codes.map(explainReason),
+  };
+}

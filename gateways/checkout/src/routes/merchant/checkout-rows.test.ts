@@ -1,0 +1,79 @@
+import { create } from "@bufbuild/protobuf";
+import { payinsV1 } from "@payin/proto";
+import { toTimestamp } from "@payin/rpc";
+import { describe, expect, it } from "vitest";
+import { checkoutRow, isSettledPayment, merchantCheckoutState, payInStatusView } from "./checkout-rows.js";
+
+const { CheckoutState, PayInStatus, TransferState } = payinsV1;
+const deadline = new Date("2026-11-25T12:30:00.000Z");
+const before = new Date(deadline.getTime() - 1);
+const after = new Date(deadline.getTime() + 1);
+
+const session = (state: payinsV1.CheckoutState, intentUuid?: string) =>
+  create(payinsV1.CheckoutSessionSchema, {
+    checkoutUuid: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+    merchantUuid: "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c",
+    amount: "10.5",
+    pairs: [{ asset: "usdt", rail: "bep20" }],
+    jurisdiction: "DE",
+    state,
+    intentUuid,
+    createdAt: toTimestamp(new Date("2026-11-25T12:00:00.000Z")),
+  });
+const intent = (status: payinsV1.PayInStatus) =>
+  create(payinsV1.PayInIntentSchema, { intentUuid: "i-1", status, asset: "usdt", rail: "bep20", expectedAmount: "10.5", address: "0xAbC", expiresAt: toTimestamp(deadline) });
+const transfer = (over: Partial<{ state: payinsV1.TransferState; late: boolean; wrongNetwork: boolean; wrongToken: boolean; dust: boolean; txHash: string }> = {}) =>
+  create(payinsV1.PayInTransferSchema, { txHash: "0x01", asset: "usdt", rail: "bep20", amount: "10.5", state: TransferState.SETTLED, ...over });
+
+describe("merchant-facing checkout state", () => {
+  it("is open before a start, started while awaiting payment, paid once the pay-in is paid, disabled when disabled", () => {
+    expect(merchantCheckoutState(session(CheckoutState.OPEN), undefined, after)).toBe("open");
+    expect(merchantCheckoutState(session(CheckoutState.DISABLED), undefined, after)).toBe("disabled");
+    expect(merchantCheckoutState(session(CheckoutState.STARTED), intent(PayInStatus.CREATED), before)).toBe("started");
+    expect(merchantCheckoutState(session(CheckoutState.STARTED), intent(PayInStatus.AWAITING_PAYMENT), before)).toBe("started");
+    expect(merchantCheckoutState(session(CheckoutState.STARTED), intent(PayInStatus.PAID), after)).toBe("paid");
+    expect(merchantCheckoutState(session(CheckoutState.PAID), undefined, after)).toBe("paid");
+    expect(merchantCheckoutState(session(CheckoutState.STARTED), undefined, after)).toBe("started");
+  });
+
+  it("is expired for payment only after the deadline instant, unpaid", () => {
+    expect(merchantCheckoutState(session(CheckoutState.STARTED), intent(PayInStatus.AWAITING_PAYMENT), deadline)).toBe("started");
+    expect(merchantCheckoutState(session(CheckoutState.STARTED), intent(PayInStatus.AWAITING_PAYMENT), after)).toBe("expired_for_payment");
+    expect(merchantCheckoutState(session(CheckoutState.STARTED), intent(PayInStatus.CREATED), after)).toBe("expired_for_payment");
+    expect(merchantCheckoutState(session(CheckoutState.PAID), intent(PayInStatus.PAID), after)).toBe("paid");
+  });
+
+  it("names the pay-in's canonical status", () => {
+    expect(payInStatusView(PayInStatus.CREATED)).toEqual({ code: "created", text: "Created" });
+    expect(payInStatusView(PayInStatus.AWAITING_PAYMENT)).toEqual({ code: "awaiting_payment", text: "Awaiting payment" });
+    expect(payInStatusView(PayInStatus.PAID)).toEqual({ code: "paid", text: "Paid" });
+  });
+
+  it("counts as the settled payment only a settled, timely transfer of the right token on the right network that is not dust", () => {
+    expect(isSettledPayment(transfer())).toBe(true);
+    expect(isSettledPayment(transfer({ state: TransferState.PENDING }))).toBe(false);
+    expect(isSettledPayment(transfer({ state: TransferState.ORPHANED }))).toBe(false);
+    expect(isSettledPayment(transfer({ late: true }))).toBe(false);
+    expect(isSettledPayment(transfer({ wrongNetwork: true }))).toBe(false);
+    expect(isSettledPayment(transfer({ wrongToken: true }))).toBe(false);
+    expect(isSettledPayment(transfer({ dust: true }))).toBe(false);
+  });
+
+  it("builds a row with the deposit address and the settled transactions' hashes only", () => {
+    const transfers = create(payinsV1.ListPayInTransfersResponseSchema, {
+      receivedAmount: "10.5",
+      pendingAmount: "0",
+      transfers: [transfer({ txHash: "0xaa" }), transfer({ txHash: "0xbb", state: TransferState.PENDING }), transfer({ txHash: "0xcc", late: true })],
+    });
+    const row = checkoutRow(session(CheckoutState.STARTED, "i-1"), intent(PayInStatus.PAID), transfers, after);
+    expect(row).toMatchObject({ state: "paid", stateText: "Paid", disablable: false, settledTxHashes: ["0xaa"], pairs: ["USDT on BNB Smart Chain (BEP20)"] });
+    expect(row.payIn).toMatchObject({ address: "0xAbC", status: { code: "paid" } });
+    expect(row.transfers.map((t) => [t.txHash, t.counts, t.notes])).toEqual([
+      ["0xaa", true, []],
+      ["0xbb", true, []],
+      ["0xcc", false, ["arrived after the deadline"]],
+    ]);
+    const open = checkoutRow(session(CheckoutState.OPEN), undefined, undefined, after);
+    expect(open).toMatchObject({ state: "open", disablable: true, payIn: null, settledTxHashes: [], createdAt: { text: "2026-11-25 12:00 UTC" } });
+  });
+});
