@@ -20,10 +20,11 @@ export default {
     "libs/otp/src/**/*.ts",
     "services/identity/src/domain/totp.ts",
     "services/identity/src/domain/password.ts",
+    "gateways/checkout/src/presentation/{presentation-state,payer-view,evidence,payment-terms,decimal,time,qr,start-refusal}.ts",
     "!**/*.test.ts",
   ],
   // Only what the unit tests load goes into the sandboxes.
-  ignorePatterns: ["/*", "!/libs", "!/services", "!/package.json", "!/tsconfig.base.json", "!/vitest.mutation.config.ts", "/services/*/test"],
+  ignorePatterns: ["/*", "!/libs", "!/services", "!/gateways", "!/package.json", "!/tsconfig.base.json", "!/vitest.mutation.config.ts", "/services/*/test", "/gateways/*/test"],
   concurrency: 2,
   timeoutMS: 10_000,
   reporters: ["clear-text", "progress", "json", "html"],

@@ -16,6 +16,7 @@ export default defineConfig({
       "libs/rails/src/rails.test.ts",
       "services/identity/src/domain/{totp,password}.test.ts",
       "libs/otp/src/**/*.test.ts",
+      "gateways/checkout/src/presentation/{presentation-state,payer-view,evidence,payment-terms,decimal,time,qr,start-refusal}.test.ts",
     ],
     testTimeout: 60_000,
     reporters: ["default"],

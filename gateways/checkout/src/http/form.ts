@@ -50,7 +50,9 @@ const tooLarge = () => new ApiError("PAYLOAD_TOO_LARGE", `The form may be at mos
  */
 export function requireSameOrigin(ctx: Context, publicUrl: string): void {
   const origin = ctx.get("origin");
-  if (origin) {
+  // Under `Referrer-Policy: no-referrer` a browser sends `Origin: null` even on
+  // a form of this very page: that says nothing, and Sec-Fetch-Site decides.
+  if (origin && origin !== "null") {
     if (origin !== new URL(publicUrl).origin && origin !== `${ctx.protocol}://${ctx.host}`) throw crossSite();
     return;
   }

@@ -1,7 +1,245 @@
+/**
+ * The payer's pages: GET /c/:token (the page; creates nothing), POST
+ * /c/:token/start (the only path that creates a pay-in intent) and GET
+ * /c/:token/status (the narrow JSON the page polls). The token in the path is
+ * the only key: every route counts its rate limits first, then answers a
+ * malformed or unknown token with the same 404, and never logs it.
+ */
+import { createHash } from "node:crypto";
+import { performance } from "node:perf_hooks";
 import Router from "@koa/router";
+import type { Context } from "koa";
+import { ApiError, PUBLIC_ERRORS } from "@payin/http";
+import { isAsset, isRail } from "@payin/money";
+import { merchantsV1, payinsV1 } from "@payin/proto";
+import { ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { AppDeps } from "../deps.js";
+import { readForm, requireSameOrigin } from "../http/form.js";
+import type { PublicAction } from "../http/rate-limit.js";
+import type { Evidence, EvidenceTransfer, TransferState } from "../presentation/evidence.js";
+import { payerPage, qrChoice, statusPayload, type CheckoutSnapshot, type IntentSnapshot, type NetworkTerms } from "../presentation/payer-view.js";
+import { parsePairValue } from "../presentation/payment-terms.js";
+import type { CheckoutPair, CheckoutState, PayInStatus } from "../presentation/presentation-state.js";
+import { qrSvg } from "../presentation/qr.js";
+import { badPairRefusal, startRefusal, type StartRefusal } from "../presentation/start-refusal.js";
 
-/** The payer's pages: GET /c/:token, POST /c/:token/start, GET /c/:token/status. */
-export function publicRoutes(_deps: AppDeps): Router {
-  return new Router();
+/** A link's token: 32 random bytes in base64url. Anything else is answered as an unknown token. */
+const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+
+/** How long a merchant's display name and status are reused by the status poll (not a record of truth). */
+const MERCHANT_TTL_MS = 5_000;
+const MERCHANT_CACHE_SIZE = 10_000;
+
+/** The one answer to every token that leads nowhere: it says nothing about why. */
+const notFound = () => new ApiError("NOT_FOUND", "There is no payment at this address. Check that you opened the whole link you were given.");
+
+const CHECKOUT_STATES: Readonly<Record<payinsV1.CheckoutState, CheckoutState | undefined>> = {
+  [payinsV1.CheckoutState.UNSPECIFIED]: undefined,
+  [payinsV1.CheckoutState.OPEN]: "open",
+  [payinsV1.CheckoutState.STARTED]: "started",
+  [payinsV1.CheckoutState.PAID]: "paid",
+  [payinsV1.CheckoutState.DISABLED]: "disabled",
+};
+
+const PAY_IN_STATUSES: Readonly<Record<payinsV1.PayInStatus, PayInStatus | undefined>> = {
+  [payinsV1.PayInStatus.UNSPECIFIED]: undefined,
+  [payinsV1.PayInStatus.CREATED]: "created",
+  [payinsV1.PayInStatus.AWAITING_PAYMENT]: "awaiting_payment",
+  [payinsV1.PayInStatus.PAID]: "paid",
+};
+
+const TRANSFER_STATES: Readonly<Record<payinsV1.TransferState, TransferState>> = {
+  [payinsV1.TransferState.UNSPECIFIED]: "pending",
+  [payinsV1.TransferState.PENDING]: "pending",
+  [payinsV1.TransferState.SETTLED]: "settled",
+  [payinsV1.TransferState.ORPHANED]: "orphaned",
+};
+
+interface MerchantFacts {
+  displayName: string;
+  active: boolean;
+}
+
+/** A checkout as read for one request: the snapshot the page and the poll are drawn from, and what else the page needs. */
+interface ReadCheckout {
+  snapshot: CheckoutSnapshot;
+  merchantUuid: string;
+  intentUuid: string | null;
+}
+
+export function publicRoutes(deps: AppDeps): Router {
+  const router = new Router();
+  const merchants = merchantLookup(deps);
+
+  /** Counts the request against the action's limits, then answers a malformed token as an unknown one. */
+  async function admit(ctx: Context, action: PublicAction): Promise<string> {
+    const token = String(ctx.params.token ?? "");
+    await deps.rateLimits.public(action, deps.clientAddress(ctx.req), createHash("sha256").update(token).digest("base64url"));
+    if (!TOKEN_FORMAT.test(token)) throw notFound();
+    return token;
+  }
+
+  /** The checkout of a token, its merchant and, while it can still be started, its pairs' readiness. */
+  async function readCheckout(token: string, fresh: boolean): Promise<ReadCheckout> {
+    let answer: payinsV1.GetCheckoutByTokenResponse;
+    try {
+      answer = await deps.payins.getCheckoutByToken({ token });
+    } catch (error) {
+      if (error instanceof ConnectError && reasonOf(error) === "CHECKOUT_NOT_FOUND") throw notFound();
+      throw error;
+    }
+    const session = answer.session;
+    const state = session ? CHECKOUT_STATES[session.state] : undefined;
+    if (!session || !state) throw new Error("payins answered a checkout without a session or state");
+    const merchant = await (fresh ? merchants.fresh : merchants.cached)(session.merchantUuid);
+    const intent = answer.intent ? intentSnapshot(answer.intent) : null;
+    const pairs = session.pairs.flatMap(({ asset, rail }): CheckoutPair[] => (isAsset(asset) && isRail(rail) ? [{ asset, rail }] : []));
+    let ready = new Set<string>();
+    if (!intent && state === "open" && merchant.active) {
+      const readiness = await deps.allocation.getReadiness({ merchantUuid: session.merchantUuid, pairs });
+      ready = new Set(readiness.pairs.filter((p) => p.ready).map((p) => `${p.asset}/${p.rail}`));
+    }
+    return {
+      snapshot: {
+        session: {
+          state,
+          pairs,
+          amount: session.amount,
+          description: session.description ?? null,
+          reference: session.reference ?? null,
+          paymentWindowS: session.paymentWindowSeconds,
+        },
+        intent,
+        merchant,
+        pairReady: (pair) => ready.has(`${pair.asset}/${pair.rail}`),
+        now: deps.now(),
+      },
+      merchantUuid: session.merchantUuid,
+      intentUuid: answer.intent?.intentUuid ?? null,
+    };
+  }
+
+  /** The transfers seen for the intent (the page only: the poll never reads them). */
+  async function readEvidence(merchantUuid: string, intentUuid: string): Promise<Evidence> {
+    const answer = await deps.payins.listPayInTransfers({ merchantUuid, intentUuid });
+    return {
+      expectedAmount: answer.expectedAmount,
+      receivedAmount: answer.receivedAmount || "0",
+      pendingAmount: answer.pendingAmount || "0",
+      transfers: answer.transfers.map(
+        (t): EvidenceTransfer => ({
+          asset: t.asset,
+          rail: t.rail,
+          txHash: t.txHash,
+          blockTime: fromTimestamp(t.blockTime) ?? null,
+          amount: t.amount,
+          state: TRANSFER_STATES[t.state],
+          late: t.late,
+          wrongNetwork: t.wrongNetwork,
+          wrongToken: t.wrongToken,
+          dust: t.dust,
+        }),
+      ),
+    };
+  }
+
+  function networkTerms(rail: string): NetworkTerms | null {
+    if (!isRail(rail)) return null;
+    const config = deps.rails.rails[rail];
+    return { chainId: config.chainId, contract: config.token.contract, decimals: config.token.decimals };
+  }
+
+  router.get("/c/:token", async (ctx) => {
+    const token = await admit(ctx, "page");
+    const { snapshot, merchantUuid, intentUuid } = await readCheckout(token, true);
+    const evidence = snapshot.intent && intentUuid ? await readEvidence(merchantUuid, intentUuid) : null;
+    const qr = typeof ctx.query.qr === "string" ? ctx.query.qr : null;
+    const page = payerPage({ ...snapshot, token, network: snapshot.intent ? networkTerms(snapshot.intent.rail) : null, evidence, qr: qrChoice(qr) });
+    const codes =
+      page.qr && page.payment
+        ? { eip681: await qrSvg(page.payment.eip681, page.qr.eip681Label), address: await qrSvg(page.payment.address, page.qr.addressLabel) }
+        : null;
+    ctx.type = "html";
+    ctx.body = deps.views.render(`payer/${page.state.replaceAll("_", "-")}.njk`, { page, codes });
+  });
+
+  router.post("/c/:token/start", async (ctx) => {
+    requireSameOrigin(ctx, deps.publicUrl);
+    const token = await admit(ctx, "start");
+    const form = await readForm(ctx);
+    const pair = parsePairValue(form.get("pair"));
+    if (pair === null) return refuse(ctx, token, badPairRefusal());
+    try {
+      await deps.payins.startCheckout({ token, pair });
+    } catch (error) {
+      if (!(error instanceof ConnectError)) throw error;
+      const reason = reasonOf(error);
+      if (reason === "CHECKOUT_NOT_FOUND") throw notFound();
+      const refusal = startRefusal(reason);
+      if (!refusal) throw error;
+      return refuse(ctx, token, refusal);
+    }
+    ctx.redirect(`/c/${token}`);
+    ctx.status = 303;
+  });
+
+  router.get("/c/:token/status", async (ctx) => {
+    const token = await admit(ctx, "status");
+    const { snapshot } = await readCheckout(token, false);
+    ctx.body = statusPayload(snapshot);
+  });
+
+  /** A refused start: a page with the refusal's status, in words for the payer, and the way back. */
+  function refuse(ctx: Context, token: string, refusal: StartRefusal): void {
+    ctx.status = PUBLIC_ERRORS[refusal.code];
+    ctx.type = "html";
+    ctx.body = deps.views.render("payer/refused.njk", { ...refusal, backHref: `/c/${token}`, requestId: ctx.state.requestId });
+  }
+
+  return router;
+}
+
+function intentSnapshot(intent: payinsV1.PayInIntent): IntentSnapshot {
+  const status = PAY_IN_STATUSES[intent.status];
+  const expiresAt = fromTimestamp(intent.expiresAt);
+  if (!status || !expiresAt) throw new Error("payins answered an intent without a status or deadline");
+  return {
+    status,
+    asset: intent.asset,
+    rail: intent.rail,
+    expectedAmount: intent.expectedAmount,
+    address: intent.address ?? null,
+    expiresAt,
+    updatedAt: fromTimestamp(intent.updatedAt) ?? null,
+  };
+}
+
+/**
+ * A merchant's display name and status. The page reads them fresh and leaves
+ * them for the status poll, which reuses them for up to 5 s (the poll is hot;
+ * a name or status change shows within that time). Concurrent lookups of one
+ * merchant share one call; a failed lookup is not kept.
+ */
+function merchantLookup(deps: Pick<AppDeps, "merchants">) {
+  const entries = new Map<string, { until: number; facts: Promise<MerchantFacts> }>();
+  const load = (uuid: string): Promise<MerchantFacts> => {
+    const facts = deps.merchants.getMerchant({ uuid }).then(({ merchant }) => ({
+      displayName: merchant?.displayName ?? "",
+      active: merchant?.status === merchantsV1.MerchantStatus.ACTIVE,
+    }));
+    entries.delete(uuid);
+    entries.set(uuid, { until: performance.now() + MERCHANT_TTL_MS, facts });
+    if (entries.size > MERCHANT_CACHE_SIZE) entries.delete(entries.keys().next().value!);
+    facts.catch(() => {
+      if (entries.get(uuid)?.facts === facts) entries.delete(uuid);
+    });
+    return facts;
+  };
+  return {
+    fresh: load,
+    cached: (uuid: string): Promise<MerchantFacts> => {
+      const entry = entries.get(uuid);
+      return entry && entry.until > performance.now() ? entry.facts : load(uuid);
+    },
+  };
 }

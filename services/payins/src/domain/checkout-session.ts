@@ -150,46 +150,6 @@ export function chosenPair(session: Pick<CheckoutSession, "pairs">, requested: {
   return allowed;
 }
 
-/** What the payer's page shows; derived, never stored. */
-export type PresentationState = "select_method" | "ready_to_start" | "awaiting_payment" | "paid" | "expired_for_payment" | "unavailable";
-
-export interface PresentationInput {
-  session: Pick<CheckoutSession, "state" | "pairs">;
-  /** The session's intent; null before a start created it. */
-  intent: { status: PayInStatus; expiresAt: Date } | null;
-  now: Date;
-  /** Whether the merchant is active (from the merchants service). */
-  merchantActive: boolean;
-  /** Whether a pair is Ready for the merchant now (from allocation's readiness). */
-  pairReady: (pair: CheckoutPair) => boolean;
-}
-
-/**
- * The presentation state of a session (DESIGN §6):
- * - once an intent exists it alone decides: `paid` when its canonical status is
- *   paid (even when the payment landed, or is read, after the deadline),
- *   `expired_for_payment` once the deadline has passed unpaid (a transfer in a
- *   block at exactly `expires_at` still counts, so the deadline instant itself
- *   is still `awaiting_payment`), `awaiting_payment` otherwise. The merchant's
- *   status and readiness do not change it: the payer may already have paid,
- *   and the intent is canonical.
- * - before a start: `unavailable` when disabled, the merchant is not active or
- *   no allowed pair is Ready; `ready_to_start` with one Ready pair,
- *   `select_method` with several.
- * Never changes the intent.
- */
-export function presentationState(input: PresentationInput): PresentationState {
-  const { session, intent, now } = input;
-  if (intent) {
-    if (intent.status === "paid") return "paid";
-    return now.getTime() > intent.expiresAt.getTime() ? "expired_for_payment" : "awaiting_payment";
-  }
-  if (session.state !== "open" || !input.merchantActive) return "unavailable";
-  const ready = session.pairs.filter((pair) => input.pairReady(pair));
-  if (ready.length === 0) return "unavailable";
-  return ready.length === 1 ? "ready_to_start" : "select_method";
-}
-
 /** Where checkout sessions are kept. */
 export interface CheckoutStore {
   /** Stores a new session with its token's hash. */
