@@ -34,7 +34,7 @@
     document.body.appendChild(area);
     area.select();
     var done = false;
-    try { done = document.execCommand("copy"); } catch (e) { done = false; }
+    try { done = document.execCommand("copy"); } catch { done = false; }
     area.remove();
     return done;
   }
@@ -81,7 +81,7 @@
   // ---- status poll: every 3 s, every 10 s after a minute, never faster than a 429 allows
   var statusUrl = root.getAttribute("data-status-url");
   var shown = {};
-  try { shown = JSON.parse(root.getAttribute("data-status") || "{}"); } catch (e) { shown = {}; }
+  try { shown = JSON.parse(root.getAttribute("data-status") || "{}"); } catch { shown = {}; }
   var polling = root.hasAttribute("data-poll") && statusUrl && window.fetch;
   var startedAt = Date.now();
   var timer = 0;
