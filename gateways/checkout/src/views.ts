@@ -11,8 +11,9 @@ export interface Views {
 
 /**
  * The Nunjucks environment: templates from `templates/`, autoescape on,
- * undefined values an error (a misspelt variable fails a test instead of
- * printing nothing), templates cached unless `watch` (development) is set.
+ * templates cached unless `watch` (development) is set. An undefined value
+ * prints nothing (templates test optional values with `if`), so the tests
+ * read the pages for what they must show.
  */
 export function createViews(options: { watch?: boolean } = {}): Views {
   const env = new nunjucks.Environment(new nunjucks.FileSystemLoader(TEMPLATES_DIR, { noCache: options.watch ?? false }), {

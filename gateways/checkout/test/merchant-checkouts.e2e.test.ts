@@ -311,6 +311,15 @@ describe("merchant checkouts", () => {
     expect(row(paid)).toContain(`Settled transaction ${txHash}`);
     expect(row(started)).toContain("Settled transaction none");
     expect(row(disabled)).toContain("Disabled");
+    // The presentation state each payer's page is in, by the contract's names.
+    const presentation = (c: { uuid: string }) => /data-presentation-state="([a-z_]+)"/.exec(elementById(list.text, `checkout-${c.uuid}`)!.inner)?.[1];
+    expect([open, started, paid, disabled].map(presentation)).toEqual(["ready_to_start", "awaiting_payment", "paid", "unavailable"]);
+    expect(row(open)).toContain("Payment page Open: the payer can start ( ready_to_start )");
+    // The payer's status poll says the same, with the pay-in's canonical status (this platform has no chain: `created` stays).
+    const poll = async (token: string) => (await new PageClient(e2e.checkoutUrl).get(`/c/${token}/status`)).json;
+    expect(await poll(started.token)).toMatchObject({ presentation_state: "awaiting_payment", pay_in_status: "created", paid: false, address: startedIntent.address });
+    expect(await poll(paid.token)).toMatchObject({ presentation_state: "paid", pay_in_status: "paid", paid: true });
+    expect(await poll(disabled.token)).toMatchObject({ presentation_state: "unavailable", pay_in_status: null, paid: false });
     // Newest first.
     expect(list.text.indexOf(`checkout-${disabled.uuid}`)).toBeLessThan(list.text.indexOf(`checkout-${open.uuid}`));
 

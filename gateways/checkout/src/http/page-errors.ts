@@ -15,12 +15,13 @@ const PAGE_TITLES: Readonly<Record<number, string>> = {
   413: "Too much data",
   415: "Unsupported request",
   429: "Too many requests",
+  501: "Not supported here",
   503: "Temporarily unavailable",
 };
 
 /** Whether a request is answered in JSON (the status poll) rather than with a page. */
 export function wantsJson(ctx: Context): boolean {
-  return ctx.path.endsWith("/status");
+  return /^\/c\/[^/]+\/status\/?$/.test(ctx.path);
 }
 
 /**
@@ -40,9 +41,12 @@ export function pageErrorMiddleware(logger: Logger, views: Views) {
         await next();
         if ((ctx.body === undefined || ctx.body === null) && ctx.status === 404) throw new ApiError("NOT_FOUND", "There is no page at this address.");
         if ((ctx.body === undefined || ctx.body === null) && ctx.status === 405) throw new ApiError("METHOD_NOT_ALLOWED", "This address does not take that kind of request.");
+        // A method no route of the gateway has (PROPFIND, …): the router's bare 501.
+        if ((ctx.body === undefined || ctx.body === null) && ctx.status === 501) throw new ApiError("NOT_IMPLEMENTED", "This site does not take that kind of request.");
       } catch (error) {
         const mapped = mapError(error);
-        if (mapped.status >= 500) logger.error({ err: error, requestId, method: ctx.method, path: routeOf(ctx) }, "request failed");
+        // 501 is a client's unknown method, not a fault of ours.
+        if (mapped.status >= 500 && mapped.status !== 501) logger.error({ err: error, requestId, method: ctx.method, path: routeOf(ctx) }, "request failed");
         answerError(ctx, views, mapped, requestId);
       }
     });
@@ -61,7 +65,7 @@ function answerError(ctx: Context, views: Views, mapped: MappedError, requestId:
   ctx.body = views.render("errors/error.njk", {
     status: mapped.status,
     title: PAGE_TITLES[mapped.status] ?? (mapped.status >= 500 ? "Something went wrong on our side" : "The request could not be handled"),
-    message: mapped.status >= 500 ? "Please try again in a moment." : mapped.message,
+    message: mapped.status >= 500 && mapped.status !== 501 ? "Please try again in a moment." : mapped.message,
     retryAfter: mapped.status === 429 ? ctx.response.get("retry-after") : undefined,
     code: mapped.code,
     requestId,

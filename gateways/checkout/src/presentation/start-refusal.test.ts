@@ -35,7 +35,8 @@ describe("startRefusal", () => {
     expect(startRefusal("IDEMPOTENCY_KEY_IN_USE")).toEqual({
       code: "CONFLICT",
       title: "Your payment is being prepared",
-      message: "The payment is being started right now. Go back to the payment page in a moment: it will show where to pay.",
+      message:
+        "The payment is being started right now. Go back to the payment page in a moment: it will show where to pay. If it still offers to start, start again: that never creates a second payment.",
     });
   });
 

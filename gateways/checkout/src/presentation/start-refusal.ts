@@ -28,7 +28,8 @@ const BAD_CHOICE: StartRefusal = {
 const BUSY: StartRefusal = {
   code: "CONFLICT",
   title: "Your payment is being prepared",
-  message: "The payment is being started right now. Go back to the payment page in a moment: it will show where to pay.",
+  message:
+    "The payment is being started right now. Go back to the payment page in a moment: it will show where to pay. If it still offers to start, start again: that never creates a second payment.",
 };
 
 /** The refusals of payins' StartCheckout, by reason, as the payer reads them. */

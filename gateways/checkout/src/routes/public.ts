@@ -26,6 +26,13 @@ import { badPairRefusal, startRefusal, type StartRefusal } from "../presentation
 /** A link's token: 32 random bytes in base64url. Anything else is answered as an unknown token. */
 const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
+/**
+ * How long a start may take: longer than payins waits for a concurrent
+ * start's create (15 s), so that payins' own answer (the one intent, or
+ * IDEMPOTENCY_KEY_IN_USE) reaches the payer rather than a timeout of ours.
+ */
+const START_TIMEOUT_MS = 20_000;
+
 /** How long a merchant's display name and status are reused by the status poll (not a record of truth). */
 const MERCHANT_TTL_MS = 5_000;
 const MERCHANT_CACHE_SIZE = 10_000;
@@ -167,10 +174,11 @@ export function publicRoutes(deps: AppDeps): Router {
     requireSameOrigin(ctx, deps.publicUrl);
     const token = await admit(ctx, "start");
     const form = await readForm(ctx);
-    const pair = parsePairValue(form.get("pair"));
+    // Two methods at once is no choice: refused rather than one of them guessed.
+    const pair = form.getAll("pair").length > 1 ? null : parsePairValue(form.get("pair"));
     if (pair === null) return refuse(ctx, token, badPairRefusal());
     try {
-      await deps.payins.startCheckout({ token, pair });
+      await deps.payins.startCheckout({ token, pair }, { timeoutMs: START_TIMEOUT_MS });
     } catch (error) {
       if (!(error instanceof ConnectError)) throw error;
       const reason = reasonOf(error);

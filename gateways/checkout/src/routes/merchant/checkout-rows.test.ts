@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { payinsV1 } from "@payin/proto";
 import { toTimestamp } from "@payin/rpc";
 import { describe, expect, it } from "vitest";
-import { checkoutRow, isSettledPayment, merchantCheckoutState, payInStatusView } from "./checkout-rows.js";
+import { checkoutRow, isSettledPayment, merchantCheckoutState, payInStatusView, presentationOf, type PayerConditions } from "./checkout-rows.js";
 
 const { CheckoutState, PayInStatus, TransferState } = payinsV1;
 const deadline = new Date("2026-11-25T12:30:00.000Z");
@@ -22,6 +22,7 @@ const session = (state: payinsV1.CheckoutState, intentUuid?: string) =>
   });
 const intent = (status: payinsV1.PayInStatus) =>
   create(payinsV1.PayInIntentSchema, { intentUuid: "i-1", status, asset: "usdt", rail: "bep20", expectedAmount: "10.5", address: "0xAbC", expiresAt: toTimestamp(deadline) });
+const ready: PayerConditions = { merchantActive: true, readyPairs: new Set(["usdt/bep20", "usdc/erc20"]) };
 const transfer = (over: Partial<{ state: payinsV1.TransferState; late: boolean; wrongNetwork: boolean; wrongToken: boolean; dust: boolean; txHash: string }> = {}) =>
   create(payinsV1.PayInTransferSchema, { txHash: "0x01", asset: "usdt", rail: "bep20", amount: "10.5", state: TransferState.SETTLED, ...over });
 
@@ -65,15 +66,57 @@ describe("merchant-facing checkout state", () => {
       pendingAmount: "0",
       transfers: [transfer({ txHash: "0xaa" }), transfer({ txHash: "0xbb", state: TransferState.PENDING }), transfer({ txHash: "0xcc", late: true })],
     });
-    const row = checkoutRow(session(CheckoutState.STARTED, "i-1"), intent(PayInStatus.PAID), transfers, after);
-    expect(row).toMatchObject({ state: "paid", stateText: "Paid", disablable: false, settledTxHashes: ["0xaa"], pairs: ["USDT on BNB Smart Chain (BEP20)"] });
+    const row = checkoutRow(session(CheckoutState.STARTED, "i-1"), intent(PayInStatus.PAID), transfers, ready, after);
+    expect(row).toMatchObject({
+      state: "paid",
+      stateText: "Paid",
+      presentation: { code: "paid", text: "Paid" },
+      disablable: false,
+      settledTxHashes: ["0xaa"],
+      pairs: ["USDT on BNB Smart Chain (BEP20)"],
+    });
     expect(row.payIn).toMatchObject({ address: "0xAbC", status: { code: "paid" } });
     expect(row.transfers.map((t) => [t.txHash, t.counts, t.notes])).toEqual([
       ["0xaa", true, []],
       ["0xbb", true, []],
       ["0xcc", false, ["arrived after the deadline"]],
     ]);
-    const open = checkoutRow(session(CheckoutState.OPEN), undefined, undefined, after);
-    expect(open).toMatchObject({ state: "open", disablable: true, payIn: null, settledTxHashes: [], createdAt: { text: "2026-11-25 12:00 UTC" } });
+    const open = checkoutRow(session(CheckoutState.OPEN), undefined, undefined, ready, after);
+    expect(open).toMatchObject({
+      state: "open",
+      presentation: { code: "ready_to_start" },
+      disablable: true,
+      payIn: null,
+      settledTxHashes: [],
+      createdAt: { text: "2026-11-25 12:00 UTC" },
+    });
+  });
+});
+
+describe("presentation state of the payer's page, as the merchant sees it", () => {
+  const both = (state: payinsV1.CheckoutState) =>
+    create(payinsV1.CheckoutSessionSchema, { state, pairs: [{ asset: "usdt", rail: "bep20" }, { asset: "usdc", rail: "erc20" }] });
+  const code = (...args: Parameters<typeof presentationOf>) => presentationOf(...args)?.code;
+
+  it("before a start: select_method with several Ready pairs, ready_to_start with one, unavailable with none, disabled or an inactive merchant", () => {
+    expect(code(both(CheckoutState.OPEN), undefined, ready, before)).toBe("select_method");
+    expect(code(both(CheckoutState.OPEN), undefined, { merchantActive: true, readyPairs: new Set(["usdc/erc20"]) }, before)).toBe("ready_to_start");
+    expect(code(both(CheckoutState.OPEN), undefined, { merchantActive: true, readyPairs: new Set() }, before)).toBe("unavailable");
+    expect(code(both(CheckoutState.OPEN), undefined, { ...ready, merchantActive: false }, before)).toBe("unavailable");
+    expect(code(both(CheckoutState.DISABLED), undefined, ready, before)).toBe("unavailable");
+  });
+
+  it("once started: awaiting_payment, expired_for_payment after the deadline instant, paid on the canonical status only", () => {
+    expect(code(session(CheckoutState.STARTED), intent(PayInStatus.CREATED), ready, deadline)).toBe("awaiting_payment");
+    expect(code(session(CheckoutState.STARTED), intent(PayInStatus.AWAITING_PAYMENT), ready, after)).toBe("expired_for_payment");
+    expect(code(session(CheckoutState.STARTED), intent(PayInStatus.PAID), ready, after)).toBe("paid");
+    // The intent decides, whatever the merchant's status now.
+    expect(code(session(CheckoutState.STARTED), intent(PayInStatus.AWAITING_PAYMENT), { merchantActive: false, readyPairs: new Set() }, before)).toBe("awaiting_payment");
+    expect(presentationOf(session(CheckoutState.STARTED), intent(PayInStatus.AWAITING_PAYMENT), ready, after)?.text).toBe("Expired for payment: the deadline passed unpaid");
+  });
+
+  it("is not known for a state or status this gateway does not know", () => {
+    expect(presentationOf(session(CheckoutState.UNSPECIFIED), undefined, ready, before)).toBeNull();
+    expect(presentationOf(session(CheckoutState.STARTED), intent(PayInStatus.UNSPECIFIED), ready, before)).toBeNull();
   });
 });

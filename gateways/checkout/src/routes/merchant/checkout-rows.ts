@@ -1,14 +1,23 @@
 /**
  * Checkouts as the merchant's history and detail pages show them: a
  * merchant-facing state (the session's state and its pay-in intent), the
+ * presentation state its payer's page is in (the contract's names), the
  * pay-in's canonical status, its deposit address, and the hash of each
  * settled transaction that counts toward it.
  */
-import { payinsV1 } from "@payin/proto";
+import { isAsset, isRail } from "@payin/money";
+import { merchantsV1, payinsV1 } from "@payin/proto";
 import { fromTimestamp } from "@payin/rpc";
 import type { AppDeps } from "../../deps.js";
+import {
+  presentationState,
+  type CheckoutPair,
+  type CheckoutState as SessionState,
+  type PayInStatus as PayInStatusName,
+  type PresentationState,
+} from "../../presentation/presentation-state.js";
 import { pairLabel } from "../../presentation/readiness-reasons.js";
-import { timeView, type TimeView } from "./area.js";
+import { timeView, type Area, type TimeView } from "./area.js";
 
 const { CheckoutState, PayInStatus, TransferState } = payinsV1;
 
@@ -38,6 +47,64 @@ export function merchantCheckoutState(session: Pick<payinsV1.CheckoutSession, "s
   }
   return session.state === CheckoutState.STARTED ? "started" : "open";
 }
+
+/**
+ * What the payer's page of a checkout nobody started depends on besides the
+ * checkout: whether its merchant is active, and which pairs are Ready now.
+ */
+export interface PayerConditions {
+  merchantActive: boolean;
+  /** The pairs Ready now, as `asset/rail`. */
+  readyPairs: ReadonlySet<string>;
+}
+
+const PRESENTATION_WORDS: Readonly<Record<PresentationState, string>> = {
+  select_method: "Open: the payer chooses a token and network, then starts",
+  ready_to_start: "Open: the payer can start",
+  awaiting_payment: "Awaiting payment",
+  paid: "Paid",
+  expired_for_payment: "Expired for payment: the deadline passed unpaid",
+  unavailable: "Unavailable: the payer cannot start it",
+};
+
+const SESSION_STATES: Readonly<Record<number, SessionState>> = {
+  [CheckoutState.OPEN]: "open",
+  [CheckoutState.STARTED]: "started",
+  [CheckoutState.PAID]: "paid",
+  [CheckoutState.DISABLED]: "disabled",
+};
+
+/**
+ * The presentation state of a checkout's payer page now (as GET /c/{token}
+ * derives it), with its words; null when a service answered a state or status
+ * this gateway does not know.
+ */
+export function presentationOf(
+  session: Pick<payinsV1.CheckoutSession, "state" | "pairs">,
+  intent: Pick<payinsV1.PayInIntent, "status" | "expiresAt"> | undefined,
+  payer: PayerConditions,
+  now: Date,
+): { code: PresentationState; text: string } | null {
+  const state = SESSION_STATES[session.state];
+  if (!state) return null;
+  let started: { status: PayInStatusName; expiresAt: Date } | null = null;
+  if (intent) {
+    const status = PAY_IN_STATUS_NAMES[intent.status];
+    const expiresAt = fromTimestamp(intent.expiresAt);
+    if (!isPayInStatus(status) || !expiresAt) return null;
+    started = { status, expiresAt };
+  }
+  const code = presentationState({
+    session: { state, pairs: session.pairs.flatMap(({ asset, rail }): CheckoutPair[] => (isAsset(asset) && isRail(rail) ? [{ asset, rail }] : [])) },
+    intent: started,
+    now,
+    merchantActive: payer.merchantActive,
+    pairReady: (pair) => payer.readyPairs.has(`${pair.asset}/${pair.rail}`),
+  });
+  return { code, text: PRESENTATION_WORDS[code] };
+}
+
+const isPayInStatus = (name: string | undefined): name is PayInStatusName => name === "created" || name === "awaiting_payment" || name === "paid";
 
 const PAY_IN_STATUS_NAMES: Readonly<Record<number, string>> = {
   [PayInStatus.CREATED]: "created",
@@ -110,6 +177,8 @@ export interface CheckoutRow {
   jurisdiction: string;
   state: MerchantCheckoutState;
   stateText: string;
+  /** The presentation state of the payer's page now; null when not known. */
+  presentation: { code: PresentationState; text: string } | null;
   /** Only an open checkout nobody started can be disabled. */
   disablable: boolean;
   payIn: {
@@ -132,6 +201,7 @@ export function checkoutRow(
   session: payinsV1.CheckoutSession,
   intent: payinsV1.PayInIntent | undefined,
   transfers: payinsV1.ListPayInTransfersResponse | undefined,
+  payer: PayerConditions,
   now: Date,
 ): CheckoutRow {
   const state = merchantCheckoutState(session, intent, now);
@@ -146,6 +216,7 @@ export function checkoutRow(
     jurisdiction: session.jurisdiction,
     state,
     stateText: STATE_WORDS[state],
+    presentation: presentationOf(session, intent, payer, now),
     disablable: session.state === CheckoutState.OPEN && !intent,
     payIn: intent
       ? {
@@ -164,30 +235,70 @@ export function checkoutRow(
   };
 }
 
-export type RowDeps = Pick<AppDeps, "payins" | "now">;
+export type RowDeps = Pick<AppDeps, "payins" | "allocation" | "now">;
+
+/** The merchant whose checkouts are shown, and whether it is active (the payer's page depends on it). */
+export interface RowMerchant {
+  uuid: string;
+  active: boolean;
+}
+
+/** The area's merchant as the rows need it. */
+export function rowMerchant(area: Area): RowMerchant {
+  return { uuid: area.merchantUuid, active: area.merchant.status === merchantsV1.MerchantStatus.ACTIVE };
+}
+
+/**
+ * The payer conditions of the merchant's checkouts: its pairs' readiness is
+ * asked of allocation only when a checkout nobody started may show it (the
+ * merchant active), unless the caller already has it (`readyPairs`).
+ */
+async function payerConditions(
+  deps: RowDeps,
+  merchant: RowMerchant,
+  sessions: readonly Pick<payinsV1.CheckoutSession, "state" | "intentUuid">[],
+  readyPairs?: ReadonlySet<string>,
+): Promise<PayerConditions> {
+  const needed = merchant.active && sessions.some((s) => s.state === CheckoutState.OPEN && !s.intentUuid);
+  if (readyPairs || !needed) return { merchantActive: merchant.active, readyPairs: readyPairs ?? new Set() };
+  const { pairs } = await deps.allocation.getReadiness({ merchantUuid: merchant.uuid, pairs: [] });
+  return { merchantActive: true, readyPairs: new Set(pairs.filter((p) => p.ready).map((p) => `${p.asset}/${p.rail}`)) };
+}
 
 /** The transfers of an intent of the merchant (its evidence). */
 function transfersOf(deps: RowDeps, merchantUuid: string, intentUuid: string) {
   return deps.payins.listPayInTransfers({ merchantUuid, intentUuid });
 }
 
-/** Rows for a page of sessions: each started one's intent and evidence read alongside. */
-export async function checkoutRows(deps: RowDeps, merchantUuid: string, sessions: readonly payinsV1.CheckoutSession[]): Promise<CheckoutRow[]> {
+/**
+ * Rows for a page of sessions: each started one's intent and evidence read
+ * alongside. `readyPairs`: the merchant's Ready pairs, when the caller has
+ * just read them.
+ */
+export async function checkoutRows(deps: RowDeps, merchant: RowMerchant, sessions: readonly payinsV1.CheckoutSession[], readyPairs?: ReadonlySet<string>): Promise<CheckoutRow[]> {
   const now = deps.now();
-  return Promise.all(
-    sessions.map(async (session) => {
-      if (!session.intentUuid) return checkoutRow(session, undefined, undefined, now);
-      const intentUuid = session.intentUuid;
-      const [{ intent }, transfers] = await Promise.all([deps.payins.getPayInIntent({ merchantUuid, intentUuid }), transfersOf(deps, merchantUuid, intentUuid)]);
-      return checkoutRow(session, intent, transfers, now);
-    }),
-  );
+  const merchantUuid = merchant.uuid;
+  const [payer, rows] = await Promise.all([
+    payerConditions(deps, merchant, sessions, readyPairs),
+    Promise.all(
+      sessions.map(async (session) => {
+        if (!session.intentUuid) return { session, intent: undefined, transfers: undefined };
+        const intentUuid = session.intentUuid;
+        const [{ intent }, transfers] = await Promise.all([deps.payins.getPayInIntent({ merchantUuid, intentUuid }), transfersOf(deps, merchantUuid, intentUuid)]);
+        return { session, intent, transfers };
+      }),
+    ),
+  ]);
+  return rows.map(({ session, intent, transfers }) => checkoutRow(session, intent, transfers, payer, now));
 }
 
 /** The detail of one session of the merchant (its intent and evidence included). */
-export async function checkoutDetail(deps: RowDeps, merchantUuid: string, checkoutUuid: string): Promise<CheckoutRow> {
-  const { session, intent } = await deps.payins.getCheckoutSession({ merchantUuid, checkoutUuid });
+export async function checkoutDetail(deps: RowDeps, merchant: RowMerchant, checkoutUuid: string): Promise<CheckoutRow> {
+  const { session, intent } = await deps.payins.getCheckoutSession({ merchantUuid: merchant.uuid, checkoutUuid });
   if (!session) throw new Error("payins answered without the checkout session");
-  const transfers = intent ? await transfersOf(deps, merchantUuid, intent.intentUuid) : undefined;
-  return checkoutRow(session, intent, transfers, deps.now());
+  const [transfers, payer] = await Promise.all([
+    intent ? transfersOf(deps, merchant.uuid, intent.intentUuid) : undefined,
+    payerConditions(deps, merchant, [{ state: session.state, intentUuid: intent?.intentUuid }]),
+  ]);
+  return checkoutRow(session, intent, transfers, payer, deps.now());
 }

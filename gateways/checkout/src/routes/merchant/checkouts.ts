@@ -17,7 +17,7 @@ import { RateLimited } from "../../http/rate-limit.js";
 import { pairLabel, pairReadinessView, type PairReadinessView } from "../../presentation/readiness-reasons.js";
 import { createCheckout } from "../../workflows/create-checkout.js";
 import { formArea, MANAGE_PERMISSION, pageArea, renderAreaPage, renderAreaProblem, seeOther, type Area } from "./area.js";
-import { checkoutDetail, checkoutRows } from "./checkout-rows.js";
+import { checkoutDetail, checkoutRows, rowMerchant } from "./checkout-rows.js";
 
 export type CheckoutsDeps = Pick<AppDeps, "identity" | "merchants" | "allocation" | "payins" | "views" | "publicUrl" | "now" | "rateLimits">;
 
@@ -162,7 +162,7 @@ export function checkoutRoutes(deps: CheckoutsDeps): Router {
     const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
     const notice = typeof ctx.query.notice === "string" ? (NOTICES[ctx.query.notice] ?? null) : null;
     renderAreaPage(ctx, deps, area, "merchant/checkouts.njk", "checkouts", {
-      rows: await checkoutRows(deps, area.merchantUuid, list.sessions),
+      rows: await checkoutRows(deps, rowMerchant(area), list.sessions),
       total,
       page,
       pages,
@@ -216,7 +216,7 @@ export function checkoutRoutes(deps: CheckoutsDeps): Router {
       const refusal = outcome.pairs.map((pair: allocationV1.PairReadiness) => pairReadinessView(pair));
       return renderForm(ctx, deps, area, { values, refusal }, 409);
     }
-    const [row] = await checkoutRows(deps, area.merchantUuid, [outcome.session]);
+    const [row] = await checkoutRows(deps, rowMerchant(area), [outcome.session]);
     renderAreaPage(ctx, deps, area, "merchant/created.njk", "new", { link: outcome.link, checkout: row }, 201);
   });
 
@@ -227,7 +227,7 @@ export function checkoutRoutes(deps: CheckoutsDeps): Router {
     const notFound = () => renderAreaProblem(ctx, deps, area, 404, "Checkout not found", "There is no such checkout in your merchant account.");
     if (!isUuidAnyCase(uuid)) return notFound();
     try {
-      const checkout = await checkoutDetail(deps, area.merchantUuid, uuid.toLowerCase());
+      const checkout = await checkoutDetail(deps, rowMerchant(area), uuid.toLowerCase());
       renderAreaPage(ctx, deps, area, "merchant/checkout.njk", "checkouts", { checkout });
     } catch (error) {
       if (isReason(error, "CHECKOUT_NOT_FOUND")) return notFound();

@@ -3,7 +3,7 @@ import Router from "@koa/router";
 import type { AppDeps } from "../../deps.js";
 import { pairLabel, pairReadinessView } from "../../presentation/readiness-reasons.js";
 import { pageArea, renderAreaPage, timeView } from "./area.js";
-import { checkoutRows, payInStatusView } from "./checkout-rows.js";
+import { checkoutRows, payInStatusView, rowMerchant } from "./checkout-rows.js";
 
 export type DashboardDeps = Pick<AppDeps, "identity" | "merchants" | "allocation" | "payins" | "views" | "publicUrl" | "now">;
 
@@ -26,7 +26,7 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     renderAreaPage(ctx, deps, area, "merchant/dashboard.njk", "dashboard", {
       pairs,
       readyCount: pairs.filter((pair) => pair.ready).length,
-      checkouts: await checkoutRows(deps, merchantUuid, checkouts.sessions),
+      checkouts: await checkoutRows(deps, rowMerchant(area), checkouts.sessions, new Set(pairs.filter((pair) => pair.ready).map((pair) => pair.value))),
       checkoutTotal: Number(checkouts.total),
       payIns: intents.intents.map((intent) => ({
         uuid: intent.intentUuid,
