@@ -4,11 +4,13 @@
  * one), two local anvil chains (unless a rail's endpoint is configured), then
  * the four services, the chain observer and the gateways (API and hosted
  * checkout); prints the URLs and, on local chains, a demo intent and checkout
- * link and the commands that pay them. On SIGINT, SIGTERM or SIGHUP, or when
- * main.ts goes away, it stops everything in order — the gateways, payins, the
- * other services, PostgreSQL last — and exits 0.
+ * link and the commands that pay them. A process that exits on its own is
+ * started again (supervisor.ts); one that keeps crashing stops the platform
+ * (exit 1). On SIGINT, SIGTERM or SIGHUP, or when main.ts goes away, it stops
+ * everything in order — the gateways, payins, the other services, PostgreSQL
+ * last — and exits 0.
  */
-import { access, mkdir, writeFile } from "node:fs/promises";
+import { access, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { deriveCredential, loadConfig, localServiceHost } from "@payin/config";
 import { startEmbeddedPostgres, takeOverShutdownSignals, type EmbeddedPostgresHandle } from "@payin/db-embedded";
@@ -18,7 +20,10 @@ import { bootstrapBanner, bootstrapView } from "@payin/payinctl/views";
 import { identityV1, merchantsV1 } from "@payin/proto";
 import { ConnectError, createServiceClient, reasonOf, requestIdFrom } from "@payin/rpc";
 import { stackConfigSchema } from "./config.js";
+import { databaseBanner, embeddedPsql, onPath, type DatabaseInUse } from "./database-banner.js";
 import { createDemoCheckout, createDemoIntent, demoMerchantFile, ensureDemoMerchant } from "./demo.js";
+import { platformPortClaims, portProblem } from "./ports.js";
+import { supervise, type Supervisor } from "./supervisor.js";
 
 const config = loadConfig(stackConfigSchema);
 // @payin/launcher's helpers (service token, TOTP key) find the data directory here.
@@ -29,7 +34,7 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
 for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
 
 /** What is running, for the shutdown. */
-const running: { embedded?: EmbeddedPostgresHandle; platform?: Platform; chains?: LocalChains } = {};
+const running: { embedded?: EmbeddedPostgresHandle; platform?: Platform; supervisor?: Supervisor; chains?: LocalChains } = {};
 let stopping: Promise<never> | undefined;
 let startup: Promise<void> = Promise.resolve();
 
@@ -41,13 +46,19 @@ let startup: Promise<void> = Promise.resolve();
 function shutdown(exitCode: number): Promise<never> {
   stopping ??= (async () => {
     out("stopping…");
+    // Nothing is restarted from now on (a supervisor created later, by the
+    // startup under way, is stopped below).
+    const supervisorStopped = running.supervisor?.stop();
     await startup.catch(() => {});
     const failed = (what: string) => (error: unknown) => {
       process.stderr.write(`stopping ${what} failed: ${error instanceof Error ? error.message : String(error)}\n`);
       exitCode = 1;
     };
-    // Each process's end is reported by its watcher (see `watch`).
+    // Restarts under way end first, so that stopAll finds every process; each
+    // process's end is then reported by the supervisor.
+    await (supervisorStopped ?? running.supervisor?.stop());
     await running.platform?.stopAll().catch(failed("the platform"));
+    await pids.drop();
     if (running.chains) await running.chains.stop().then(() => out("  local chains stopped"), failed("the local chains"));
     if (running.embedded) {
       await running.embedded.stop().then(() => out("  PostgreSQL stopped"), failed("PostgreSQL"));
@@ -65,14 +76,26 @@ takeOverShutdownSignals(() => void shutdown(0));
 process.once("disconnect", () => void shutdown(0));
 
 async function main(): Promise<void> {
+  // Before anything starts: a port taken stops it with one line naming its variable.
+  const problem = await portProblem(platformPortClaims(config));
+  if (problem) {
+    process.stderr.write(`${problem}\n`);
+    process.exit(78);
+  }
   await mkdir(config.PAYIN_DATA_DIR, { recursive: true });
+  await pids.drop(); // left by a start that did not stop cleanly
   let databaseUrl = config.DATABASE_URL;
-  if (!databaseUrl) {
+  let database: DatabaseInUse;
+  if (databaseUrl) {
+    database = { kind: "external", url: databaseUrl };
+  } else {
     const pgData = path.join(config.PAYIN_DATA_DIR, "postgres");
     out(`starting embedded PostgreSQL (data in ${pgData})…`);
     running.embedded = await startEmbeddedPostgres({ dataDir: pgData, port: config.PG_PORT || undefined });
     if (stopping) return;
     databaseUrl = await running.embedded.createDatabase("payin");
+    // db-embedded keeps the cluster's password next to its directory.
+    database = { kind: "embedded", url: databaseUrl, clusterDir: path.resolve(pgData), passwordFile: `${path.resolve(pgData)}.password` };
   }
   const env: Record<string, string> = {
     DATABASE_URL: databaseUrl,
@@ -97,7 +120,15 @@ async function main(): Promise<void> {
   if (stopping) return;
   const platform = await launchPlatform({ env, output: "inherit" });
   running.platform = platform;
-  for (const proc of platform.processes.values()) watch(proc.spec.name, proc.exited);
+  running.supervisor = supervise({
+    platform,
+    log: out,
+    onStarted: (name, pid) => pids.set(name, pid),
+    onGiveUp: (_name, message) => {
+      process.stderr.write(`${message}\n`);
+      void shutdown(1);
+    },
+  });
   if (stopping) return;
   await bootstrapAdmin(env);
   if (stopping) return;
@@ -110,6 +141,9 @@ async function main(): Promise<void> {
     out(`  ${name.padEnd(13)} grpc+connect://${host}:${env[`${name.toUpperCase()}_PORT`]}`);
   }
   out(`  observer      http://${host}:${env.OBSERVER_PORT}/health`);
+  const psql = embeddedPsql();
+  databaseBanner(database, path.resolve(config.PAYIN_DATA_DIR), { command: psql ?? "psql", found: psql !== undefined || onPath("psql") }).forEach(out);
+  out(`  processes     ${pids.file}   (name → pid, kept up to date while it runs)`);
   out("  operator CLI  npm run -s payinctl -- --help");
   if (running.chains) {
     const { bep20, erc20 } = running.chains.rails;
@@ -152,17 +186,38 @@ async function demo(env: Record<string, string>, apiUrl: string, checkoutUrl: st
   }
 }
 
-/** Reports a process's end: in a shutdown, as a step of it; otherwise it stops the platform. */
-function watch(name: string, exited: Promise<number | null>): void {
-  void exited.then((code) => {
-    if (stopping) {
-      out(`  ${name} stopped${code === 0 ? "" : ` (exit code ${code})`}`);
-    } else {
-      out(`${name} exited with code ${code}; stopping the platform`);
-      void shutdown(1);
-    }
-  });
-}
+/**
+ * <data dir>/processes.json: the pid of each process of the platform by name,
+ * rewritten (whole, by a rename) at every start and restart, removed at the
+ * end of a shutdown. For operators and tests that signal one process.
+ */
+const pids = (() => {
+  const file = path.join(path.resolve(config.PAYIN_DATA_DIR), "processes.json");
+  const byName: Record<string, number> = {};
+  let writes: Promise<void> = Promise.resolve();
+  const write = () => {
+    const text = `${JSON.stringify(byName, null, 2)}\n`;
+    writes = writes
+      .then(async () => {
+        await writeFile(`${file}.tmp`, text);
+        await rename(`${file}.tmp`, file);
+      })
+      .catch((error: unknown) => {
+        out(`warning: ${file} could not be written (${error instanceof Error ? error.message : String(error)})`);
+      });
+  };
+  return {
+    file,
+    set(name: string, pid: number) {
+      byName[name] = pid;
+      write();
+    },
+    async drop() {
+      await writes;
+      await rm(file, { force: true });
+    },
+  };
+})();
 
 /**
  * On a fresh data directory, creates the first platform_admin (BOOTSTRAP_ADMIN_EMAIL,

