@@ -142,9 +142,11 @@ function allRoutes(merchantUuid: string): [string, string][] {
   return [
     ["POST", `${A}/identities`],
     ["GET", `${A}/identities`],
+    ["GET", `${A}/identities/${UNKNOWN_UUID}`],
     ["POST", `${A}/identities/${UNKNOWN_UUID}/disable`],
     ["POST", `${A}/identities/${UNKNOWN_UUID}/lock`],
     ["POST", `${A}/identities/${UNKNOWN_UUID}/activate`],
+    ["POST", `${A}/identities/${UNKNOWN_UUID}/sign-in-failures/reset`],
     ["DELETE", `${A}/identities/${UNKNOWN_UUID}/roles/platform_admin`],
     ["GET", `${A}/merchants`],
     ["POST", `${A}/merchants`],
@@ -168,6 +170,7 @@ function allRoutes(merchantUuid: string): [string, string][] {
     ["PUT", `${m}/provider-connections`],
     ["POST", `${m}/provider-connections/${UNKNOWN_UUID}/rotate-secret`],
     ["PUT", `${m}/wallet`],
+    ["GET", `${m}/wallet`],
     ["GET", `${m}/readiness`],
     ["GET", `${A}/audit-events`],
   ];
@@ -223,6 +226,16 @@ describe("identities", () => {
     expect(res.body.identity).toMatchObject({ email, status: "active", roles: ["platform_operator"] });
     expect(res.body.identity.uuid).toMatch(UUID);
     expect(res.text).not.toContain(password);
+    // Location names the identity, and reading it answers what the create did.
+    expect(res.headers.get("location")).toBe(`${A}/identities/${res.body.identity.uuid}`);
+    const read = await e2e.api.request("GET", res.headers.get("location")!, { token: admin.token });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toEqual(res.body);
+    expect((await e2e.api.request("GET", res.headers.get("location")!, { token: platformOperator.token })).status).toBe(200);
+    for (const unknown of [UNKNOWN_UUID, "not-a-uuid"]) {
+      expectError(await e2e.api.request("GET", `${A}/identities/${unknown}`, { token: admin.token }), 404, "IDENTITY_NOT_FOUND");
+    }
+    expectError(await e2e.api.request("GET", `${A}/identities/${res.body.identity.uuid}?x=1`, { token: admin.token }), 400, "VALIDATION_ERROR");
 
     const all = await e2e.api.request("GET", `${A}/identities?limit=100`, { token: admin.token });
     expect(all.status).toBe(200);
@@ -323,7 +336,8 @@ describe("merchants", () => {
     expect(m.uuid).toMatch(UUID);
     expect(m.created_at).toMatch(ISO_UTC);
     expect(m.updated_at).toMatch(ISO_UTC);
-    const read = await e2e.api.request("GET", `${A}/merchants/${m.uuid}`, { token: admin.token });
+    expect(res.headers.get("location")).toBe(`${A}/merchants/${m.uuid}`);
+    const read = await e2e.api.request("GET", res.headers.get("location")!, { token: admin.token });
     expect(read.status).toBe(200);
     expect(read.body).toEqual({ merchant: m });
     const bare = await createMerchant("No Legal Name");
@@ -331,6 +345,20 @@ describe("merchants", () => {
     for (const json of [{ display_name: "a\u0000b" }, { display_name: "A", legal_name: "\udc00" }]) {
       expectError(await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json }), 400, "VALIDATION_ERROR");
     }
+    // A name that would read as another one ("Trojan Source"): bidirectional controls are refused, the field named.
+    const trojan = `Trojan ${randomBytes(3).toString("hex")}`;
+    for (const [json, field] of [
+      [{ display_name: `${trojan} \u202Enmp.exe` }, "display_name"],
+      [{ display_name: `${trojan} \u2067isolated\u2069` }, "display_name"],
+      [{ display_name: trojan, legal_name: "Acme \u202ALtd\u202C" }, "legal_name"],
+    ] as const) {
+      const refused = expectError(await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json }), 400, "VALIDATION_ERROR");
+      expect(refused.message).toBe(`${field} must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)`);
+    }
+    const stored = await e2e.api.request("GET", `${A}/merchants?display_name=${encodeURIComponent(trojan)}`, { token: admin.token });
+    expect(stored.body.pagination.total).toBe(0);
+    // Right-to-left scripts themselves are names like any other.
+    expect((await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "متجر أكمي" } })).status).toBe(201);
     const withNull = await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "N", legal_name: null } });
     expect(withNull.status).toBe(201);
     expect(withNull.body.merchant.legal_name).toBeNull();
@@ -428,10 +456,12 @@ describe("merchants", () => {
     const put = (uuid: string, json: unknown) => e2e.api.request("PUT", `${A}/merchants/${uuid}/members`, { token: admin.token, json });
     const first = await put(m.uuid, { identity_uuid: member.uuid });
     expect(first.status, first.text).toBe(201);
+    expect(first.headers.get("location")).toBe(`${A}/merchants/${m.uuid}/members/${member.uuid}`);
     expect(first.body).toEqual({ membership: { merchant_uuid: m.uuid, identity_uuid: member.uuid, created_at: expect.stringMatching(ISO_UTC) } });
     const again = await put(m.uuid, { identity_uuid: member.uuid });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
+    expect(again.headers.get("location")).toBeNull();
     expectError(await put(UNKNOWN_UUID, { identity_uuid: member.uuid }), 404, "MERCHANT_NOT_FOUND");
     const stranger = await put(m.uuid, { identity_uuid: UNKNOWN_UUID });
     expectError(stranger, 404, "IDENTITY_NOT_FOUND");
@@ -456,6 +486,7 @@ describe("machine credentials", () => {
     const created = await e2e.api.request("POST", path(m.uuid), { token: admin.token });
     expect(created.status, created.text).toBe(201);
     expectKeys(created.body, ["credential"]);
+    expect(created.headers.get("location")).toBe(path(m.uuid, `/${created.body.credential.credential_uuid}`));
     expectKeys(created.body.credential, ISSUED_CREDENTIAL_KEYS);
     const first = created.body.credential;
     secrets.push(first.token);
@@ -589,36 +620,65 @@ describe("machine credentials", () => {
 });
 
 describe("rules, policies, operating profiles, providers, bindings, connections, wallets", () => {
-  it("versions rules: 201, 409 RULE_UNCHANGED, a new version on change; lists open and closed", async () => {
+  it("versions rules: 201 with Location, 409 RULE_UNCHANGED, a new version on change; lists open and closed, paged", async () => {
     const post = (json: unknown) => e2e.api.request("POST", `${A}/rules`, { token: admin.token, json });
-    const first = await post({ capability: "test.cap", jurisdiction: "JP", effect: "allow" });
+    const first = await post({ capability: "crypto.payin", jurisdiction: "JP", effect: "allow" });
     expect(first.status, first.text).toBe(201);
     expectKeys(first.body, ["rule"]);
     expectKeys(first.body.rule, ["capability", "effect", "jurisdiction", "rule_uuid", "valid_from", "valid_to", "version"]);
-    expect(first.body.rule).toMatchObject({ capability: "test.cap", jurisdiction: "JP", effect: "allow", version: 1, valid_to: null });
-    expectError(await post({ capability: "test.cap", jurisdiction: "JP", effect: "allow" }), 409, "RULE_UNCHANGED");
-    const second = await post({ capability: "test.cap", jurisdiction: "JP", effect: "deny" });
+    expect(first.body.rule).toMatchObject({ capability: "crypto.payin", jurisdiction: "JP", effect: "allow", version: 1, valid_to: null });
+    expect(first.headers.get("location")).toBe(`${A}/rules/${first.body.rule.rule_uuid}`);
+    expectError(await post({ capability: "crypto.payin", jurisdiction: "JP", effect: "allow" }), 409, "RULE_UNCHANGED");
+    const second = await post({ capability: "crypto.payin", jurisdiction: "JP", effect: "deny" });
     expect(second.status).toBe(201);
     expect(second.body.rule).toMatchObject({ version: 2, effect: "deny" });
-    const open = await e2e.api.request("GET", `${A}/rules`, { token: admin.token });
+    const japan = (res: ApiResponse) => res.body.data.filter((r: any) => r.jurisdiction === "JP");
+    const open = await e2e.api.request("GET", `${A}/rules?limit=100`, { token: admin.token });
     expect(open.status).toBe(200);
-    const mine = open.body.rules.filter((r: any) => r.capability === "test.cap");
-    expect(mine.map((r: any) => r.version)).toEqual([2]);
-    const withClosed = await e2e.api.request("GET", `${A}/rules?include_closed=true`, { token: admin.token });
-    expect(withClosed.body.rules.filter((r: any) => r.capability === "test.cap").map((r: any) => r.version).sort()).toEqual([1, 2]);
+    expectKeys(open.body, ["data", "pagination"]);
+    expect(japan(open).map((r: any) => r.version)).toEqual([2]);
+    const withClosed = await e2e.api.request("GET", `${A}/rules?include_closed=true&limit=100`, { token: admin.token });
+    expect(japan(withClosed).map((r: any) => r.version).sort()).toEqual([1, 2]);
+    expect(withClosed.body.pagination).toEqual({ total: withClosed.body.data.length, limit: 100, offset: 0 });
+    // Pages: the default limit is 20; a page past the end is empty with the same total.
+    const page = await e2e.api.request("GET", `${A}/rules?include_closed=true&limit=1&offset=1`, { token: admin.token });
+    expect(page.body).toEqual({ data: [withClosed.body.data[1]], pagination: { total: withClosed.body.pagination.total, limit: 1, offset: 1 } });
+    expect((await e2e.api.request("GET", `${A}/rules`, { token: admin.token })).body.pagination.limit).toBe(20);
+    const past = await e2e.api.request("GET", `${A}/rules?offset=1000`, { token: admin.token });
+    expect(past.body).toEqual({ data: [], pagination: { total: open.body.pagination.total, limit: 20, offset: 1000 } });
     expectError(await e2e.api.request("GET", `${A}/rules?include_closed=yes`, { token: admin.token }), 400);
+    for (const query of ["limit=0", "limit=101", "offset=-1", "limit=x", "limit=1&limit=2"]) {
+      expectError(await e2e.api.request("GET", `${A}/rules?${query}`, { token: admin.token }), 400, "VALIDATION_ERROR");
+    }
     for (const json of [
       {},
-      { capability: "test.cap", jurisdiction: "JP" },
-      { capability: "test.cap", jurisdiction: "XX", effect: "allow" },
-      { capability: "test.cap", jurisdiction: "jp", effect: "allow" },
+      { capability: "crypto.payin", jurisdiction: "JP" },
+      { capability: "crypto.payin", jurisdiction: "XX", effect: "allow" },
+      { capability: "crypto.payin", jurisdiction: "jp", effect: "allow" },
       { capability: "Bad Cap", jurisdiction: "JP", effect: "allow" },
-      { capability: "test.cap", jurisdiction: "JP", effect: "maybe" },
-      { capability: "test.cap", jurisdiction: "JP", effect: "allow", version: 3 },
+      { capability: "crypto.payin", jurisdiction: "JP", effect: "maybe" },
+      { capability: "crypto.payin", jurisdiction: "JP", effect: "allow", version: 3 },
       { capability: 1, jurisdiction: "JP", effect: "allow" },
     ]) {
       expectError(await post(json), 400);
     }
+  });
+
+  it("refuses a rule or binding naming a capability it does not know, listing the known ones, and stores nothing", async () => {
+    const known = "capability must be one of the known capabilities: crypto.payin";
+    for (const capability of ["crypto.payout", "test.cap", "Crypto.payin"]) {
+      const refused = expectError(await e2e.api.request("POST", `${A}/rules`, { token: admin.token, json: { capability, jurisdiction: "KR", effect: "allow" } }), 400, "VALIDATION_ERROR");
+      expect(refused.message).toBe(known);
+    }
+    const rules = await e2e.api.request("GET", `${A}/rules?include_closed=true&limit=100`, { token: admin.token });
+    expect(rules.body.data.filter((r: any) => r.jurisdiction === "KR")).toEqual([]);
+    const m = await createMerchant("Unknown capability");
+    const binding = { provider_uuid: "01a2008d-7400-7000-8000-000000000001", capability: "crypto.payout", jurisdiction: "DE" };
+    const refused = expectError(await e2e.api.request("PUT", `${A}/merchants/${m.uuid}/provider-bindings`, { token: admin.token, json: binding }), 400, "VALIDATION_ERROR");
+    expect(refused.message).toBe(known);
+    // Nothing was bound: the merchant's readiness still lacks a provider.
+    const readiness = await e2e.api.request("GET", `${A}/merchants/${m.uuid}/readiness`, { token: admin.token });
+    expect(readiness.body.readiness.pairs[0].reasons).toContain("provider_not_ready");
   });
 
   it("ensures an operating profile and versions policies; 400, 404, 409 cases", async () => {
@@ -638,6 +698,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     const policy = (uuid: string, json: unknown) => e2e.api.request("POST", `${A}/merchants/${uuid}/policies`, { token: admin.token, json });
     const pol = await policy(m.uuid, { scope: "payin", effect: "allow" });
     expect(pol.status, pol.text).toBe(201);
+    expect(pol.headers.get("location")).toBe(`${A}/merchants/${m.uuid}/policies/${pol.body.policy.policy_uuid}`);
     expectKeys(pol.body.policy, ["effect", "merchant_uuid", "policy_uuid", "scope", "valid_from", "valid_to", "version"]);
     expect(pol.body.policy).toMatchObject({ merchant_uuid: m.uuid, scope: "payin", effect: "allow", version: 1 });
     expectError(await policy(m.uuid, { scope: "payin", effect: "allow" }), 409, "POLICY_UNCHANGED");
@@ -654,11 +715,23 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
   it("keeps a provider registry, binds providers and holds connection secret references", async () => {
     const providers = await e2e.api.request("GET", `${A}/providers`, { token: admin.token });
     expect(providers.status).toBe(200);
-    expect(providers.body.providers.map((p: any) => p.name)).toContain("evm-rpc");
+    expectKeys(providers.body, ["data", "pagination"]);
+    expect(providers.body.data.map((p: any) => p.name)).toContain("evm-rpc");
+    expect(providers.body.pagination).toEqual({ total: providers.body.data.length, limit: 20, offset: 0 });
     const name = `prov-${randomBytes(3).toString("hex")}`;
     const created = await e2e.api.request("POST", `${A}/providers`, { token: admin.token, json: { name } });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toEqual({ provider: { provider_uuid: expect.stringMatching(UUID), name, created_at: expect.stringMatching(ISO_UTC) } });
+    expect(created.headers.get("location")).toBe(`${A}/providers/${created.body.provider.provider_uuid}`);
+    const paged = await e2e.api.request("GET", `${A}/providers?limit=1&offset=1`, { token: admin.token });
+    expect(paged.body.pagination).toEqual({ total: providers.body.pagination.total + 1, limit: 1, offset: 1 });
+    expect(paged.body.data).toHaveLength(1);
+    expectError(await e2e.api.request("GET", `${A}/providers?limit=101`, { token: admin.token }), 400, "VALIDATION_ERROR");
+    expectError(await e2e.api.request("GET", `${A}/providers?page=2`, { token: admin.token }), 400, "VALIDATION_ERROR");
+    for (const trojan of ["evm\u202Erpc", "evm\u2066rpc\u2069"]) {
+      const refused = expectError(await e2e.api.request("POST", `${A}/providers`, { token: admin.token, json: { name: trojan } }), 400, "VALIDATION_ERROR");
+      expect(refused.message).toMatch(/^name must not contain bidirectional control characters/);
+    }
     expectError(await e2e.api.request("POST", `${A}/providers`, { token: admin.token, json: { name: name.toUpperCase() } }), 409, "PROVIDER_NAME_TAKEN");
     expectError(await e2e.api.request("POST", `${A}/providers`, { token: admin.token, json: { name: "" } }), 400);
     expectError(await e2e.api.request("POST", `${A}/providers`, { token: admin.token, json: { name, kind: "rpc" } }), 400);
@@ -668,9 +741,11 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     const bind = (json: unknown, uuid = m.uuid) => e2e.api.request("PUT", `${A}/merchants/${uuid}/provider-bindings`, { token: admin.token, json });
     const b1 = await bind({ provider_uuid: providerUuid, capability: "crypto.payin", jurisdiction: "DE" });
     expect(b1.status, b1.text).toBe(201);
+    expect(b1.headers.get("location")).toBe(`${A}/merchants/${m.uuid}/provider-bindings/${b1.body.provider_binding.binding_uuid}`);
     expectKeys(b1.body.provider_binding, ["binding_uuid", "capability", "created_at", "jurisdiction", "merchant_uuid", "provider_uuid"]);
     const b2 = await bind({ provider_uuid: providerUuid, capability: "crypto.payin", jurisdiction: "DE" });
     expect(b2.status).toBe(200);
+    expect(b2.headers.get("location")).toBeNull();
     expect(b2.body).toEqual(b1.body);
     expectError(await bind({ provider_uuid: UNKNOWN_UUID, capability: "crypto.payin", jurisdiction: "DE" }), 404, "PROVIDER_NOT_FOUND");
     expectError(await bind({ provider_uuid: "x", capability: "crypto.payin", jurisdiction: "DE" }), 400);
@@ -680,6 +755,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     const connect = (json: unknown) => e2e.api.request("PUT", `${A}/merchants/${m.uuid}/provider-connections`, { token: admin.token, json });
     const c1 = await connect({ provider_uuid: providerUuid, secret_reference: "vault:kv/payin/acme" });
     expect(c1.status, c1.text).toBe(201);
+    expect(c1.headers.get("location")).toBe(`${A}/merchants/${m.uuid}/provider-connections/${c1.body.provider_connection.connection_uuid}`);
     expectKeys(c1.body.provider_connection, ["connection_uuid", "created_at", "merchant_uuid", "provider_uuid", "secret_reference", "updated_at"]);
     expect(c1.body.provider_connection.secret_reference).toBe("vault:kv/payin/acme");
     expect((await connect({ provider_uuid: providerUuid })).status).toBe(200);
@@ -801,6 +877,24 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expectError(await put({ xpub }, UNKNOWN_UUID), 404, "MERCHANT_NOT_FOUND");
     await e2e.api.request("POST", `${A}/merchants/${m.uuid}/close`, { token: admin.token });
     expectError(await put({ xpub: randomXpub() }), 409, "MERCHANT_CLOSED");
+  });
+
+  it("reads the receiving wallet (closed merchants included); 404 WALLET_NOT_FOUND without one, MERCHANT_NOT_FOUND for no merchant", async () => {
+    const m = await createMerchant("Wallet read");
+    const get = (uuid = m.uuid, token = admin.token) => e2e.api.request("GET", `${A}/merchants/${uuid}/wallet`, { token });
+    expectError(await get(), 404, "WALLET_NOT_FOUND");
+    for (const unknown of [UNKNOWN_UUID, "not-a-uuid"]) expectError(await get(unknown), 404, "MERCHANT_NOT_FOUND");
+    const set = await e2e.api.request("PUT", `${A}/merchants/${m.uuid}/wallet`, { token: admin.token, json: { xpub: randomXpub() } });
+    expect(set.status, set.text).toBe(200);
+    const read = await get();
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toEqual(set.body);
+    // Closed: its configuration is frozen, its wallet still readable.
+    expect((await e2e.api.request("POST", `${A}/merchants/${m.uuid}/close`, { token: admin.token })).status).toBe(200);
+    expect((await get()).body).toEqual(set.body);
+    // Read with the permission that sets it; a platform_operator (merchant.read only) may not.
+    expectError(await get(m.uuid, platformOperator.token), 403, "FORBIDDEN");
+    expectError(await e2e.api.request("GET", `${A}/merchants/${m.uuid}/wallet?verbose=1`, { token: admin.token }), 400, "VALIDATION_ERROR");
   });
 });
 

@@ -382,14 +382,25 @@ describe("signed-in people", () => {
     it("lists own sessions without any token, and revokes one (another's is 404)", async () => {
       const first = keep(await from(8).login(bob.email, bob.password, "bearer"));
       const second = keep(await from(8).login(bob.email, bob.password, "cookie"));
-      const secondUuid = ((await from(8).request("GET", "/api/v1/auth/sessions", { cookie: second })).body.sessions as { current: boolean; session_uuid: string }[])
+      const secondUuid = ((await from(8).request("GET", "/api/v1/auth/sessions", { cookie: second })).body.data as { current: boolean; session_uuid: string }[])
         .find((s) => s.current)!.session_uuid;
 
-      const res = await from(8).request("GET", "/api/v1/auth/sessions", { token: first });
+      const res = await from(8).request("GET", "/api/v1/auth/sessions?limit=100", { token: first });
       expect(res.status, res.text).toBe(200);
-      expectKeys(res.body, ["sessions"]);
-      const sessions = res.body.sessions as Record<string, unknown>[];
+      expectKeys(res.body, ["data", "pagination"]);
+      const sessions = res.body.data as Record<string, unknown>[];
       expect(sessions.length).toBeGreaterThanOrEqual(2);
+      expect(res.body.pagination).toEqual({ total: sessions.length, limit: 100, offset: 0 });
+      // Newest first, paged like every list.
+      expect(sessions.map((s) => s.created_at)).toEqual([...sessions.map((s) => s.created_at as string)].sort().reverse());
+      const page = await from(8).request("GET", "/api/v1/auth/sessions?limit=1&offset=1", { token: first });
+      expect(page.body).toEqual({ data: [sessions[1]], pagination: { total: sessions.length, limit: 1, offset: 1 } });
+      expect((await from(8).request("GET", "/api/v1/auth/sessions", { token: first })).body.pagination).toMatchObject({ limit: 20, offset: 0 });
+      const past = await from(8).request("GET", `/api/v1/auth/sessions?offset=${sessions.length}`, { token: first });
+      expect(past.body).toEqual({ data: [], pagination: { total: sessions.length, limit: 20, offset: sessions.length } });
+      for (const query of ["limit=0", "limit=101", "offset=-1", "limit=ten", "since=yesterday"]) {
+        expectError(await from(8).request("GET", `/api/v1/auth/sessions?${query}`, { token: first }), 400, "VALIDATION_ERROR");
+      }
       for (const s of sessions) {
         expectKeys(s, SESSION_ITEM_KEYS);
         expect(s.session_uuid).toMatch(UUID);
@@ -402,7 +413,7 @@ describe("signed-in people", () => {
 
       // Another person's session, an unknown one and a malformed uuid: 404.
       const aliceToken = keep(await from(8).login(alice.email, alice.password, "bearer"));
-      const aliceSessions = (await from(8).request("GET", "/api/v1/auth/sessions", { token: aliceToken })).body.sessions as { session_uuid: string }[];
+      const aliceSessions = (await from(8).request("GET", "/api/v1/auth/sessions", { token: aliceToken })).body.data as { session_uuid: string }[];
       for (const uuid of [aliceSessions[0]!.session_uuid, randomUUID(), "not-a-uuid"]) {
         expectError(await from(8).request("DELETE", `/api/v1/auth/sessions/${uuid}`, { token: first }), 404, "SESSION_NOT_FOUND");
       }
@@ -422,7 +433,8 @@ describe("signed-in people", () => {
       const next = newPassword();
       secrets.push(next);
 
-      expectError(await change({ current_password: newPassword(), new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");
+      const wrong = expectError(await change({ current_password: newPassword(), new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");
+      expect(wrong.message).toBe("current password is incorrect");
       // current_password is any string (the contract bounds only new passwords): one that cannot match is a wrong one.
       expectError(await change({ current_password: "", new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");
       expectError(await change({ current_password: "x".repeat(200), new_password: next }), 401, "AUTH_INVALID_CREDENTIALS");

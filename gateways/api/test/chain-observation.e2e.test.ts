@@ -13,7 +13,7 @@ import { compileTestToken, mineBlocks, startLocalChains, transferToken, type Loc
 import pg from "pg";
 import { encodeFunctionData, erc20Abi, parseUnits, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Api, createBody, expectKeys, inFuture, Operator, READ_KEYS, type TestMerchant } from "./support.js";
+import { Api, createBody, expectAnswersDocumented, expectKeys, inFuture, Operator, READ_KEYS, type TestMerchant } from "./support.js";
 
 let chains: LocalChains;
 let platform: TestPlatform;
@@ -74,6 +74,8 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+expectAnswersDocumented();
 
 beforeAll(async () => {
   chains = await startLocalChains();

@@ -127,6 +127,11 @@ describe("create pay-in intent", () => {
     expect(res.body.address).toMatch(EVM_ADDRESS);
     expect(res.body.allocation_reference).toMatch(ALLOCATION_REFERENCE);
     expect(res.body.expires_at).toBe(expiresAt);
+    // Location names the intent; reading it answers the full representation.
+    expect(res.headers.get("location")).toBe(`${intentsPath(a.uuid)}/${res.body.intent_uuid}`);
+    const read = await e2e.api.request("GET", res.headers.get("location")!, { token: a.token });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toMatchObject({ intent_uuid: res.body.intent_uuid, reference: "order-1" });
   });
 
   it("routes usdc to erc20", async () => {
@@ -410,6 +415,8 @@ describe("idempotency", () => {
     const again = await e2e.api.create(a.uuid, a.token, body, key);
     expect(again.status, again.text).toBe(201);
     expect(again.body).toEqual(first.body);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("location")).toBe(first.headers.get("location"));
     expect(again.body.intent_uuid).toBe(first.body.intent_uuid);
     expect(again.body.address).toBe(first.body.address);
     expect(await e2e.api.total(a)).toBe(total);

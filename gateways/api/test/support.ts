@@ -15,6 +15,7 @@ export {
   accountXpub, ACCOUNT_PATH, EVM_RPC_PROVIDER_UUID, Operator, PAYIN_JURISDICTIONS, randomXpub, setObserverCursors, TEST_MNEMONIC, testMnemonicXpub, type TestMerchant,
 } from "@payin/testing";
 import { afterAll, beforeAll, expect } from "vitest";
+import { recordAnswer, recordedAnswers, undocumentedAnswers } from "./documented-statuses.js";
 
 /** What every end-to-end test file works with; filled in by `usePlatform`'s `beforeAll` hook. */
 export interface E2e {
@@ -28,10 +29,13 @@ export interface E2e {
 /**
  * A real platform for the test file: started (with `env` on top of the test
  * defaults) before its tests, stopped after them. Register it before any other
- * `beforeAll` hook that uses it.
+ * `beforeAll` hook that uses it. After the file's tests, every status the
+ * gateway answered them must be documented in the OpenAPI document for its
+ * route (expectAnswersDocumented).
  */
 export function usePlatform(options: { env?: Record<string, string> } = {}): E2e {
   const e2e = {} as E2e;
+  expectAnswersDocumented();
   beforeAll(async () => {
     e2e.platform = await startTestPlatform(options);
     e2e.log = await PlatformLog.attach(e2e.platform);
@@ -43,6 +47,16 @@ export function usePlatform(options: { env?: Record<string, string> } = {}): E2e
     await e2e.log?.close();
   }, 60_000);
   return e2e;
+}
+
+/**
+ * After the file's tests: each (method, route, status) the gateway answered
+ * through Api or HumanApi is documented in the OpenAPI document.
+ */
+export function expectAnswersDocumented(): void {
+  afterAll(() => {
+    expect(undocumentedAnswers(recordedAnswers()), "statuses the gateway answered that its OpenAPI document does not give").toEqual([]);
+  });
 }
 
 /** First two addresses of the test mnemonic (m/44'/60'/0'/0/0 and /1). */
@@ -113,6 +127,7 @@ export class Api {
       body,
       signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
     });
+    recordAnswer(method, path, res.status);
     const text = await res.text();
     let parsed: unknown;
     try {
@@ -337,6 +352,7 @@ export class HumanApi {
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
           res.on("error", reject);
           res.on("end", () => {
+            recordAnswer(method, path, res.statusCode ?? 0);
             const text = Buffer.concat(chunks).toString("utf8");
             let parsed: unknown;
             try {

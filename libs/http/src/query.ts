@@ -46,3 +46,25 @@ const MAX_RPC_OFFSET = 4_294_967_295;
 export function rpcOffset(offset: number): number {
   return Math.min(offset, MAX_RPC_OFFSET);
 }
+
+/** The page a list answers: `limit` items from `offset`. */
+export interface ListPage {
+  limit: number;
+  offset: number;
+}
+
+/** The query parameters that page every list. */
+export const PAGE_PARAMETERS = ["limit", "offset"] as const;
+
+/**
+ * A list's page from its query: `limit` 1 to 100 (default 20) and `offset` ≥ 0
+ * (default 0), checked and worded alike on every list.
+ */
+export function listPage(query: Record<string, string>): ListPage {
+  return { limit: intParam(query, "limit", 20, 1, 100), offset: offsetParam(query) };
+}
+
+/** The `pagination` member of a list's `{data, pagination}` answer. */
+export function pagination(total: number | bigint, page: ListPage): { total: number; limit: number; offset: number } {
+  return { total: Number(total), limit: page.limit, offset: page.offset };
+}

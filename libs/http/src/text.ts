@@ -22,3 +22,16 @@ export function textProblem(value: string): string | null {
   if (LONE_SURROGATE.test(value)) return "must be valid Unicode (it holds a lone surrogate)";
   return null;
 }
+
+/**
+ * The bidirectional embedding, override and isolate controls (U+202A–U+202E,
+ * U+2066–U+2069). In a name shown to people they reorder what follows, so a
+ * name can read as another one ("Trojan Source", CVE-2021-42574).
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+
+/** What makes `value` unfit as a name shown to people, or null: a bidirectional control character. */
+export function displayTextProblem(value: string): string | null {
+  if (BIDI_CONTROLS.test(value)) return "must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)";
+  return null;
+}

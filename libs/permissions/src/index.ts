@@ -45,3 +45,5 @@ export function isPrivileged(flag: boolean, permissions: Iterable<string>): bool
   for (const permission of permissions) if (!(MERCHANT_PERMISSIONS as readonly string[]).includes(permission)) return true;
   return false;
 }
+
+export * from "./capabilities.js";

@@ -21,8 +21,11 @@ describe("identity's callers", () => {
     expect(CALLERS.get("api")!.has(procedure("BootstrapAdmin"))).toBe(false);
     expect(CALLERS.get("payinctl")!.has(procedure("BootstrapAdmin"))).toBe(true);
     expect(CALLERS.get("api")!.has(procedure("ResetSignInFailures"))).toBe(true);
-    // The CLI holds no session: it can call only what needs none.
-    expect([...CALLERS.get("payinctl")!].sort()).toEqual([procedure("BootstrapAdmin"), procedure("CreateMachineCredential")]);
+    // The CLI administers identities and machine credentials; never a person's sessions, sign-in or MFA.
+    for (const method of ["Authenticate", "Login", "CompleteMfa", "GetSession", "Logout", "ChangePassword", "ListSessions", "RevokeSession", "EnrollTotp", "ConfirmTotp"]) {
+      expect({ method, allowed: CALLERS.get("payinctl")!.has(procedure(method)) }).toEqual({ method, allowed: false });
+    }
+    expect(CALLERS.get("payinctl")!.has(procedure("CreateIdentity"))).toBe(true);
   });
 
   describe("on the real server", () => {
@@ -64,7 +67,7 @@ describe("identity's callers", () => {
       expect(reasonOf(refused)).toBeDefined();
     });
 
-    it("issues a machine credential without a person only to payinctl: the api must name the person (FORBIDDEN)", async () => {
+    it("administers without a person only for payinctl: the api must name the person (FORBIDDEN)", async () => {
       expect([...ACT_WITHOUT_PERSON].sort()).toEqual(["payinctl", "test"]);
       const merchantUuid = crypto.randomUUID();
       const refused = await failure(client("api").createMachineCredential({ merchantUuid }));
@@ -75,6 +78,33 @@ describe("identity's callers", () => {
       // Another merchant's, so the one above being active is not why the api is refused.
       const again = await failure(client("api").createMachineCredential({ merchantUuid: crypto.randomUUID() }));
       expect(reasonOf(again)).toBe("FORBIDDEN");
+
+      // Identities too: the api without a person is FORBIDDEN for each, payinctl acts as the platform.
+      const password = "correct horse battery staple 42";
+      const email = `person-${crypto.randomUUID()}@example.com`;
+      const refusedCreate = await failure(client("api").createIdentity({ email, password, roles: ["platform_operator"] }));
+      expect(reasonOf(refusedCreate)).toBe("FORBIDDEN");
+      const { identity } = await client("payinctl").createIdentity({ email, password, roles: ["platform_operator"] });
+      const identityUuid = identity!.uuid;
+      for (const call of [
+        () => client("api").listIdentities({ limit: 10 }),
+        () => client("api").setIdentityStatus({ identityUuid, status: "locked" }),
+        () => client("api").removeRole({ identityUuid, role: "platform_operator" }),
+        () => client("api").resetSignInFailures({ identityUuid }),
+        () => client("api").listMachineCredentials({ merchantUuid }),
+        () => client("api").rotateMachineCredential({ merchantUuid }),
+        () => client("api").revokeMachineCredential({ merchantUuid, credentialUuid: issued.credential!.credentialUuid }),
+      ]) {
+        const error = await failure(call());
+        expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code: Code.PermissionDenied, reason: "FORBIDDEN" });
+      }
+      expect((await client("payinctl").listIdentities({ limit: 100 })).identities.map((i) => i.uuid)).toContain(identityUuid);
+      expect((await client("payinctl").setIdentityStatus({ identityUuid, status: "locked" })).identity?.status).toBe("locked");
+      expect((await client("payinctl").removeRole({ identityUuid, role: "platform_operator" })).identity?.roles).toEqual([]);
+      expect((await client("payinctl").listMachineCredentials({ merchantUuid })).credentials).toHaveLength(1);
+      const rotated = await client("payinctl").rotateMachineCredential({ merchantUuid });
+      expect(rotated.token).toMatch(/^mpk_/);
+      expect((await client("payinctl").revokeMachineCredential({ merchantUuid, credentialUuid: rotated.credential!.credentialUuid })).credential?.status).toBe("revoked");
     });
 
     it("refuses the api's admin calls without a caller: no person, no permission", async () => {

@@ -78,7 +78,7 @@ describe("CreateIdentity", () => {
     for (const sessionToken of [await signIn(h, operator), await signIn(h, merchant), machine]) {
       await expectFailure(h.client.createIdentity(request(sessionToken)), Code.PermissionDenied, "FORBIDDEN");
     }
-    await expectFailure(h.client.createIdentity({ email: randomEmail(), password: "long enough password", roles: [] }), Code.Unauthenticated, "AUTH_INVALID_TOKEN");
+    await expectFailure(h.client.createIdentity({ ...caller(""), email: randomEmail(), password: "long enough password", roles: [] }), Code.Unauthenticated, "AUTH_INVALID_TOKEN");
   });
 
   it("needs MFA completed within the last 15 minutes", async () => {

@@ -58,17 +58,23 @@ describe("merchants' callers, on the real server", () => {
     }
   });
 
-  it("lets payinctl call only what its commands call: no listing, members or provider registry", async () => {
+  it("lets payinctl call the admin surface (npm start's demo merchant included), never what payins and allocation read", async () => {
     // npm start binds and connects its demo merchant to the seeded provider.
     const providerUuid = "01a2008d-7400-7000-8000-000000000001";
     const { merchant } = await client("payinctl").createMerchant({ displayName: "Demo-like Shop" });
     const merchantUuid = merchant!.uuid;
     expect((await client("payinctl").ensureProviderBinding({ merchantUuid, providerUuid, capability: "crypto.payin", jurisdiction: "DE" })).created).toBe(true);
     expect((await client("payinctl").ensureProviderConnection({ merchantUuid, providerUuid })).created).toBe(true);
+    // The operator CLI's listings and the provider registry.
+    expect((await client("payinctl").listMerchants({ limit: 10, uuid: merchantUuid })).merchants.map((m) => m.uuid)).toEqual([merchantUuid]);
+    expect((await client("payinctl").listProviders({})).providers.map((p) => p.providerUuid)).toContain(providerUuid);
+    expect(typeof (await client("payinctl").listAuditEvents({ limit: 10 })).total).toBe("bigint");
+    const admin = new Set(CALLERS.get("api"));
+    expect([...CALLERS.get("payinctl")!].sort()).toEqual([...admin].sort());
     for (const call of [
-      () => client("payinctl").listMerchants({}),
-      () => client("payinctl").listAuditEvents({}),
-      () => client("payinctl").createProvider({}),
+      () => client("payinctl").getPayinContext({ merchantUuid }),
+      () => client("payinctl").getReadinessInputs({ merchantUuid }),
+      () => client("payinctl").getPayinContextFeedPosition({}),
     ]) {
       const error = await failure(call());
       expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code: Code.PermissionDenied, reason: undefined });

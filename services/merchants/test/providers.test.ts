@@ -30,6 +30,16 @@ describe("providers", () => {
     expect(EVM_RPC_PROVIDER_UUID).toBe("01a2008d-7400-7000-8000-000000000001");
   });
 
+  it("pages the registry when asked, with the exact total", async () => {
+    for (let i = 0; i < 3; i++) await h.client.createProvider({ name: `paged-${i}-${uuidv7()}` });
+    const whole = await h.client.listProviders({});
+    expect(whole.total).toBe(BigInt(whole.providers.length));
+    const page = await h.client.listProviders({ limit: 2, offset: 1 });
+    expect(page.total).toBe(whole.total);
+    expect(page.providers.map((p) => p.providerUuid)).toEqual(whole.providers.slice(1, 3).map((p) => p.providerUuid));
+    for (const limit of [0, 101]) await expectFailure(h.client.listProviders({ limit }), Code.InvalidArgument, "INVALID_ARGUMENT");
+  });
+
   it("registers providers and lists them by name", async () => {
     const name = `alchemy-${uuidv7()}`;
     const { provider } = await h.client.createProvider({ name });
@@ -54,6 +64,8 @@ describe("providers", () => {
     ["a blank name", "   "],
     ["a name with a control character", "evm\u0000rpc"],
     ["a name with surrounding spaces", " quicknode "],
+    ["a name with a right-to-left override", "quick\u202Eedon"],
+    ["a name with a first-strong isolate", "quick\u2068node\u2069"],
   ])("refuses %s with INVALID_ARGUMENT", async (_name, name) => {
     await expectFailure(h.client.createProvider({ name }), Code.InvalidArgument, "INVALID_ARGUMENT");
   });
@@ -95,7 +107,7 @@ describe("EnsureProviderBinding", () => {
       Code.FailedPrecondition,
       "MERCHANT_CLOSED",
     );
-    for (const bad of [{ providerUuid: "evm-rpc" }, { capability: "Crypto" }, { jurisdiction: "de" }, { jurisdiction: "XX" }]) {
+    for (const bad of [{ providerUuid: "evm-rpc" }, { capability: "Crypto" }, { capability: "crypto.payout" }, { jurisdiction: "de" }, { jurisdiction: "XX" }]) {
       await expectFailure(h.client.ensureProviderBinding({ ...good, ...bad }), Code.InvalidArgument, "INVALID_ARGUMENT");
     }
   });

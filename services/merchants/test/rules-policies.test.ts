@@ -20,9 +20,12 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** A capability of its own per test, so tests do not share rule keys. */
-function capability(): string {
-  return `test.cap_${uuidv7().replaceAll("-", "").slice(-12)}`;
+/** The one capability there is; each test below uses jurisdictions of its own, so tests do not share rule keys. */
+const PAYIN = "crypto.payin";
+
+/** The rule versions of one (crypto.payin, jurisdiction) key. */
+async function rulesOf(jurisdiction: string, includeClosed: boolean) {
+  return (await h.client.listRules({ includeClosed })).rules.filter((r) => r.capability === PAYIN && r.jurisdiction === jurisdiction);
 }
 
 /** Every version of one key, by version, as plain values. */
@@ -50,66 +53,59 @@ function expectWellFormed(versions: ReturnType<typeof history>): void {
 
 describe("CreateRule and ListRules", () => {
   it("opens version 1, then closes it and opens version 2 in one step", async () => {
-    const cap = capability();
-    const v1 = (await h.client.createRule({ capability: cap, jurisdiction: "DE", effect: "allow" })).rule!;
-    expect(v1).toMatchObject({ capability: cap, jurisdiction: "DE", effect: "allow", version: 1 });
+    const v1 = (await h.client.createRule({ capability: PAYIN, jurisdiction: "AT", effect: "allow" })).rule!;
+    expect(v1).toMatchObject({ capability: PAYIN, jurisdiction: "AT", effect: "allow", version: 1 });
     expect(v1.validTo).toBeUndefined();
-    const v2 = (await h.client.createRule({ capability: cap, jurisdiction: "DE", effect: "deny" })).rule!;
+    const v2 = (await h.client.createRule({ capability: PAYIN, jurisdiction: "AT", effect: "deny" })).rule!;
     expect(v2).toMatchObject({ effect: "deny", version: 2 });
-    const open = (await h.client.listRules({})).rules.filter((r) => r.capability === cap);
+    const open = await rulesOf("AT", false);
     expect(open.map((r) => r.ruleUuid)).toEqual([v2.ruleUuid]);
-    const all = (await h.client.listRules({ includeClosed: true })).rules.filter((r) => r.capability === cap);
+    const all = await rulesOf("AT", true);
     expect(all.map((r) => r.version)).toEqual([1, 2]);
     expect(all[0]!.validTo).toEqual(v2.validFrom);
     // Another jurisdiction is another rule.
-    expect((await h.client.createRule({ capability: cap, jurisdiction: "FR", effect: "deny" })).rule?.version).toBe(1);
+    expect((await h.client.createRule({ capability: PAYIN, jurisdiction: "CH", effect: "deny" })).rule?.version).toBe(1);
   });
 
   it("answers RULE_UNCHANGED when the open version already has the effect", async () => {
-    const cap = capability();
-    await h.client.createRule({ capability: cap, jurisdiction: "US", effect: "allow" });
-    await expectFailure(
-      h.client.createRule({ capability: cap, jurisdiction: "US", effect: "allow" }),
-      Code.FailedPrecondition,
-      "RULE_UNCHANGED",
-    );
-    const all = (await h.client.listRules({ includeClosed: true })).rules.filter((r) => r.capability === cap);
-    expect(all).toHaveLength(1);
+    await h.client.createRule({ capability: PAYIN, jurisdiction: "US", effect: "allow" });
+    await expectFailure(h.client.createRule({ capability: PAYIN, jurisdiction: "US", effect: "allow" }), Code.FailedPrecondition, "RULE_UNCHANGED");
+    expect(await rulesOf("US", true)).toHaveLength(1);
   });
 
   it.each([
+    ["an unknown capability", { capability: "crypto.payout", jurisdiction: "DE", effect: "allow" }],
     ["an upper-case capability", { capability: "Crypto.payin", jurisdiction: "DE", effect: "allow" }],
     ["an empty capability", { capability: "", jurisdiction: "DE", effect: "allow" }],
-    ["a capability starting with a digit", { capability: "1crypto", jurisdiction: "DE", effect: "allow" }],
     ["a 65-character capability", { capability: `a${"b".repeat(64)}`, jurisdiction: "DE", effect: "allow" }],
-    ["a lower-case jurisdiction", { capability: "crypto.payin", jurisdiction: "de", effect: "allow" }],
-    ["a three-letter jurisdiction", { capability: "crypto.payin", jurisdiction: "DEU", effect: "allow" }],
-    ["a wildcard jurisdiction", { capability: "crypto.payin", jurisdiction: "*", effect: "allow" }],
-    ["an unassigned jurisdiction", { capability: "crypto.payin", jurisdiction: "XX", effect: "allow" }],
-    ["an unknown effect", { capability: "crypto.payin", jurisdiction: "DE", effect: "maybe" }],
-    ["an upper-case effect", { capability: "crypto.payin", jurisdiction: "DE", effect: "ALLOW" }],
+    ["a lower-case jurisdiction", { capability: PAYIN, jurisdiction: "de", effect: "allow" }],
+    ["a three-letter jurisdiction", { capability: PAYIN, jurisdiction: "DEU", effect: "allow" }],
+    ["a wildcard jurisdiction", { capability: PAYIN, jurisdiction: "*", effect: "allow" }],
+    ["an unassigned jurisdiction", { capability: PAYIN, jurisdiction: "XX", effect: "allow" }],
+    ["an unknown effect", { capability: PAYIN, jurisdiction: "DE", effect: "maybe" }],
+    ["an upper-case effect", { capability: PAYIN, jurisdiction: "DE", effect: "ALLOW" }],
   ])("refuses %s with INVALID_ARGUMENT", async (_name, req) => {
     await expectFailure(h.client.createRule(req), Code.InvalidArgument, "INVALID_ARGUMENT");
   });
 
-  it("accepts a 64-character capability", async () => {
-    const cap = `a${"b".repeat(51)}${uuidv7().replaceAll("-", "").slice(-12)}`;
-    expect(cap).toHaveLength(64);
-    await h.client.createRule({ capability: cap, jurisdiction: "DE", effect: "allow" });
+  it("refuses a capability it does not know, naming the known ones, and stores nothing", async () => {
+    const error = await h.client.createRule({ capability: "crypto.payout", jurisdiction: "PT", effect: "allow" }).then(
+      () => null,
+      (e: unknown) => e as ConnectError,
+    );
+    expect(error?.rawMessage).toBe("capability must be one of the known capabilities: crypto.payin");
+    expect((await h.client.listRules({ includeClosed: true })).rules.filter((r) => r.jurisdiction === "PT")).toEqual([]);
   });
 
   it("keeps one open version and versions 1..n under 20 concurrent creates of one pair", async () => {
-    const cap = capability();
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) =>
-        h.client.createRule({ capability: cap, jurisdiction: "GB", effect: i % 2 === 0 ? "allow" : "deny" }),
-      ),
+      Array.from({ length: 20 }, (_, i) => h.client.createRule({ capability: PAYIN, jurisdiction: "GB", effect: i % 2 === 0 ? "allow" : "deny" })),
     );
     const won = results.filter((r) => r.status === "fulfilled");
     const lost = results.filter((r) => r.status === "rejected");
     expect(won.length).toBeGreaterThanOrEqual(1);
     for (const r of lost) expect(reasonOf((r as PromiseRejectedResult).reason as ConnectError)).toBe("RULE_UNCHANGED");
-    const versions = history((await h.client.listRules({ includeClosed: true })).rules.filter((r) => r.capability === cap));
+    const versions = history(await rulesOf("GB", true));
     expect(versions).toHaveLength(won.length);
     expectWellFormed(versions);
     const returned = won.map((r) => (r as PromiseFulfilledResult<merchantsV1.CreateRuleResponse>).value.rule!.version);
@@ -117,15 +113,23 @@ describe("CreateRule and ListRules", () => {
   });
 
   it("lets the partial unique index refuse a second open version written behind the service's back", async () => {
-    const cap = capability();
-    await h.client.createRule({ capability: cap, jurisdiction: "DE", effect: "allow" });
+    await h.client.createRule({ capability: PAYIN, jurisdiction: "SE", effect: "allow" });
     const em = h.orm.em.fork();
     await expect(
-      em.execute(
-        `insert into rules (rule_uuid, capability, jurisdiction, effect, version, valid_from) values (?, ?, 'DE', 'deny', 2, now())`,
-        [uuidv7(), cap],
-      ),
+      em.execute(`insert into rules (rule_uuid, capability, jurisdiction, effect, version, valid_from) values (?, ?, 'SE', 'deny', 2, now())`, [uuidv7(), PAYIN]),
     ).rejects.toThrow(/rules_one_open_idx/);
+  });
+
+  it("pages the list when asked, with the exact total, in a stable order", async () => {
+    for (const jurisdiction of ["EE", "LV", "LT"]) await h.client.createRule({ capability: PAYIN, jurisdiction, effect: "allow" });
+    const whole = await h.client.listRules({ includeClosed: true });
+    expect(whole.total).toBe(BigInt(whole.rules.length));
+    const first = await h.client.listRules({ includeClosed: true, limit: 2, offset: 0 });
+    const second = await h.client.listRules({ includeClosed: true, limit: 2, offset: 2 });
+    expect(first.total).toBe(whole.total);
+    expect([...first.rules, ...second.rules].map((r) => r.ruleUuid)).toEqual(whole.rules.slice(0, 4).map((r) => r.ruleUuid));
+    expect((await h.client.listRules({ includeClosed: true, limit: 100, offset: Number(whole.total) })).rules).toEqual([]);
+    for (const limit of [0, 101]) await expectFailure(h.client.listRules({ limit }), Code.InvalidArgument, "INVALID_ARGUMENT");
   });
 });
 
@@ -244,7 +248,11 @@ describe("GetPayinContext", () => {
     expect(empty).toMatchObject({ status: MerchantStatus.ACTIVE, ruleEffect: "", payinPolicyEffect: "", operatingMode: "", payinProviderConnected: false });
 
     await h.client.createRule({ capability: "crypto.payin", jurisdiction: "NL", effect: "allow" });
-    await h.client.createRule({ capability: "crypto.payout", jurisdiction: "NL", effect: "deny" });
+    // A rule of another capability (only SQL can write one now) does not count.
+    await h.orm.em.fork().execute(
+      `insert into rules (rule_uuid, capability, jurisdiction, effect, version, valid_from) values (?, 'crypto.payout', 'NL', 'deny', 1, now())`,
+      [uuidv7()],
+    );
     await h.client.createPolicy({ merchantUuid: merchant, scope: "payin", effect: "allow" });
     await h.client.createPolicy({ merchantUuid: merchant, scope: "payout", effect: "deny" });
     await h.client.ensureOperatingProfile({ merchantUuid: merchant, operatingMode: "non_custodial" });
@@ -304,7 +312,11 @@ describe("GetReadinessInputs", () => {
     const { provider: other } = await h.client.createProvider({ name: `readiness-${uuidv7()}` });
     const evmRpc = EVM_RPC_PROVIDER_UUID;
     // A binding for another capability, and a connection to another provider, do not count.
-    await h.client.ensureProviderBinding({ merchantUuid: m, providerUuid: evmRpc, capability: "crypto.payout", jurisdiction: "DE" });
+    // (only SQL can write a binding of another capability now)
+    await h.orm.em.fork().execute(
+      `insert into provider_bindings (binding_uuid, merchant_uuid, provider_uuid, capability, jurisdiction, created_at) values (?, ?, ?, 'crypto.payout', 'DE', now())`,
+      [uuidv7(), m, evmRpc],
+    );
     await h.client.ensureProviderBinding({ merchantUuid: m, providerUuid: other!.providerUuid, capability: "crypto.payin", jurisdiction: "DE" });
     await h.client.ensureProviderConnection({ merchantUuid: m, providerUuid: evmRpc });
     expect(await inputs()).toMatchObject({ payinPolicyEffect: "deny", operatingMode: "hybrid", payinProviderConnected: false });

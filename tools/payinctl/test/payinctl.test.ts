@@ -2,48 +2,15 @@
  * payinctl as an operator runs it: its configuration check, and `admin bootstrap`
  * (through `npm run -s payinctl --`) against a real platform.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "@payin/db-embedded";
-import { REPO_ROOT } from "@payin/launcher";
 import { merchantsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
 import { startTestPlatform, type TestPlatform } from "@payin/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-const MAIN = path.join(REPO_ROOT, "tools/payinctl/src/main.ts");
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to its end (killed after `timeoutMs`). */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.once("error", reject);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** The test's environment without the settings payinctl reads. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) if (name === "SERVICE_TOKEN" || /_(PORT|URL)$/.test(name)) delete env[name];
-  return { ...env, ...extra };
-}
+import { cleanEnv, MAIN, payinctl, platformEnv, run } from "./support.js";
 
 let emptyDataDir: string;
 
@@ -107,13 +74,7 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL 
 
   beforeAll(async () => {
     platform = await startTestPlatform();
-    env = cleanEnv({
-      PAYIN_DATA_DIR: emptyDataDir,
-      SERVICE_TOKEN: platform.masterToken,
-      IDENTITY_URL: platform.serviceUrls.identity!,
-      MERCHANTS_URL: platform.serviceUrls.merchants!,
-      ALLOCATION_URL: platform.serviceUrls.allocation!,
-    });
+    env = platformEnv(platform, emptyDataDir);
   });
 
   afterAll(async () => {
@@ -173,11 +134,13 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL 
     const credential = await cli("credential", "create", merchantUuid);
     expect(credential.code, credential.stderr).toBe(0);
     expect(credential.stderr).toBe("");
+    const credentialUuid = JSON.parse(credential.stdout).credential.credential_uuid as string;
 
     const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: platform.serviceUrls.merchants!, serviceToken: platform.serviceToken });
     const { events } = await merchants.listAuditEvents({ limit: 100, offset: 0 });
-    const mine = events.filter((e) => e.targetUuid === merchantUuid);
-    expect(mine.map((e) => e.action).sort()).toEqual(["credential.create", "merchant.activate", "merchant.create"]);
+    // As the admin API records them: the merchant's changes, and the credential it was issued.
+    const mine = events.filter((e) => e.targetUuid === merchantUuid || e.targetUuid === credentialUuid);
+    expect(mine.map((e) => `${e.action} ${e.targetType}`).sort()).toEqual(["credential.create machine_credential", "merchant.activate merchant", "merchant.create merchant"]);
     for (const e of mine) {
       expect(e.actor?.kind).toBe("operator_cli");
       expect(e.actor?.requestId).toMatch(/^req_[0-9a-f]{32}$/);
@@ -186,6 +149,17 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL 
     // Three commands, three request ids; the bootstrap before them was recorded too.
     expect(new Set(mine.map((e) => e.actor?.requestId)).size).toBe(3);
     expect(events.some((e) => e.action === "identity.bootstrap" && e.actor?.kind === "operator_cli")).toBe(true);
+  });
+
+  it("rescues the admins without any of them signing in, never leaving the platform without an active admin", async () => {
+    const first = JSON.parse(await readFile(outFile("first-admin.json"), "utf8")).identity.uuid as string;
+    const refused = await payinctl(env, "identity", "lock", first);
+    expect({ code: refused.code, error: refused.error }).toEqual({ code: 1, error: { code: "LAST_PLATFORM_ADMIN", message: expect.any(String) } });
+    const second = await payinctl(env, "identity", "create", "--email", "deputy@example.com", "--role", "platform_admin", "--out", outFile("deputy.json"));
+    expect({ code: second.code, stderr: second.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(second.json.identity.roles).toEqual(["platform_admin"]);
+    expect((await payinctl(env, "identity", "lock", first)).json?.identity.status).toBe("locked");
+    expect((await payinctl(env, "identity", "activate", first)).json?.identity.status).toBe("active");
   });
 
   it("refuses once an admin exists: an error on stderr, nothing on stdout, a non-zero exit, no file left", async () => {

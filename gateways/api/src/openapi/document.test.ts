@@ -1,26 +1,40 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
 import type Router from "@koa/router";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@payin/logging";
+import { PERMISSIONS } from "@payin/permissions";
 import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
-import { createApp } from "../app.js";
-import { Authenticator } from "../auth/authenticator.js";
+import { createApp, type AppDeps } from "../app.js";
+import { Authenticator, type HumanPrincipal, type Principal } from "../auth/authenticator.js";
 import { documentedOperations, openApiDocument } from "./document.js";
 
-/** "METHOD /path" of every route the app serves, read from its routers. */
-function servedOperations(): string[] {
+const doc = openApiDocument() as any;
+
+/** The app on service clients that reach nothing, with `auth` in place of the authenticator when given. */
+function appWith(auth?: Pick<Authenticator, "authenticate" | "authenticateHuman">) {
   const options = { baseUrl: "http://127.0.0.1:9", serviceToken: "x".repeat(32) };
   const identity = createServiceClient(identityV1.IdentityService, options);
-  const app = createApp({
+  return createApp({
     logger: createLogger("test", { level: "silent" }),
-    auth: new Authenticator(identity, 0),
+    auth: (auth ?? new Authenticator(identity, 0)) as AppDeps["auth"],
     identity,
     payins: createServiceClient(payinsV1.PayinsService, options),
     merchants: createServiceClient(merchantsV1.MerchantsService, options),
     allocation: createServiceClient(allocationV1.AllocationService, options),
   });
+}
+
+/** "METHOD /path" of every route the app serves, read from its routers. */
+function servedOperations(): string[] {
   const served = new Set<string>();
-  for (const middleware of app.middleware) {
+  for (const middleware of appWith().middleware) {
     const router = (middleware as { router?: Router }).router;
     for (const layer of router?.stack ?? []) {
       const path = String(layer.path).replace(/:(\w+)/g, "{$1}").replace(/\/$/, "");
@@ -30,23 +44,168 @@ function servedOperations(): string[] {
   return [...served].sort();
 }
 
+/** Every operation object of the document, by "METHOD /path". */
+function operations(): [string, any][] {
+  return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as [string, any]),
+  );
+}
+
+/** The names of an operation's query parameters, references resolved. */
+function documentedQuery(op: any): string[] {
+  return (op.parameters as any[])
+    .map((p) => (p.$ref ? doc.components.parameters[String(p.$ref).split("/").pop()!] : p))
+    .filter((p) => p.in === "query")
+    .map((p) => p.name as string)
+    .sort();
+}
+
 describe("OpenAPI document", () => {
   it("documents exactly the routes the gateway serves", () => {
     expect(servedOperations()).toEqual(documentedOperations().sort());
   });
 
-  it("is OpenAPI 3.1 with resolvable schema references", () => {
-    const doc = openApiDocument() as { openapi: string; components: { schemas: Record<string, unknown> } };
+  it("is OpenAPI 3.1 with resolvable references and a license", () => {
     expect(doc.openapi).toBe("3.1.0");
-    const refs = [...JSON.stringify(doc).matchAll(/"#\/components\/schemas\/(\w+)"/g)].map((m) => m[1]!);
-    for (const name of refs) expect(doc.components.schemas, name).toHaveProperty(name);
+    expect(doc.info.license).toMatchObject({ name: expect.any(String), identifier: expect.any(String) });
+    for (const [, kind, name] of JSON.stringify(doc).matchAll(/"#\/components\/(\w+)\/(\w+)"/g)) {
+      expect(doc.components[kind!], `${kind}/${name}`).toHaveProperty(name!);
+    }
+  });
+
+  it("gives every operation a unique camelCase operationId, a declared tag and a summary", () => {
+    const declared = (doc.tags as { name: string; description: string }[]).map((t) => t.name);
+    const ids = operations().map(([key, op]) => {
+      expect(op.operationId, key).toMatch(/^[a-z][a-zA-Z0-9]*$/);
+      expect(op.tags, key).toHaveLength(1);
+      expect(declared, key).toContain(op.tags[0]);
+      expect(op.summary, key).toEqual(expect.any(String));
+      return op.operationId as string;
+    });
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("documents the error body, 500 and 503 on every operation that calls a service, and 413 and 415 on every one that reads a body", () => {
+    for (const [key, op] of operations()) {
+      if (key === "GET /health" || key === "GET /api/v1/openapi.json") continue;
+      expect(Object.keys(op.responses), key).toEqual(expect.arrayContaining(["400", "500", "503"]));
+      if (op.requestBody) expect(Object.keys(op.responses), key).toEqual(expect.arrayContaining(["413", "415"]));
+      if (op.security === undefined) expect(Object.keys(op.responses), key).toEqual(expect.arrayContaining(["401"]));
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        if (Number(status) < 400) continue;
+        const resolved = doc.components.responses[String(response.$ref).split("/").pop()!];
+        expect(resolved?.content["application/json"].schema, `${key} ${status}`).toEqual({ $ref: "#/components/schemas/Error" });
+      }
+    }
+  });
+
+  it("names the new resource in Location on every 201", () => {
+    for (const [key, op] of operations()) {
+      const created = op.responses["201"];
+      if (created) expect(created.headers?.Location, key).toMatchObject({ required: true });
+    }
   });
 
   it("gives login both of its 200 answers: a session, or an MFA challenge", () => {
-    const doc = openApiDocument() as any;
     const schema = doc.paths["/api/v1/auth/login"].post.responses["200"].content["application/json"].schema;
     const resolve = (s: any) => (s.$ref ? doc.components.schemas[s.$ref.split("/").pop()] : s);
     const shapes = (resolve(schema).oneOf as any[]).map(resolve).map((s) => s.properties.status.enum);
     expect(shapes).toEqual([["authenticated"], ["mfa_required"]]);
+  });
+});
+
+/**
+ * Each route, asked with a query parameter no route takes, refuses it naming the
+ * ones it accepts (readQuery): these must be exactly the documented ones. The
+ * routes run on a stand-in authenticator that lets every request through (a
+ * person holding every permission with recent MFA; on the pay-in routes the
+ * path merchant's machine credential), so each reaches its query check, which
+ * comes before any service call.
+ */
+describe("OpenAPI query parameters", () => {
+  const MERCHANT = "01a2008d-7400-7000-8000-00000000000a";
+  const person: HumanPrincipal = {
+    kind: "human",
+    merchantUuid: null,
+    permissions: new Set(PERMISSIONS),
+    identityUuid: "01a2008d-7400-7000-8000-00000000000b",
+    roles: ["platform_admin"],
+    sessionToken: "session-token",
+    sessionUuid: "01a2008d-7400-7000-8000-00000000000c",
+    transport: "bearer",
+    privileged: true,
+    mfaSatisfied: true,
+    mfaAuthenticatedAt: new Date(),
+    mfaRecent: true,
+  };
+  const machine: Principal = { kind: "machine", merchantUuid: MERCHANT, permissions: new Set(["merchant.payin.create", "merchant.payin.read"]) };
+  let server: http.Server;
+  let base: string;
+
+  beforeAll(async () => {
+    const app = appWith({
+      authenticate: async (ctx) => (ctx.path.startsWith("/api/v1/merchants/") ? machine : person),
+      authenticateHuman: async () => person,
+    });
+    server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it("are exactly the ones each route accepts", async () => {
+    const checked: string[] = [];
+    for (const [key, op] of operations()) {
+      if (key === "GET /health" || key === "GET /api/v1/openapi.json") continue;
+      const [method, template] = key.split(" ") as [string, string];
+      const path = template.replace(/\{(\w+)\}/g, (_, name: string) => (name.endsWith("uuid") ? MERCHANT : "platform_admin"));
+      const res = await fetch(`${base}${path}?zz_probe=1`, { method, headers: { "content-type": "application/json" }, body: method === "GET" ? undefined : "{}" });
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(res.status, `${key}: ${body.error?.message}`).toBe(400);
+      const message = /^unknown query parameter "zz_probe"(?:; allowed: (.*))?$/.exec(body.error.message);
+      expect(message, `${key}: ${body.error.message}`).not.toBeNull();
+      const accepted = (message![1]?.split(", ") ?? []).sort();
+      expect(documentedQuery(op), key).toEqual(accepted);
+      checked.push(key);
+    }
+    expect(checked.length).toBe(operations().length - 2);
+  });
+});
+
+/** Redocly's CLI, run on the served document with its recommended rules. */
+describe("OpenAPI lint", () => {
+  it("finds no error, and no warning but a 4xx answer the gateway-only routes cannot give", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "openapi-lint-"));
+    try {
+      const file = path.join(dir, "openapi.json");
+      await writeFile(file, JSON.stringify(doc));
+      const cli = createRequire(import.meta.url).resolve("@redocly/cli/bin/cli.js");
+      const output = await new Promise<string>((resolve, reject) => {
+        execFile(
+          process.execPath,
+          [cli, "lint", file, "--format=json", "--extends=recommended"],
+          { env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_COLOR: "1" }, timeout: 60_000, maxBuffer: 16 << 20 },
+          (error, stdout, stderr) => {
+            // The CLI exits 1 when it finds an error: the report says which.
+            if (error && !stdout.includes("totals")) reject(new Error(`${error.message}\n${stderr}`));
+            else resolve(stdout);
+          },
+        );
+      });
+      const report = JSON.parse(output.slice(output.indexOf("{"))) as {
+        totals: { errors: number; warnings: number };
+        problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+      };
+      const problems = report.problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
+      expect(report.totals.errors, problems.join("\n")).toBe(0);
+      const allowed = ["#/paths/~1health/get/responses", "#/paths/~1api~1v1~1openapi.json/get/responses"];
+      const unexpected = report.problems.filter((p) => !(p.ruleId === "operation-4xx-response" && allowed.includes(p.location[0]?.pointer ?? "")));
+      expect(unexpected.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

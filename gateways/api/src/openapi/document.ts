@@ -1,8 +1,13 @@
 /**
- * The OpenAPI 3.1 description of the gateway. Routes are declared once here
- * with their schemas; a test checks that the gateway serves exactly these.
+ * The OpenAPI 3.1 description of the gateway, complete enough to generate a
+ * client from: every operation with its operationId, tag, parameters, body and
+ * every status it can answer. Routes are declared once here with their schemas;
+ * tests check that the gateway serves exactly these, that each route accepts
+ * exactly the query parameters documented, that every status the end-to-end
+ * suite sees is documented, and that Redocly's linter finds nothing wrong.
  */
 
+import { CAPABILITIES } from "@payin/permissions";
 import { READINESS_REASON_CODES } from "../routes/admin/readiness-reasons.js";
 
 type Schema = Record<string, unknown>;
@@ -14,6 +19,8 @@ const uuid = str({ format: "uuid" });
 const dateTime = str({ format: "date-time" });
 const int = (extra: Schema = {}): Schema => ({ type: "integer", ...extra });
 const jurisdiction = str({ pattern: "^[A-Z]{2}$", description: "ISO 3166-1 alpha-2, upper case" });
+/** A capability in a request: the closed list the platform knows. */
+const capability = (): Schema => str({ enum: [...CAPABILITIES], description: "a known capability; any other is 400 VALIDATION_ERROR listing them" });
 
 /** An object whose listed properties are all present and nothing else is allowed. */
 function object(properties: Record<string, Schema>, optional: string[] = []): Schema {
@@ -34,6 +41,7 @@ const schemas: Record<string, Schema> = {
   }),
   Pagination: object({ total: int({ minimum: 0 }), limit: int({ minimum: 1, maximum: 100 }), offset: int({ minimum: 0 }) }),
   Health: object({ status: str({ enum: ["ok"] }), request_id: str() }),
+  OpenApiDocument: { type: "object", description: "this OpenAPI 3.1 document" },
   PayInIntentCreateRequest: object(
     {
       asset: str({ enum: ["usdt", "usdc"] }),
@@ -147,7 +155,10 @@ const schemas: Record<string, Schema> = {
   }),
   MerchantEnvelope: object({ merchant: ref("Merchant") }),
   MerchantCreate: object(
-    { display_name: str({ minLength: 1, maxLength: 150 }), legal_name: nullable(str({ minLength: 1, maxLength: 255 })) },
+    {
+      display_name: str({ minLength: 1, maxLength: 150, description: "not blank; no bidirectional control characters (U+202A–U+202E, U+2066–U+2069)" }),
+      legal_name: nullable(str({ minLength: 1, maxLength: 255, description: "not blank; no bidirectional control characters" })),
+    },
     ["legal_name"],
   ),
   MerchantList: envelope("Merchant"),
@@ -186,7 +197,7 @@ const schemas: Record<string, Schema> = {
     current: { type: "boolean" },
     transport: str({ enum: ["cookie", "bearer"] }),
   }),
-  SessionList: object({ sessions: { type: "array", items: ref("SessionListItem") } }),
+  SessionList: envelope("SessionListItem"),
   TotpEnrollment: object({ otpauth_uri: str({ description: "otpauth://totp/… shown once" }) }),
   TotpConfirm: object({ code: str() }),
   TotpEnrollmentRequest: object({ current_password: str() }),
@@ -200,11 +211,12 @@ const schemas: Record<string, Schema> = {
   SignInFailuresReset: object({ identity: ref("Identity"), forgiven_failures: int({ minimum: 0 }) }),
   IdentityList: envelope("Identity"),
   MemberRequest: object({ identity_uuid: uuid }),
-  MembershipEnvelope: object({ membership: object({ merchant_uuid: uuid, identity_uuid: uuid, created_at: dateTime }) }),
-  RuleCreate: object({ capability: str({ description: "e.g. crypto.payin" }), jurisdiction, effect: str({ enum: ["allow", "deny"] }) }),
+  Membership: object({ merchant_uuid: uuid, identity_uuid: uuid, created_at: dateTime }),
+  MembershipEnvelope: object({ membership: ref("Membership") }),
+  RuleCreate: object({ capability: capability(), jurisdiction, effect: str({ enum: ["allow", "deny"] }) }),
   Rule: object({
     rule_uuid: uuid,
-    capability: str(),
+    capability: str({ description: "a known capability (rules written before the list was closed may hold others)" }),
     jurisdiction: str(),
     effect: str({ enum: ["allow", "deny"] }),
     version: int({ minimum: 1 }),
@@ -212,57 +224,60 @@ const schemas: Record<string, Schema> = {
     valid_to: nullable(dateTime),
   }),
   RuleEnvelope: object({ rule: ref("Rule") }),
-  RuleList: object({ rules: { type: "array", items: ref("Rule") } }),
+  RuleList: envelope("Rule"),
   OperatingProfileRequest: object({ operating_mode: str({ enum: ["non_custodial", "platform_custody", "hybrid"] }) }),
-  OperatingProfileEnvelope: object({
-    operating_profile: object({ merchant_uuid: uuid, operating_mode: str(), created_at: dateTime, updated_at: dateTime }),
-  }),
+  OperatingProfile: object({ merchant_uuid: uuid, operating_mode: str(), created_at: dateTime, updated_at: dateTime }),
+  OperatingProfileEnvelope: object({ operating_profile: ref("OperatingProfile") }),
   PolicyCreate: object({ scope: str({ enum: ["payin", "payout", "custody", "settlement"] }), effect: str({ enum: ["allow", "deny"] }) }),
-  PolicyEnvelope: object({
-    policy: object({
-      policy_uuid: uuid,
-      merchant_uuid: uuid,
-      scope: str(),
-      effect: str(),
-      version: int({ minimum: 1 }),
-      valid_from: dateTime,
-      valid_to: nullable(dateTime),
-    }),
+  Policy: object({
+    policy_uuid: uuid,
+    merchant_uuid: uuid,
+    scope: str(),
+    effect: str(),
+    version: int({ minimum: 1 }),
+    valid_from: dateTime,
+    valid_to: nullable(dateTime),
   }),
+  PolicyEnvelope: object({ policy: ref("Policy") }),
   Provider: object({ provider_uuid: uuid, name: str(), created_at: dateTime }),
-  ProviderCreate: object({ name: str({ minLength: 1, maxLength: 100 }) }),
-  ProviderEnvelope: object({ provider: ref("Provider") }),
-  ProviderList: object({ providers: { type: "array", items: ref("Provider") } }),
-  ProviderBindingRequest: object({ provider_uuid: uuid, capability: str(), jurisdiction }),
-  ProviderBindingEnvelope: object({
-    provider_binding: object({
-      binding_uuid: uuid,
-      merchant_uuid: uuid,
-      provider_uuid: uuid,
-      capability: str(),
-      jurisdiction: str(),
-      created_at: dateTime,
-    }),
+  ProviderCreate: object({
+    name: str({ minLength: 1, maxLength: 100, description: "unique regardless of letter case; no surrounding white space, control or bidirectional control characters" }),
   }),
+  ProviderEnvelope: object({ provider: ref("Provider") }),
+  ProviderList: envelope("Provider"),
+  ProviderBindingRequest: object({ provider_uuid: uuid, capability: capability(), jurisdiction }),
+  ProviderBinding: object({
+    binding_uuid: uuid,
+    merchant_uuid: uuid,
+    provider_uuid: uuid,
+    capability: str(),
+    jurisdiction: str(),
+    created_at: dateTime,
+  }),
+  ProviderBindingEnvelope: object({ provider_binding: ref("ProviderBinding") }),
   ProviderConnectionRequest: object(
     { provider_uuid: uuid, secret_reference: nullable(str({ maxLength: 255, description: "scheme:path, never a secret" })) },
     ["secret_reference"],
   ),
   SecretReferenceRotation: object({ secret_reference: str({ maxLength: 255 }) }),
-  ProviderConnectionEnvelope: object({
-    provider_connection: object({
-      connection_uuid: uuid,
-      merchant_uuid: uuid,
-      provider_uuid: uuid,
-      secret_reference: nullable(str()),
-      created_at: dateTime,
-      updated_at: dateTime,
-    }),
+  ProviderConnection: object({
+    connection_uuid: uuid,
+    merchant_uuid: uuid,
+    provider_uuid: uuid,
+    secret_reference: nullable(str()),
+    created_at: dateTime,
+    updated_at: dateTime,
   }),
+  ProviderConnectionEnvelope: object({ provider_connection: ref("ProviderConnection") }),
   WalletRequest: object({ xpub: str({ description: "account-level xpub of m/44'/60'/N', any hardened account N" }) }),
-  WalletEnvelope: object({
-    wallet: object({ merchant_uuid: uuid, xpub: str(), next_index: int({ minimum: 0 }), created_at: dateTime, updated_at: dateTime }),
+  Wallet: object({
+    merchant_uuid: uuid,
+    xpub: str(),
+    next_index: int({ minimum: 0, description: "the next address index to hand out" }),
+    created_at: dateTime,
+    updated_at: dateTime,
   }),
+  WalletEnvelope: object({ wallet: ref("Wallet") }),
   ReadinessEnvelope: object({
     readiness: object({
       merchant_uuid: uuid,
@@ -300,214 +315,490 @@ const schemas: Record<string, Schema> = {
   AuditEventList: envelope("AuditEvent"),
 };
 
+type Tag = "health" | "pay-ins" | "auth" | "identities" | "merchants" | "machine-credentials" | "configuration" | "audit";
+
+const TAGS: { name: Tag; description: string }[] = [
+  { name: "health", description: "Liveness and this document" },
+  { name: "pay-ins", description: "A merchant's pay-in intents and the transfers seen for them (machine credential or member)" },
+  { name: "auth", description: "Sign-in, MFA, the caller's own session, sessions, password and TOTP enrolment" },
+  { name: "identities", description: "People's accounts and roles (platform administration)" },
+  { name: "merchants", description: "Merchants, their lifecycle, members and pay-in readiness (platform administration)" },
+  { name: "machine-credentials", description: "A merchant's machine credentials (platform_admin with MFA)" },
+  { name: "configuration", description: "Rules, policies, operating profiles, providers, bindings, connections and the receiving wallet" },
+  { name: "audit", description: "The platform audit log" },
+];
+
+/** Statuses an operation answers only where it says so; the others follow from what it reads (see operation()). */
+type Refusal = 401 | 404 | 409 | 429;
+
 interface Op {
+  /** Unique, camelCase. */
+  id: string;
+  tag: Tag;
   summary: string;
   /** What the operation's refusals mean, when more than the status says. */
   description?: string;
-  security?: "none" | "any";
+  /**
+   * `credential`: needs a machine credential or a session (401 without one, 403
+   * without the permission, MFA or CSRF token). `session`: a session that may
+   * be refused nothing else (the session read). `none`: nothing. `static`: the
+   * gateway answers alone (no service, no query check).
+   */
+  auth: "credential" | "session" | "none" | "static";
+  /** The JSON body it reads, or "empty": none or `{}` (anything else is refused like a body). */
   body?: string;
-  responses: Record<string, string | null>;
   query?: Schema[];
+  /** Success statuses and their body schema (null: no body). */
+  ok: Record<number, string | null>;
+  refusals?: Refusal[];
+  /** The 201 answer names the new resource in Location. */
+  location?: string;
 }
 
-const param = (name: string, schema: Schema, where: "path" | "query" = "path") => ({
+const queryParam = (name: string, schema: Schema, description?: string): Schema => ({
   name,
-  in: where,
-  required: where === "path",
+  in: "query",
+  required: false,
+  ...(description ? { description } : {}),
   schema,
 });
+const PAGE = [{ $ref: "#/components/parameters/limit" }, { $ref: "#/components/parameters/offset" }];
 
 /** Every operation: "METHOD /path" (paths relative to the server root). */
 const OPERATIONS: Record<string, Op> = {
-  "GET /health": { summary: "Liveness (unversioned)", security: "none", responses: { 200: "Health" } },
-  "GET /api/v1/openapi.json": { summary: "This document", security: "none", responses: { 200: null } },
+  "GET /health": { id: "getHealth", tag: "health", summary: "Liveness (unversioned)", auth: "static", ok: { 200: "Health" } },
+  "GET /api/v1/openapi.json": { id: "getOpenApiDocument", tag: "health", summary: "This document", auth: "static", ok: { 200: "OpenApiDocument" } },
   "POST /api/v1/merchants/{merchant_uuid}/pay-in-intents": {
+    id: "createPayInIntent",
+    tag: "pay-ins",
     summary: "Create a pay-in intent (Idempotency-Key required)",
     description:
+      "400 IDEMPOTENCY_KEY_INVALID or IDEMPOTENCY_KEY_REUSED besides body errors. " +
       "403 PAYIN_NOT_ALLOWED: no allowing crypto.payin rule for the jurisdiction, or no allowing payin policy. " +
       "409 IDEMPOTENCY_KEY_IN_USE, MERCHANT_NOT_ACTIVE, OPERATING_PROFILE_MISSING, WALLET_NOT_READY, and PAYIN_NOT_READY " +
       "when the merchant is not ready for the pair for another configuration reason of its readiness, named in the message " +
-      "(e.g. provider_not_ready: no provider bound for crypto.payin with a connection to it). A lagging chain observer refuses no create.",
+      "(e.g. provider_not_ready: no provider bound for crypto.payin with a connection to it). A lagging chain observer refuses no create. " +
+      "A replay (same key, same payload) answers 201 with the original intent and Idempotent-Replayed: true.",
+    auth: "credential",
     body: "PayInIntentCreateRequest",
-    responses: { 201: "PayInIntentCreated", 400: "Error", 401: "Error", 403: "Error", 409: "Error", 413: "Error", 415: "Error", 500: "Error" },
+    ok: { 201: "PayInIntentCreated" },
+    refusals: [409],
+    location: "the intent's path",
   },
   "GET /api/v1/merchants/{merchant_uuid}/pay-in-intents": {
+    id: "listPayInIntents",
+    tag: "pay-ins",
     summary: "List pay-in intents, newest first",
-    query: [
-      param("limit", int({ minimum: 1, maximum: 100, default: 20 }), "query"),
-      param("offset", int({ minimum: 0, default: 0 }), "query"),
-      param("status", str({ enum: ["created", "awaiting_payment", "paid"] }), "query"),
-      param("asset", str({ enum: ["usdt", "usdc"] }), "query"),
-    ],
-    responses: { 200: "PayInIntentList", 400: "Error", 401: "Error", 403: "Error" },
+    auth: "credential",
+    query: [...PAGE, queryParam("status", str({ enum: ["created", "awaiting_payment", "paid"] })), queryParam("asset", str({ enum: ["usdt", "usdc"] }))],
+    ok: { 200: "PayInIntentList" },
   },
   "GET /api/v1/merchants/{merchant_uuid}/pay-in-intents/{intent_uuid}": {
+    id: "getPayInIntent",
+    tag: "pay-ins",
     summary: "Read a pay-in intent",
-    responses: { 200: "PayInIntent", 401: "Error", 403: "Error", 404: "Error" },
+    description: "404 PAY_IN_INTENT_NOT_FOUND: no such intent, a malformed intent_uuid, or another merchant's intent.",
+    auth: "credential",
+    ok: { 200: "PayInIntent" },
+    refusals: [404],
   },
   "GET /api/v1/merchants/{merchant_uuid}/pay-in-intents/{intent_uuid}/transfers": {
+    id: "listPayInTransfers",
+    tag: "pay-ins",
     summary: "List the transfers seen for a pay-in intent (evidence)",
     description:
       "Every transfer seen to the intent's address, oldest block first, with received_amount (settled transfers that count) and " +
       "pending_amount (seen, not settled, that would count). The intent is paid only from settled transfers of its token on its rail, " +
       "none late or dust. Same access and 404 as reading the intent.",
-    responses: { 200: "PayInTransferList", 401: "Error", 403: "Error", 404: "Error" },
+    auth: "credential",
+    ok: { 200: "PayInTransferList" },
+    refusals: [404],
   },
   "POST /api/v1/auth/login": {
+    id: "login",
+    tag: "auth",
     summary: "Sign in (cookie or bearer transport)",
-    security: "none",
+    description: "401 AUTH_INVALID_CREDENTIALS: wrong password or unknown email, alike. 429 RATE_LIMITED: sign-in throttling (Retry-After).",
+    auth: "none",
     body: "LoginRequest",
-    responses: { 200: "LoginResult", 400: "Error", 401: "Error", 429: "Error" },
+    ok: { 200: "LoginResult" },
+    refusals: [401, 429],
   },
   "POST /api/v1/auth/mfa": {
+    id: "completeMfa",
+    tag: "auth",
     summary: "Complete an MFA challenge",
-    security: "none",
+    description: "401: a wrong, spent or expired challenge or code. 429 RATE_LIMITED: throttling (Retry-After).",
+    auth: "none",
     body: "MfaRequest",
-    responses: { 200: "Authenticated", 400: "Error", 401: "Error", 429: "Error" },
+    ok: { 200: "Authenticated" },
+    refusals: [401, 429],
   },
-  "GET /api/v1/auth/session": { summary: "Read the current session", responses: { 200: "Session", 401: "Error" } },
-  "POST /api/v1/auth/logout": { summary: "End the current session", responses: { 204: null, 400: "Error", 401: "Error", 403: "Error" } },
+  "GET /api/v1/auth/session": { id: "getSession", tag: "auth", summary: "Read the current session", auth: "session", ok: { 200: "Session" } },
+  "POST /api/v1/auth/logout": { id: "logout", tag: "auth", summary: "End the current session", auth: "credential", ok: { 204: null } },
   "POST /api/v1/auth/password": {
+    id: "changePassword",
+    tag: "auth",
     summary: "Change password (revokes other sessions)",
     description:
+      "401 AUTH_INVALID_CREDENTIALS \"current password is incorrect\": counted like a failed sign-in. " +
       "403 MFA_REQUIRED or MFA_RECENT_REQUIRED: the identity holds an administrative permission and the session did not complete MFA, " +
-      "or completed it more than 15 minutes ago. 403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token.",
+      "or completed it more than 15 minutes ago. 403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token. " +
+      "429 RATE_LIMITED: too many wrong current passwords (Retry-After).",
+    auth: "credential",
     body: "PasswordChange",
-    responses: { 204: null, 400: "Error", 401: "Error", 403: "Error", 429: "Error" },
+    ok: { 204: null },
+    refusals: [429],
   },
   "GET /api/v1/auth/sessions": {
-    summary: "List own sessions",
+    id: "listSessions",
+    tag: "auth",
+    summary: "List own sessions, newest first",
     description: "403 MFA_REQUIRED: the identity holds an administrative permission and the session has not completed MFA.",
-    responses: { 200: "SessionList", 401: "Error", 403: "Error" },
+    auth: "credential",
+    query: PAGE,
+    ok: { 200: "SessionList" },
   },
   "DELETE /api/v1/auth/sessions/{uuid}": {
+    id: "revokeSession",
+    tag: "auth",
     summary: "Revoke one own session",
-    description: "403 MFA_REQUIRED: the identity holds an administrative permission and the session has not completed MFA. 403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token.",
-    responses: { 204: null, 401: "Error", 403: "Error", 404: "Error" },
+    description:
+      "403 MFA_REQUIRED: the identity holds an administrative permission and the session has not completed MFA. " +
+      "403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token. 404 SESSION_NOT_FOUND: not one of the caller's sessions.",
+    auth: "credential",
+    ok: { 204: null },
+    refusals: [404],
   },
   "POST /api/v1/auth/mfa/totp": {
+    id: "startTotpEnrollment",
+    tag: "auth",
     summary: "Start TOTP enrolment (current password required)",
-    description: "403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token.",
+    description:
+      "401 \"current password is incorrect\". 403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token. " +
+      "409 TOTP_ALREADY_ENROLLED. 429 RATE_LIMITED: too many wrong current passwords (Retry-After).",
+    auth: "credential",
     body: "TotpEnrollmentRequest",
-    responses: { 200: "TotpEnrollment", 400: "Error", 401: "Error", 403: "Error", 409: "Error", 429: "Error" },
+    ok: { 200: "TotpEnrollment" },
+    refusals: [409, 429],
   },
   "POST /api/v1/auth/mfa/totp/confirm": {
+    id: "confirmTotpEnrollment",
+    tag: "auth",
     summary: "Confirm TOTP enrolment (recovery codes shown once; ends the other sessions)",
-    description: "403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token.",
+    description: "400 TOTP_CODE_INVALID. 403 CSRF_TOKEN_INVALID: a cookie session without its X-CSRF-Token. 409 TOTP_NOT_PENDING.",
+    auth: "credential",
     body: "TotpConfirm",
-    responses: { 200: "RecoveryCodes", 400: "Error", 401: "Error", 403: "Error", 409: "Error" },
+    ok: { 200: "RecoveryCodes" },
+    refusals: [409],
   },
   "POST /api/v1/admin/identities": {
+    id: "createIdentity",
+    tag: "identities",
     summary: "Create an identity (identity.create, recent MFA)",
+    description: "409 IDENTITY_EMAIL_TAKEN (emails are case-insensitive).",
+    auth: "credential",
     body: "IdentityCreate",
-    responses: { 201: "IdentityEnvelope", 400: "Error", 401: "Error", 403: "Error", 409: "Error" },
+    ok: { 201: "IdentityEnvelope" },
+    refusals: [409],
+    location: "the identity's path",
   },
-  "GET /api/v1/admin/identities": { summary: "List identities", responses: { 200: "IdentityList", 401: "Error", 403: "Error" } },
-  "POST /api/v1/admin/identities/{uuid}/disable": { summary: "Disable an identity", responses: { 200: "IdentityEnvelope", 403: "Error", 404: "Error", 409: "Error" } },
-  "POST /api/v1/admin/identities/{uuid}/lock": { summary: "Lock an identity", responses: { 200: "IdentityEnvelope", 403: "Error", 404: "Error", 409: "Error" } },
+  "GET /api/v1/admin/identities": {
+    id: "listIdentities",
+    tag: "identities",
+    summary: "List identities (identity.read)",
+    auth: "credential",
+    query: PAGE,
+    ok: { 200: "IdentityList" },
+  },
+  "GET /api/v1/admin/identities/{uuid}": {
+    id: "getIdentity",
+    tag: "identities",
+    summary: "Read an identity (identity.read)",
+    description: "404 IDENTITY_NOT_FOUND: no such identity, or a malformed uuid.",
+    auth: "credential",
+    ok: { 200: "IdentityEnvelope" },
+    refusals: [404],
+  },
+  "POST /api/v1/admin/identities/{uuid}/disable": {
+    id: "disableIdentity",
+    tag: "identities",
+    summary: "Disable an identity (identity.manage, recent MFA; revokes its sessions)",
+    description: "409 IDENTITY_ALREADY_DISABLED; LAST_PLATFORM_ADMIN for the last active platform_admin.",
+    auth: "credential",
+    body: "empty",
+    ok: { 200: "IdentityEnvelope" },
+    refusals: [404, 409],
+  },
+  "POST /api/v1/admin/identities/{uuid}/lock": {
+    id: "lockIdentity",
+    tag: "identities",
+    summary: "Lock an identity (identity.manage, recent MFA; revokes its sessions)",
+    description: "409 IDENTITY_ALREADY_LOCKED; LAST_PLATFORM_ADMIN for the last active platform_admin.",
+    auth: "credential",
+    body: "empty",
+    ok: { 200: "IdentityEnvelope" },
+    refusals: [404, 409],
+  },
   "POST /api/v1/admin/identities/{uuid}/activate": {
+    id: "activateIdentity",
+    tag: "identities",
     summary: "Restore a disabled or locked identity (identity.manage, recent MFA)",
-    responses: { 200: "IdentityEnvelope", 403: "Error", 404: "Error", 409: "Error" },
+    description: "409 IDENTITY_ALREADY_ACTIVE.",
+    auth: "credential",
+    body: "empty",
+    ok: { 200: "IdentityEnvelope" },
+    refusals: [404, 409],
   },
   "POST /api/v1/admin/identities/{uuid}/sign-in-failures/reset": {
+    id: "resetSignInFailures",
+    tag: "identities",
     summary: "Forgive an identity's counted sign-in failures (identity.manage, recent MFA)",
     description:
       "Lifts the account's sign-in delays and cap and the limit per email and client address; the failures still count toward " +
       "their client address's own limit. Answers the identity and how many failures were forgiven (0 when none).",
-    responses: { 200: "SignInFailuresReset", 401: "Error", 403: "Error", 404: "Error" },
+    auth: "credential",
+    body: "empty",
+    ok: { 200: "SignInFailuresReset" },
+    refusals: [404],
   },
   "DELETE /api/v1/admin/identities/{uuid}/roles/{role}": {
-    summary: "Remove a role",
-    responses: { 200: "IdentityEnvelope", 403: "Error", 404: "Error", 409: "Error" },
+    id: "removeIdentityRole",
+    tag: "identities",
+    summary: "Remove a role (identity.manage, recent MFA)",
+    description: "409 ROLE_NOT_HELD (also for a name that is no role); LAST_PLATFORM_ADMIN when no active platform_admin would be left.",
+    auth: "credential",
+    body: "empty",
+    ok: { 200: "IdentityEnvelope" },
+    refusals: [404, 409],
   },
   "GET /api/v1/admin/merchants": {
-    summary: "List merchants (merchant.read)",
+    id: "listMerchants",
+    tag: "merchants",
+    summary: "List merchants, newest first (merchant.read)",
+    auth: "credential",
     query: [
-      param("status", str({ enum: ["inactive", "active", "suspended", "closed"] }), "query"),
-      param("uuid", uuid, "query"),
-      param("display_name", str(), "query"),
-      param("limit", int({ minimum: 1, maximum: 100, default: 20 }), "query"),
-      param("offset", int({ minimum: 0, default: 0 }), "query"),
+      queryParam("status", str({ enum: ["inactive", "active", "suspended", "closed"] })),
+      queryParam("uuid", uuid),
+      queryParam("display_name", str({ minLength: 1, maxLength: 150 }), "exact"),
+      ...PAGE,
     ],
-    responses: { 200: "MerchantList", 400: "Error", 401: "Error", 403: "Error" },
+    ok: { 200: "MerchantList" },
   },
   "POST /api/v1/admin/merchants": {
-    summary: "Create a merchant (always inactive)",
+    id: "createMerchant",
+    tag: "merchants",
+    summary: "Create a merchant, always inactive (merchant.manage)",
+    auth: "credential",
     body: "MerchantCreate",
-    responses: { 201: "MerchantEnvelope", 400: "Error", 401: "Error", 403: "Error" },
+    ok: { 201: "MerchantEnvelope" },
+    location: "the merchant's path",
   },
-  "GET /api/v1/admin/merchants/{uuid}": { summary: "Read a merchant (closed included)", responses: { 200: "MerchantEnvelope", 404: "Error" } },
-  "POST /api/v1/admin/merchants/{uuid}/activate": { summary: "Activate", responses: { 200: "MerchantEnvelope", 404: "Error", 409: "Error" } },
-  "POST /api/v1/admin/merchants/{uuid}/deactivate": { summary: "Deactivate", responses: { 200: "MerchantEnvelope", 404: "Error", 409: "Error" } },
-  "POST /api/v1/admin/merchants/{uuid}/suspend": { summary: "Suspend", responses: { 200: "MerchantEnvelope", 404: "Error", 409: "Error" } },
-  "POST /api/v1/admin/merchants/{uuid}/close": { summary: "Close (terminal)", responses: { 200: "MerchantEnvelope", 404: "Error", 409: "Error" } },
+  "GET /api/v1/admin/merchants/{uuid}": {
+    id: "getMerchant",
+    tag: "merchants",
+    summary: "Read a merchant, closed ones included (merchant.read)",
+    auth: "credential",
+    ok: { 200: "MerchantEnvelope" },
+    refusals: [404],
+  },
+  ...Object.fromEntries(
+    (
+      [
+        ["activate", "Activate"],
+        ["deactivate", "Deactivate"],
+        ["suspend", "Suspend"],
+        ["close", "Close (terminal)"],
+      ] as const
+    ).map(([verb, summary]) => [
+      `POST /api/v1/admin/merchants/{uuid}/${verb}`,
+      {
+        id: `${verb}Merchant`,
+        tag: "merchants",
+        summary: `${summary} (merchant.manage, recent MFA)`,
+        description: "409 MERCHANT_TRANSITION_NOT_ALLOWED: the transition table does not allow it from the merchant's status.",
+        auth: "credential",
+        body: "empty",
+        ok: { 200: "MerchantEnvelope" },
+        refusals: [404, 409],
+      } satisfies Op,
+    ]),
+  ),
   "PUT /api/v1/admin/merchants/{uuid}/members": {
-    summary: "Attach an identity as member (idempotent)",
+    id: "attachMerchantMember",
+    tag: "merchants",
+    summary: "Attach an identity as member (idempotent: 201 attached, 200 already)",
+    description: "404 MERCHANT_NOT_FOUND or IDENTITY_NOT_FOUND.",
+    auth: "credential",
     body: "MemberRequest",
-    responses: { 200: "MembershipEnvelope", 201: "MembershipEnvelope", 400: "Error", 404: "Error" },
-  },
-  "GET /api/v1/admin/merchants/{uuid}/machine-credentials": {
-    summary: "List machine credentials (platform_admin with MFA)",
-    responses: { 200: "MachineCredentialList", 401: "Error", 403: "Error", 404: "Error" },
-  },
-  "POST /api/v1/admin/merchants/{uuid}/machine-credentials": {
-    summary: "Create a machine credential (token returned once)",
-    responses: { 201: "IssuedMachineCredentialEnvelope", 401: "Error", 403: "Error", 404: "Error", 409: "Error" },
-  },
-  "POST /api/v1/admin/merchants/{uuid}/machine-credentials/rotate": {
-    summary: "Rotate the active credential atomically",
-    responses: { 200: "IssuedMachineCredentialEnvelope", 401: "Error", 403: "Error", 404: "Error", 409: "Error" },
-  },
-  "POST /api/v1/admin/merchants/{uuid}/machine-credentials/{credential_uuid}/revoke": {
-    summary: "Revoke a credential",
-    responses: { 200: "MachineCredentialEnvelope", 401: "Error", 403: "Error", 404: "Error", 409: "Error" },
-  },
-  "POST /api/v1/admin/rules": {
-    summary: "Close the open rule version and create a new one",
-    body: "RuleCreate",
-    responses: { 201: "RuleEnvelope", 400: "Error", 403: "Error", 409: "Error" },
-  },
-  "GET /api/v1/admin/rules": { summary: "List rules", responses: { 200: "RuleList", 403: "Error" } },
-  "PUT /api/v1/admin/merchants/{uuid}/operating-profile": {
-    summary: "Ensure the operating profile",
-    body: "OperatingProfileRequest",
-    responses: { 200: "OperatingProfileEnvelope", 400: "Error", 404: "Error", 409: "Error" },
-  },
-  "POST /api/v1/admin/merchants/{uuid}/policies": {
-    summary: "Close the open policy for a scope and create a new version",
-    body: "PolicyCreate",
-    responses: { 201: "PolicyEnvelope", 400: "Error", 404: "Error", 409: "Error" },
-  },
-  "PUT /api/v1/admin/merchants/{uuid}/provider-bindings": {
-    summary: "Ensure a provider binding",
-    body: "ProviderBindingRequest",
-    responses: { 200: "ProviderBindingEnvelope", 201: "ProviderBindingEnvelope", 400: "Error", 404: "Error" },
-  },
-  "PUT /api/v1/admin/merchants/{uuid}/provider-connections": {
-    summary: "Ensure a provider connection (secret reference only)",
-    body: "ProviderConnectionRequest",
-    responses: { 200: "ProviderConnectionEnvelope", 201: "ProviderConnectionEnvelope", 400: "Error", 404: "Error", 409: "Error" },
-  },
-  "POST /api/v1/admin/merchants/{uuid}/provider-connections/{connection_uuid}/rotate-secret": {
-    summary: "Rotate a connection's secret reference",
-    body: "SecretReferenceRotation",
-    responses: { 200: "ProviderConnectionEnvelope", 400: "Error", 404: "Error", 409: "Error" },
-  },
-  "GET /api/v1/admin/providers": { summary: "List the provider registry", responses: { 200: "ProviderList", 403: "Error" } },
-  "POST /api/v1/admin/providers": { summary: "Register a provider", body: "ProviderCreate", responses: { 201: "ProviderEnvelope", 400: "Error", 409: "Error" } },
-  "PUT /api/v1/admin/merchants/{uuid}/wallet": {
-    summary: "Set the receiving wallet (account xpub of m/44'/60'/N')",
-    body: "WalletRequest",
-    responses: { 200: "WalletEnvelope", 400: "Error", 404: "Error", 409: "Error" },
+    ok: { 200: "MembershipEnvelope", 201: "MembershipEnvelope" },
+    refusals: [404],
+    location: "the membership's path",
   },
   "GET /api/v1/admin/merchants/{uuid}/readiness": {
+    id: "getMerchantReadiness",
+    tag: "merchants",
     summary: "Pay-in readiness of each (asset, rail) pair, with every failing reason (merchant.read)",
-    responses: { 200: "ReadinessEnvelope", 401: "Error", 403: "Error", 404: "Error" },
+    auth: "credential",
+    ok: { 200: "ReadinessEnvelope" },
+    refusals: [404],
+  },
+  "GET /api/v1/admin/merchants/{uuid}/machine-credentials": {
+    id: "listMachineCredentials",
+    tag: "machine-credentials",
+    summary: "List machine credentials (platform_admin with MFA)",
+    auth: "credential",
+    ok: { 200: "MachineCredentialList" },
+    refusals: [404],
+  },
+  "POST /api/v1/admin/merchants/{uuid}/machine-credentials": {
+    id: "createMachineCredential",
+    tag: "machine-credentials",
+    summary: "Create a machine credential (token returned once)",
+    description: "409 CREDENTIAL_ALREADY_ACTIVE, MERCHANT_CLOSED.",
+    auth: "credential",
+    body: "empty",
+    ok: { 201: "IssuedMachineCredentialEnvelope" },
+    refusals: [404, 409],
+    location: "the credential's path",
+  },
+  "POST /api/v1/admin/merchants/{uuid}/machine-credentials/rotate": {
+    id: "rotateMachineCredential",
+    tag: "machine-credentials",
+    summary: "Rotate the active credential atomically (token returned once)",
+    description: "409 NO_ACTIVE_CREDENTIAL, MERCHANT_CLOSED.",
+    auth: "credential",
+    body: "empty",
+    ok: { 200: "IssuedMachineCredentialEnvelope" },
+    refusals: [404, 409],
+  },
+  "POST /api/v1/admin/merchants/{uuid}/machine-credentials/{credential_uuid}/revoke": {
+    id: "revokeMachineCredential",
+    tag: "machine-credentials",
+    summary: "Revoke a credential",
+    description: "404 CREDENTIAL_NOT_FOUND. 409 CREDENTIAL_ALREADY_REVOKED.",
+    auth: "credential",
+    body: "empty",
+    ok: { 200: "MachineCredentialEnvelope" },
+    refusals: [404, 409],
+  },
+  "POST /api/v1/admin/rules": {
+    id: "createRule",
+    tag: "configuration",
+    summary: "Close the open rule version and create a new one (rule.manage, recent MFA)",
+    description: "400 VALIDATION_ERROR for an unknown capability, listing the known ones. 409 RULE_UNCHANGED, CONCURRENT_CHANGE.",
+    auth: "credential",
+    body: "RuleCreate",
+    ok: { 201: "RuleEnvelope" },
+    refusals: [409],
+    location: "the rule version's path",
+  },
+  "GET /api/v1/admin/rules": {
+    id: "listRules",
+    tag: "configuration",
+    summary: "List rules by capability, jurisdiction and version (rule.manage)",
+    auth: "credential",
+    query: [queryParam("include_closed", str({ enum: ["true", "false"], default: "false" }), "also closed versions"), ...PAGE],
+    ok: { 200: "RuleList" },
+  },
+  "PUT /api/v1/admin/merchants/{uuid}/operating-profile": {
+    id: "ensureOperatingProfile",
+    tag: "configuration",
+    summary: "Set the operating profile (policy.manage, recent MFA)",
+    description: "409 MERCHANT_CLOSED.",
+    auth: "credential",
+    body: "OperatingProfileRequest",
+    ok: { 200: "OperatingProfileEnvelope" },
+    refusals: [404, 409],
+  },
+  "POST /api/v1/admin/merchants/{uuid}/policies": {
+    id: "createPolicy",
+    tag: "configuration",
+    summary: "Close the open policy for a scope and create a new version (policy.manage, recent MFA)",
+    description: "409 POLICY_UNCHANGED, MERCHANT_CLOSED, CONCURRENT_CHANGE.",
+    auth: "credential",
+    body: "PolicyCreate",
+    ok: { 201: "PolicyEnvelope" },
+    refusals: [404, 409],
+    location: "the policy version's path",
+  },
+  "PUT /api/v1/admin/merchants/{uuid}/provider-bindings": {
+    id: "ensureProviderBinding",
+    tag: "configuration",
+    summary: "Ensure a provider binding (idempotent: 201 created, 200 existing; provider.manage, recent MFA)",
+    description: "400 VALIDATION_ERROR for an unknown capability, listing the known ones. 404 MERCHANT_NOT_FOUND, PROVIDER_NOT_FOUND. 409 MERCHANT_CLOSED.",
+    auth: "credential",
+    body: "ProviderBindingRequest",
+    ok: { 200: "ProviderBindingEnvelope", 201: "ProviderBindingEnvelope" },
+    refusals: [404, 409],
+    location: "the binding's path",
+  },
+  "PUT /api/v1/admin/merchants/{uuid}/provider-connections": {
+    id: "ensureProviderConnection",
+    tag: "configuration",
+    summary: "Ensure a provider connection, secret reference only (201 created, 200 existing; provider.manage, recent MFA)",
+    description: "404 MERCHANT_NOT_FOUND, PROVIDER_NOT_FOUND. 409 CONNECTION_EXISTS (another reference: rotate instead), MERCHANT_CLOSED.",
+    auth: "credential",
+    body: "ProviderConnectionRequest",
+    ok: { 200: "ProviderConnectionEnvelope", 201: "ProviderConnectionEnvelope" },
+    refusals: [404, 409],
+    location: "the connection's path",
+  },
+  "POST /api/v1/admin/merchants/{uuid}/provider-connections/{connection_uuid}/rotate-secret": {
+    id: "rotateProviderConnectionSecret",
+    tag: "configuration",
+    summary: "Rotate a connection's secret reference (provider.manage, recent MFA)",
+    description: "404 CONNECTION_NOT_FOUND. 409 SECRET_REFERENCE_UNCHANGED, MERCHANT_CLOSED.",
+    auth: "credential",
+    body: "SecretReferenceRotation",
+    ok: { 200: "ProviderConnectionEnvelope" },
+    refusals: [404, 409],
+  },
+  "GET /api/v1/admin/providers": {
+    id: "listProviders",
+    tag: "configuration",
+    summary: "List the provider registry by name (provider.manage)",
+    auth: "credential",
+    query: PAGE,
+    ok: { 200: "ProviderList" },
+  },
+  "POST /api/v1/admin/providers": {
+    id: "createProvider",
+    tag: "configuration",
+    summary: "Register a provider (provider.manage, recent MFA)",
+    description: "409 PROVIDER_NAME_TAKEN (letter case ignored).",
+    auth: "credential",
+    body: "ProviderCreate",
+    ok: { 201: "ProviderEnvelope" },
+    refusals: [409],
+    location: "the provider's path",
+  },
+  "PUT /api/v1/admin/merchants/{uuid}/wallet": {
+    id: "setWallet",
+    tag: "configuration",
+    summary: "Set the receiving wallet, an account xpub of m/44'/60'/N' (provider.manage, recent MFA)",
+    description: "400 WALLET_XPUB_INVALID. 409 MERCHANT_CLOSED, WALLET_XPUB_IN_USE.",
+    auth: "credential",
+    body: "WalletRequest",
+    ok: { 200: "WalletEnvelope" },
+    refusals: [404, 409],
+  },
+  "GET /api/v1/admin/merchants/{uuid}/wallet": {
+    id: "getWallet",
+    tag: "configuration",
+    summary: "Read the receiving wallet, closed merchants included (provider.manage)",
+    description: "404 MERCHANT_NOT_FOUND, or WALLET_NOT_FOUND when the merchant has none.",
+    auth: "credential",
+    ok: { 200: "WalletEnvelope" },
+    refusals: [404],
   },
   "GET /api/v1/admin/audit-events": {
-    summary: "Read the audit log (audit.read)",
-    query: [param("limit", int({ minimum: 1, maximum: 100, default: 20 }), "query"), param("offset", int({ minimum: 0 }), "query")],
-    responses: { 200: "AuditEventList", 401: "Error", 403: "Error" },
+    id: "listAuditEvents",
+    tag: "audit",
+    summary: "Read the audit log, newest first (audit.read)",
+    auth: "credential",
+    query: PAGE,
+    ok: { 200: "AuditEventList" },
   },
 };
 
@@ -516,31 +807,102 @@ export function documentedOperations(): string[] {
   return Object.keys(OPERATIONS);
 }
 
+const errorBody = { "application/json": { schema: ref("Error") } };
+const retryAfter = (description: string) => ({ description, required: true, schema: int({ minimum: 1 }) });
+
+/** The error answers, one per status, shared by every operation that can give it. */
+const ERROR_RESPONSES: Record<number, { name: string; response: Schema }> = {
+  400: { name: "BadRequest", response: { description: "VALIDATION_ERROR, MALFORMED_JSON, AUTH_AMBIGUOUS or another 400 code of the operation", content: errorBody } },
+  401: {
+    name: "Unauthorized",
+    response: {
+      description: "AUTH_INVALID_CREDENTIALS: no credential, or one that is malformed, unknown, expired or revoked",
+      headers: { "WWW-Authenticate": { description: 'Bearer realm="payin"', required: true, schema: str() } },
+      content: errorBody,
+    },
+  },
+  403: { name: "Forbidden", response: { description: "FORBIDDEN, MFA_REQUIRED, MFA_RECENT_REQUIRED, CSRF_TOKEN_INVALID or another 403 code of the operation", content: errorBody } },
+  404: { name: "NotFound", response: { description: "the resource the path names does not exist (the code names it)", content: errorBody } },
+  409: { name: "Conflict", response: { description: "the state of the resource refuses the operation (the code says why)", content: errorBody } },
+  413: { name: "PayloadTooLarge", response: { description: "PAYLOAD_TOO_LARGE: the body is over 64 KiB", content: errorBody } },
+  415: {
+    name: "UnsupportedMediaType",
+    response: { description: "UNSUPPORTED_MEDIA_TYPE: the body is not application/json in UTF-8 without content coding", content: errorBody },
+  },
+  429: {
+    name: "TooManyRequests",
+    response: { description: "RATE_LIMITED", headers: { "Retry-After": retryAfter("whole seconds until an attempt can succeed") }, content: errorBody },
+  },
+  500: { name: "InternalError", response: { description: "INTERNAL_ERROR: an unexpected failure; nothing internal is shown", content: errorBody } },
+  503: {
+    name: "ServiceUnavailable",
+    response: {
+      description: "SERVICE_UNAVAILABLE: a service is down or timed out; retry with backoff",
+      headers: { "Retry-After": retryAfter("seconds to wait before retrying") },
+      content: errorBody,
+    },
+  },
+};
+
+/** Every status an operation can answer: its own, and those that follow from what it reads and who it needs. */
+export function answeredStatuses(op: Op): number[] {
+  const statuses = new Set<number>(Object.keys(op.ok).map(Number));
+  if (op.auth !== "static") for (const status of [400, 500, 503]) statuses.add(status);
+  if (op.auth === "credential" || op.auth === "session") statuses.add(401);
+  if (op.auth === "credential") statuses.add(403);
+  if (op.body) for (const status of [413, 415]) statuses.add(status);
+  for (const status of op.refusals ?? []) statuses.add(status);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+function successResponse(key: string, op: Op, status: number, schema: string | null): Schema {
+  const headers: Record<string, Schema> = {};
+  if (status === 201 && op.location) {
+    headers.Location = { description: `${op.location}, under /api/v1`, required: true, schema: str({ format: "uri-reference" }) };
+  }
+  if (key.startsWith("POST /api/v1/merchants/")) {
+    headers["Idempotent-Replayed"] = { description: "true when the answer replays the create of the same key", schema: str({ enum: ["true"] }) };
+  }
+  return {
+    description: schema ? `${status} ${schema}` : String(status),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(schema ? { content: { "application/json": { schema: ref(schema) } } } : {}),
+  };
+}
+
 function operation(key: string, op: Op): Schema {
   const path = key.slice(key.indexOf(" ") + 1);
-  const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => param(m[1]!, /uuid$/.test(m[1]!) ? uuid : str()));
+  const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    name: m[1]!,
+    in: "path",
+    required: true,
+    schema: /uuid$/.test(m[1]!) ? uuid : str(),
+  }));
   const headers = key.startsWith("POST /api/v1/merchants/")
     ? [{ name: "Idempotency-Key", in: "header", required: true, schema: str({ minLength: 1, maxLength: 64 }) }]
     : [];
   const responses: Record<string, Schema> = {};
-  // Any authenticated operation answers 400 to ambiguous credentials or an unknown query parameter.
-  const answers = op.security === "none" ? op.responses : { 400: "Error", ...op.responses };
-  for (const [status, schema] of Object.entries(answers)) {
-    responses[status] = schema
-      ? { description: status, content: { "application/json": { schema: ref(schema) } } }
-      : { description: status };
-    if (status === "429") {
-      responses[status]!.headers = {
-        "Retry-After": { description: "whole seconds until an attempt can succeed", required: true, schema: int({ minimum: 1 }) },
-      };
-    }
+  for (const status of answeredStatuses(op)) {
+    const schema = op.ok[status];
+    responses[status] = schema !== undefined ? successResponse(key, op, status, schema) : { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` };
   }
+  const emptyBody = op.body === "empty";
   return {
+    operationId: op.id,
+    tags: [op.tag],
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
-    ...(op.security === "none" ? { security: [] } : {}),
+    ...(op.auth === "none" || op.auth === "static" ? { security: [] } : {}),
     parameters: [...pathParams, ...(op.query ?? []), ...headers],
-    ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: ref(op.body) } } } } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: !emptyBody,
+            ...(emptyBody ? { description: "none, or an empty JSON object" } : {}),
+            content: { "application/json": { schema: emptyBody ? object({}) : ref(op.body) } },
+          },
+        }
+      : {}),
     responses,
   };
 }
@@ -552,18 +914,32 @@ export function openApiDocument(): Record<string, unknown> {
     const [method, path] = key.split(" ") as [string, string];
     (paths[path] ??= {})[method.toLowerCase()] = operation(key, op);
   }
+  const used = new Set(Object.values(OPERATIONS).flatMap(answeredStatuses));
   return {
     openapi: "3.1.0",
     info: {
       title: "Merchant pay-in platform API",
       version: "0.9.0",
-      description: "Merchant pay-in intents and platform administration. Errors are {error:{code,message,request_id}}.",
+      description:
+        "Merchant pay-in intents and platform administration. Errors are {error:{code,message,request_id}}; every answer carries " +
+        "X-Request-Id. Lists answer {data, pagination:{total, limit, offset}} and take limit (1 to 100, default 20) and offset (>= 0).",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/" }],
     security: [{ bearer: [] }, { session: [] }],
+    tags: TAGS,
     paths,
     components: {
       schemas,
+      parameters: {
+        limit: queryParam("limit", int({ minimum: 1, maximum: 100, default: 20 }), "page size"),
+        offset: queryParam("offset", int({ minimum: 0, default: 0 }), "items to skip"),
+      },
+      responses: Object.fromEntries(
+        Object.entries(ERROR_RESPONSES)
+          .filter(([status]) => used.has(Number(status)))
+          .map(([, { name, response }]) => [name, response]),
+      ),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "machine credential (mpk_…) or human session token" },
         session: { type: "apiKey", in: "cookie", name: "__Host-payin_session" },

@@ -5,7 +5,20 @@ import type { Context } from "koa";
 import type { AppDeps } from "../deps.js";
 import { bearerTokenOf, MACHINE_TOKEN_PREFIX, requireMfaIfPrivileged, requireRecentMfa } from "../auth/authenticator.js";
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../auth/cookie.js";
-import { ApiError, clientAddressOf, emailField, enumField, lowerCaseUuidParams, onlyFields, readJsonObject, readQuery, requiredString } from "@payin/http";
+import {
+  ApiError,
+  clientAddressOf,
+  emailField,
+  enumField,
+  listPage,
+  lowerCaseUuidParams,
+  onlyFields,
+  PAGE_PARAMETERS,
+  pagination,
+  readJsonObject,
+  readQuery,
+  requiredString,
+} from "@payin/http";
 import { identityView } from "./admin/views.js";
 import { change } from "../workflows/audited-change.js";
 
@@ -206,12 +219,15 @@ export function authRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | 
     ctx.status = 204;
   });
 
+  // Paged here: identity answers a person's live sessions at once (they end
+  // within 12 hours, so there are never many).
   router.get("/sessions", async (ctx) => {
-    readQuery(ctx, []);
+    const page = listPage(readQuery(ctx, PAGE_PARAMETERS));
     const principal = await auth.authenticateHuman(ctx);
     requireMfaIfPrivileged(principal);
     const res = await identity.listSessions({ caller: { sessionToken: principal.sessionToken } });
-    ctx.body = { sessions: res.sessions.map((s) => sessionListItem(s, principal.sessionUuid)) };
+    const items = res.sessions.slice(page.offset, page.offset + page.limit);
+    ctx.body = { data: items.map((s) => sessionListItem(s, principal.sessionUuid)), pagination: pagination(res.sessions.length, page) };
   });
 
   // Revokes one of the caller's own sessions; another's (or an unknown one) is 404.

@@ -3,7 +3,7 @@ import { PAY_IN_STATUS_BY_NAME, isPayInStatusName, payInStatusName, payinsV1, ty
 import { coalesce, ConnectError, connectErrorOfItem, isoFromTimestamp, reasonOf, toTimestamp } from "@payin/rpc";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Context } from "koa";
-import { ApiError, charLength, intParam, lowerCaseUuidParams, offsetParam, readJsonObject, readQuery, rpcOffset, validationError } from "@payin/http";
+import { ApiError, charLength, listPage, lowerCaseUuidParams, PAGE_PARAMETERS, pagination, readJsonObject, readQuery, rpcOffset, validationError } from "@payin/http";
 import { isAsset } from "@payin/money";
 import type { Permission } from "@payin/permissions";
 import type { Principal } from "../auth/authenticator.js";
@@ -222,15 +222,15 @@ export function payInIntentRoutes(deps: PayInDeps) {
     if (result.outcome.case !== "created") throw new Error("payins answered a create with no outcome");
     const res = result.outcome.value;
     ctx.status = 201;
+    ctx.set("location", `/api/v1/merchants/${ctx.params.merchant_uuid!}/pay-in-intents/${res.intent!.intentUuid}`);
     if (res.replayed) ctx.set("idempotent-replayed", "true");
     ctx.body = createView(res.intent!);
   });
 
   router.get("/", async (ctx) => {
     await authorise(deps, ctx, "merchant.payin.read");
-    const query = readQuery(ctx, ["limit", "offset", "status", "asset"]);
-    const limit = intParam(query, "limit", 20, 1, 100);
-    const offset = offsetParam(query);
+    const query = readQuery(ctx, [...PAGE_PARAMETERS, "status", "asset"]);
+    const page = listPage(query);
     if (query.status !== undefined && !isPayInStatusName(query.status)) {
       throw validationError("status must be one of: created, awaiting_payment, paid");
     }
@@ -239,12 +239,12 @@ export function payInIntentRoutes(deps: PayInDeps) {
     }
     const res = await deps.payins.listPayInIntents({
       merchantUuid: ctx.params.merchant_uuid!,
-      limit,
-      offset: rpcOffset(offset),
+      limit: page.limit,
+      offset: rpcOffset(page.offset),
       status: query.status ? PAY_IN_STATUS_BY_NAME[query.status as PayInStatusName] : PayInStatus.UNSPECIFIED,
       asset: query.asset ?? "",
     });
-    ctx.body = { data: res.intents.map(listItemView), pagination: { total: Number(res.total), limit, offset } };
+    ctx.body = { data: res.intents.map(listItemView), pagination: pagination(res.total, page) };
   });
 
   router.get("/:intent_uuid", async (ctx) => {

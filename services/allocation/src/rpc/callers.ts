@@ -9,11 +9,11 @@ export const CALLERS = allowCallers(allocationV1.AllocationService, {
   // payins allocates the address of each pay-in it creates (single allocations travel in batches).
   payins: ["batchAllocateAddresses"],
   // The API gateway's admin API: a merchant's wallet and readiness.
-  api: ["setWallet", "getReadiness"],
+  api: ["setWallet", "getWallet", "getReadiness"],
   // The hosted checkout: readiness before a checkout is created and while a payer starts.
   checkout: ["getReadiness"],
-  // The operator CLI: wallets.
-  payinctl: ["setWallet", "getWallet"],
+  // The operator CLI: wallets and readiness.
+  payinctl: ["setWallet", "getWallet", "getReadiness"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

@@ -11,8 +11,12 @@ import type { IdentityDeps } from "./stores.js";
  * Credential management needs a person with credential.manage whose session
  * completed MFA (docs/platform-api.md, "Machine credentials"), within the last 15 minutes for a
  * change (`recent`): a credential moves money. A machine token is FORBIDDEN.
+ * A null session token means no person acts: the operator CLI with its service
+ * credential alone; the RPC layer passes null only for such a caller
+ * (rpc/callers.ts, ACT_WITHOUT_PERSON).
  */
-async function requireCredentialManager(deps: IdentityDeps, sessionToken: string, now: Date, recent: boolean): Promise<HumanPrincipal> {
+async function requireCredentialManager(deps: IdentityDeps, sessionToken: string | null, now: Date, recent: boolean): Promise<HumanPrincipal | null> {
+  if (sessionToken === null) return null;
   const caller = await requirePermission(deps, sessionToken, "credential.manage", now);
   if (recent) requireRecentMfa(caller, now);
   else requireMfa(caller);
@@ -38,14 +42,14 @@ export async function createMachineCredential(
   input: { sessionToken: string | null; merchantUuid: string },
 ): Promise<{ credential: MachineCredential; token: string }> {
   const now = deps.clock();
-  if (input.sessionToken !== null) await requireCredentialManager(deps, input.sessionToken, now, true);
+  await requireCredentialManager(deps, input.sessionToken, now, true);
   return issueMachineCredential(deps.stores.machineCredentials, { credentialUuid: deps.newId(), merchantUuid: input.merchantUuid, now });
 }
 
 /** A merchant's credentials, newest first, never with a token or hash. */
 export async function listMachineCredentials(
   deps: IdentityDeps,
-  input: { sessionToken: string; merchantUuid: string },
+  input: { sessionToken: string | null; merchantUuid: string },
 ): Promise<MachineCredential[]> {
   await requireCredentialManager(deps, input.sessionToken, deps.clock(), false);
   checkMerchantUuid(input.merchantUuid);
@@ -60,7 +64,7 @@ export async function listMachineCredentials(
  */
 export async function rotateMachineCredential(
   deps: IdentityDeps,
-  input: { sessionToken: string; merchantUuid: string },
+  input: { sessionToken: string | null; merchantUuid: string },
 ): Promise<{ credential: MachineCredential; token: string }> {
   const now = deps.clock();
   await requireCredentialManager(deps, input.sessionToken, now, true);
@@ -93,7 +97,7 @@ export async function rotateMachineCredential(
  */
 export async function revokeMachineCredential(
   deps: IdentityDeps,
-  input: { sessionToken: string; merchantUuid: string; credentialUuid: string },
+  input: { sessionToken: string | null; merchantUuid: string; credentialUuid: string },
 ): Promise<MachineCredential> {
   const now = deps.clock();
   await requireCredentialManager(deps, input.sessionToken, now, true);

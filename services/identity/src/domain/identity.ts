@@ -38,20 +38,32 @@ export function checkRoles(roles: readonly string[]): Role[] {
 }
 
 /**
+ * The administrator a change acts for: a person holding `permission` whose MFA
+ * was completed within the last 15 minutes (else PERMISSION_DENIED: FORBIDDEN,
+ * MFA_REQUIRED, or MFA_RECENT_REQUIRED when it was completed longer ago). A null
+ * session token means no person acts: the operator CLI with its service
+ * credential alone, which the RPC layer passes only for such a caller
+ * (rpc/callers.ts, ACT_WITHOUT_PERSON).
+ */
+async function requireRecentAdministrator(deps: IdentityDeps, sessionToken: string | null, permission: "identity.create" | "identity.manage", now: Date) {
+  if (sessionToken === null) return;
+  const caller = await requirePermission(deps, sessionToken, permission, now);
+  requireRecentMfa(caller, now);
+}
+
+/**
  * Creates an identity. The caller needs identity.create and MFA completed within
- * the last 15 minutes (else PERMISSION_DENIED: FORBIDDEN, MFA_REQUIRED, or
- * MFA_RECENT_REQUIRED when it was completed longer ago). The
+ * the last 15 minutes (requireRecentAdministrator). The
  * email is stored lower-cased; a taken email (in any case) is IDENTITY_EMAIL_TAKEN.
  * A guessable password, or one containing the email's name, is INVALID_ARGUMENT
  * (checkNewPassword).
  */
 export async function createIdentity(
   deps: IdentityDeps,
-  input: { sessionToken: string; email: string; password: string; roles: readonly string[] },
+  input: { sessionToken: string | null; email: string; password: string; roles: readonly string[] },
 ): Promise<Identity> {
   const now = deps.clock();
-  const caller = await requirePermission(deps, input.sessionToken, "identity.create", now);
-  requireRecentMfa(caller, now);
+  await requireRecentAdministrator(deps, input.sessionToken, "identity.create", now);
   const email = checkedEmail(input.email);
   await checkNewPassword(input.password, email);
   const roles = checkRoles(input.roles);
@@ -60,12 +72,15 @@ export async function createIdentity(
   return identity;
 }
 
-/** A page of identities (permission identity.read); limit 1 to 100, default 20. */
+/**
+ * A page of identities (permission identity.read; a null session token: the
+ * operator CLI, see requireRecentAdministrator); limit 1 to 100, default 20.
+ */
 export async function listIdentities(
   deps: IdentityDeps,
-  input: { sessionToken: string; limit: number; offset: number },
+  input: { sessionToken: string | null; limit: number; offset: number },
 ): Promise<{ identities: Identity[]; total: number }> {
-  await requirePermission(deps, input.sessionToken, "identity.read", deps.clock());
+  if (input.sessionToken !== null) await requirePermission(deps, input.sessionToken, "identity.read", deps.clock());
   const limit = input.limit === 0 ? LIST_DEFAULT_LIMIT : input.limit;
   if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX_LIMIT) throw invalid(`limit must be between 1 and ${LIST_MAX_LIMIT}`);
   if (!Number.isInteger(input.offset) || input.offset < 0) throw invalid("offset must be 0 or more");
@@ -94,11 +109,10 @@ export async function getIdentity(deps: IdentityDeps, identityUuid: string): Pro
  */
 export async function setIdentityStatus(
   deps: IdentityDeps,
-  input: { sessionToken: string; identityUuid: string; status: string },
+  input: { sessionToken: string | null; identityUuid: string; status: string },
 ): Promise<Identity> {
   const now = deps.clock();
-  const caller = await requirePermission(deps, input.sessionToken, "identity.manage", now);
-  requireRecentMfa(caller, now);
+  await requireRecentAdministrator(deps, input.sessionToken, "identity.manage", now);
   if (input.status !== "disabled" && input.status !== "locked" && input.status !== "active") {
     throw invalid('status must be "disabled", "locked" or "active"');
   }
@@ -142,11 +156,10 @@ export async function setIdentityStatus(
  */
 export async function resetSignInFailures(
   deps: IdentityDeps,
-  input: { sessionToken: string; identityUuid: string },
+  input: { sessionToken: string | null; identityUuid: string },
 ): Promise<{ identity: Identity; forgiven: number }> {
   const now = deps.clock();
-  const caller = await requirePermission(deps, input.sessionToken, "identity.manage", now);
-  requireRecentMfa(caller, now);
+  await requireRecentAdministrator(deps, input.sessionToken, "identity.manage", now);
   if (!isUuid(input.identityUuid)) throw notFound();
   const target = await deps.stores.identities.findByUuid(input.identityUuid);
   if (!target) throw notFound();
@@ -171,11 +184,10 @@ function alreadyInStatus(status: IdentityStatus): DomainError<IdentityReason> {
  */
 export async function removeRole(
   deps: IdentityDeps,
-  input: { sessionToken: string; identityUuid: string; role: string },
+  input: { sessionToken: string | null; identityUuid: string; role: string },
 ): Promise<Identity> {
   const now = deps.clock();
-  const caller = await requirePermission(deps, input.sessionToken, "identity.manage", now);
-  requireRecentMfa(caller, now);
+  await requireRecentAdministrator(deps, input.sessionToken, "identity.manage", now);
   const role = input.role;
   if (!isUuid(input.identityUuid)) throw notFound();
   return deps.stores.transaction(async (tx) => {

@@ -16,10 +16,12 @@ const ADMINISTRATION = [
 ] as const;
 
 /**
- * Internal callers that may issue a machine credential with no person behind
- * the call (CreateMachineCredential without `caller`): the operator CLI, which
- * holds no session, and the test harness. From any other caller an operation
- * without a person is FORBIDDEN: the API gateway always acts for a person.
+ * Internal callers that may administer with no person behind the call (the
+ * ADMINISTRATION RPCs they may call, without `caller`): the operator CLI, which
+ * holds no session and acts as the platform itself (audited as `operator_cli`;
+ * docs/operations.md, "Operator CLI"), and the test harness. From any other
+ * caller an operation without a person is FORBIDDEN: the API gateway always
+ * acts for a person.
  */
 export const ACT_WITHOUT_PERSON: ReadonlySet<string> = new Set(["payinctl", "test"]);
 
@@ -49,9 +51,9 @@ export const CALLERS = allowCallers(identityV1.IdentityService, {
   payins: [],
   allocation: [],
   // The operator CLI (and npm start's bootstrap of the first admin). It holds no
-  // session, so it can call nothing that needs one: the first admin, and
-  // machine credentials issued without a person (ACT_WITHOUT_PERSON).
-  payinctl: ["bootstrapAdmin", "createMachineCredential"],
+  // session: it administers identities and machine credentials as the platform
+  // itself (ACT_WITHOUT_PERSON), never a person's sessions, sign-in or MFA.
+  payinctl: ["bootstrapAdmin", ...ADMINISTRATION],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

@@ -45,9 +45,9 @@ function tokenOf(req: { caller?: identityV1.Caller }): string {
 }
 
 /**
- * The session token an operation that may be done without a person acts with:
- * the caller's when given; null (no person) only for an internal caller in
- * ACT_WITHOUT_PERSON; from any other, a missing caller is FORBIDDEN.
+ * The session token an administrative operation acts with: the caller's when
+ * given; null (no person) only for an internal caller in ACT_WITHOUT_PERSON (the
+ * operator CLI); from any other, a missing caller is FORBIDDEN.
  */
 function sessionTokenOrNone(req: { caller?: identityV1.Caller }, values: HandlerContext["values"]): string | null {
   if (req.caller) return req.caller.sessionToken;
@@ -120,40 +120,40 @@ export function identityHandlers(orm: MikroORM, logger: Logger, options: Identit
     async confirmTotp(req) {
       return confirmTotp(deps(), { sessionToken: tokenOf(req), code: req.code });
     },
-    async createIdentity(req) {
-      const identity = await createIdentity(deps(), { sessionToken: tokenOf(req), email: req.email, password: req.password, roles: req.roles });
+    async createIdentity(req, ctx) {
+      const identity = await createIdentity(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), email: req.email, password: req.password, roles: req.roles });
       return { identity: identityToPb(identity) };
     },
-    async listIdentities(req) {
-      const { identities, total } = await listIdentities(deps(), { sessionToken: tokenOf(req), limit: req.limit, offset: req.offset });
+    async listIdentities(req, ctx) {
+      const { identities, total } = await listIdentities(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), limit: req.limit, offset: req.offset });
       return { identities: identities.map(identityToPb), total: BigInt(total) };
     },
     async getIdentity(req) {
       return { identity: identityToPb(await getIdentity(deps(), req.identityUuid)) };
     },
-    async setIdentityStatus(req) {
-      const identity = await setIdentityStatus(deps(), { sessionToken: tokenOf(req), identityUuid: req.identityUuid, status: req.status });
+    async setIdentityStatus(req, ctx) {
+      const identity = await setIdentityStatus(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), identityUuid: req.identityUuid, status: req.status });
       return { identity: identityToPb(identity) };
     },
-    async removeRole(req) {
-      const identity = await removeRole(deps(), { sessionToken: tokenOf(req), identityUuid: req.identityUuid, role: req.role });
+    async removeRole(req, ctx) {
+      const identity = await removeRole(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), identityUuid: req.identityUuid, role: req.role });
       return { identity: identityToPb(identity) };
     },
-    async resetSignInFailures(req) {
-      const { identity, forgiven } = await resetSignInFailures(deps(), { sessionToken: tokenOf(req), identityUuid: req.identityUuid });
+    async resetSignInFailures(req, ctx) {
+      const { identity, forgiven } = await resetSignInFailures(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), identityUuid: req.identityUuid });
       return { identity: identityToPb(identity), forgiven };
     },
-    async listMachineCredentials(req) {
-      const credentials = await listMachineCredentials(deps(), { sessionToken: tokenOf(req), merchantUuid: req.merchantUuid });
+    async listMachineCredentials(req, ctx) {
+      const credentials = await listMachineCredentials(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), merchantUuid: req.merchantUuid });
       return { credentials: credentials.map(credentialToPb) };
     },
-    async rotateMachineCredential(req) {
-      const { credential, token } = await rotateMachineCredential(deps(), { sessionToken: tokenOf(req), merchantUuid: req.merchantUuid });
+    async rotateMachineCredential(req, ctx) {
+      const { credential, token } = await rotateMachineCredential(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), merchantUuid: req.merchantUuid });
       return { credential: credentialToPb(credential), token };
     },
-    async revokeMachineCredential(req) {
+    async revokeMachineCredential(req, ctx) {
       const credential = await revokeMachineCredential(deps(), {
-        sessionToken: tokenOf(req),
+        sessionToken: sessionTokenOrNone(req, ctx.values),
         merchantUuid: req.merchantUuid,
         credentialUuid: req.credentialUuid,
       });

@@ -45,11 +45,21 @@ export interface AuditEventInput {
   errorCode: string;
 }
 
+/** Exact filters of a listing; an absent one matches every event. */
+export interface AuditFilter {
+  action?: string;
+  targetType?: string;
+  targetUuid?: string;
+  actorKind?: ActorKind;
+  actorUuid?: string;
+  outcome?: AuditOutcome;
+}
+
 /** Storage of the audit log. */
 export interface AuditStore {
   append(event: AuditEvent): Promise<void>;
-  /** A page, newest first, and the number of events in the log. */
-  list(page: { limit: number; offset: number }): Promise<{ events: AuditEvent[]; total: number }>;
+  /** A page of the events matching `filter`, newest first, and how many match. */
+  list(page: { limit: number; offset: number }, filter: AuditFilter): Promise<{ events: AuditEvent[]; total: number }>;
 }
 
 const ACTION = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
@@ -142,10 +152,50 @@ export function changeEvent(
   return { eventUuid, actor, ...change, outcome: "succeeded", errorCode: null, occurredAt: now };
 }
 
-/** Reads a page of the audit log, newest first. */
+/** An audit filter as a caller sends it: absent fields filter nothing. */
+export interface AuditFilterInput {
+  action?: string;
+  targetType?: string;
+  targetUuid?: string;
+  actorKind?: string;
+  actorUuid?: string;
+  outcome?: string;
+}
+
+/**
+ * Checks a listing's filters: INVALID_ARGUMENT for a uuid filter that is not a
+ * uuid, an unknown actor kind or outcome, or an action or target type no event
+ * can have (so a typo is said, not answered with an empty page).
+ */
+export function checkAuditFilter(input: AuditFilterInput): AuditFilter {
+  const filter: AuditFilter = {};
+  if (input.action !== undefined) {
+    if (input.action.length > 64 || !ACTION.test(input.action)) invalid("action must be dotted lower-case words, e.g. merchant.activate");
+    filter.action = input.action;
+  }
+  if (input.targetType !== undefined) {
+    if (input.targetType.length > 32 || !TARGET_TYPE.test(input.targetType)) invalid("target_type must be a lower-case word, e.g. merchant");
+    filter.targetType = input.targetType;
+  }
+  if (input.targetUuid !== undefined) filter.targetUuid = checkUuid("target_uuid", input.targetUuid);
+  if (input.actorKind !== undefined) {
+    if (!(ACTOR_KINDS as readonly string[]).includes(input.actorKind)) invalid(`actor_kind must be one of: ${ACTOR_KINDS.join(", ")}`);
+    filter.actorKind = input.actorKind as ActorKind;
+  }
+  if (input.actorUuid !== undefined) filter.actorUuid = checkUuid("actor_uuid", input.actorUuid);
+  if (input.outcome !== undefined) {
+    if (input.outcome !== "succeeded" && input.outcome !== "failed") invalid("outcome must be one of: succeeded, failed");
+    filter.outcome = input.outcome;
+  }
+  return filter;
+}
+
+/** Reads a page of the audit log, newest first, filtered by `filter`. */
 export async function listAuditEvents(
   store: AuditStore,
   page: { limit: number; offset: number },
+  filter: AuditFilterInput = {},
 ): Promise<{ events: AuditEvent[]; total: number }> {
-  return store.list(checkPage(page.limit, page.offset));
+  const checkedPage = checkPage(page.limit, page.offset);
+  return store.list(checkedPage, checkAuditFilter(filter));
 }

@@ -2,7 +2,7 @@ import { DomainError } from "@payin/errors";
 import { optionalActor, type ActorInput } from "./audit.js";
 import { MerchantsReason } from "./reasons.js";
 import { recordChange, type Deps, type MerchantsStores } from "./unit-of-work.js";
-import { checkMerchantUuid, checkPage, checkUuid } from "./validation.js";
+import { checkDisplayText, checkMerchantUuid, checkPage, checkUuid } from "./validation.js";
 
 export type MerchantStatus = "inactive" | "active" | "suspended" | "closed";
 export type MerchantTransition = "activate" | "deactivate" | "suspend" | "close";
@@ -58,6 +58,7 @@ function checkLength(field: string, value: string, min: number, max: number): vo
     throw new DomainError(MerchantsReason.InvalidArgument, `${field} must be ${min} to ${max} characters`);
   }
   checkStorable(field, value);
+  checkDisplayText(field, value);
 }
 
 /** PostgreSQL text cannot hold U+0000: INVALID_ARGUMENT rather than a failed statement. */

@@ -5,7 +5,7 @@ import { requireOpenMerchant } from "./merchant.js";
 import { MerchantsReason } from "./reasons.js";
 import { recordChange, type Deps, type MerchantsStores } from "./unit-of-work.js";
 import { charLength } from "@payin/http/text";
-import { checkCapability, checkJurisdiction, checkMerchantUuid, checkUuid, invalid } from "./validation.js";
+import { checkCapability, checkDisplayText, checkJurisdiction, checkMerchantUuid, checkUuid, invalid, optionalPage, type Page } from "./validation.js";
 
 /** An observation/network provider of the registry. */
 export interface Provider {
@@ -43,8 +43,8 @@ export interface ProviderStore {
   /** False when the name is taken (whatever its letter case). */
   insert(provider: Provider): Promise<boolean>;
   find(providerUuid: string): Promise<Provider | null>;
-  /** Every provider, by name. */
-  list(): Promise<Provider[]>;
+  /** Providers by name: one page when `page` is given, else all; and how many there are. */
+  list(page?: Page): Promise<{ providers: Provider[]; total: number }>;
 }
 
 /** Storage of provider bindings. */
@@ -88,7 +88,7 @@ function checkProviderName(value: string): string {
   if (value.trim() !== value || /\p{Cc}/u.test(value)) {
     invalid("name must not start or end with white space or contain control characters");
   }
-  return value;
+  return checkDisplayText("name", value);
 }
 
 async function requireProvider(stores: MerchantsStores, providerUuid: string): Promise<Provider> {
@@ -222,7 +222,7 @@ export async function rotateProviderConnectionSecret(
   });
 }
 
-/** The provider registry, by name. */
-export async function listProviders(store: ProviderStore): Promise<Provider[]> {
-  return store.list();
+/** The provider registry, by name; one page of it when a limit is given. */
+export async function listProviders(store: ProviderStore, input: { limit?: number; offset: number }): Promise<{ providers: Provider[]; total: number }> {
+  return store.list(optionalPage(input.limit, input.offset));
 }

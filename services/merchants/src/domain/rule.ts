@@ -2,7 +2,7 @@ import { DomainError } from "@payin/errors";
 import { optionalActor, type ActorInput } from "./audit.js";
 import { MerchantsReason } from "./reasons.js";
 import { recordChange, type Deps } from "./unit-of-work.js";
-import { checkCapability, checkEffect, checkJurisdiction } from "./validation.js";
+import { checkCapability, checkEffect, checkJurisdiction, optionalPage, type Page } from "./validation.js";
 import { nextVersion, withVersionRetry, type Versioned } from "./versioning.js";
 
 /** One version of a platform rule: whether a capability is allowed in a jurisdiction. */
@@ -22,8 +22,11 @@ export interface RuleStore {
   close(ruleUuid: string, at: Date): Promise<void>;
   /** Throws ConcurrentVersionWrite when a unique index refuses the version. */
   insert(rule: Rule): Promise<void>;
-  /** Open versions (and closed ones when asked), by capability, jurisdiction and version. */
-  list(includeClosed: boolean): Promise<Rule[]>;
+  /**
+   * Open versions (and closed ones when asked), by capability, jurisdiction and
+   * version: one page when `page` is given, else all; and how many there are.
+   */
+  list(includeClosed: boolean, page?: Page): Promise<{ rules: Rule[]; total: number }>;
 }
 
 /**
@@ -57,7 +60,10 @@ export async function createRule(
   );
 }
 
-/** Open rule versions, and closed ones too when asked. */
-export async function listRules(store: RuleStore, includeClosed: boolean): Promise<Rule[]> {
-  return store.list(includeClosed);
+/** Open rule versions, and closed ones too when asked; one page of them when a limit is given. */
+export async function listRules(
+  store: RuleStore,
+  input: { includeClosed: boolean; limit?: number; offset: number },
+): Promise<{ rules: Rule[]; total: number }> {
+  return store.list(input.includeClosed, optionalPage(input.limit, input.offset));
 }

@@ -2,7 +2,21 @@ import { describe, expect, it } from "vitest";
 import { validateActor } from "./audit.js";
 import { ASSIGNED_COUNTRY_COUNT } from "@payin/ids/countries";
 import { checkSecretReference } from "./provider.js";
+import { DomainError } from "@payin/errors";
+import { newMerchant } from "./merchant.js";
 import { checkCapability, checkJurisdiction, checkPage } from "./validation.js";
+
+/** The message of the INVALID_ARGUMENT `run` throws. */
+function refusal(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).reason).toBe("INVALID_ARGUMENT");
+    return (error as Error).message;
+  }
+  throw new Error("expected a refusal");
+}
 
 describe("format rules", () => {
   it("knows the 249 assigned ISO 3166-1 alpha-2 codes", () => {
@@ -11,9 +25,21 @@ describe("format rules", () => {
     for (const code of ["XX", "ZZ", "EU", "UK", "de", "D", "DEU", "*", ""]) expect(() => checkJurisdiction(code)).toThrow();
   });
 
-  it("accepts capability identifiers like crypto.payin", () => {
-    for (const c of ["crypto.payin", "a", "x_1.y"]) expect(checkCapability(c)).toBe(c);
-    for (const c of ["", "Crypto", "1a", ".a", "a-b", "a b", `a${"b".repeat(64)}`]) expect(() => checkCapability(c)).toThrow();
+  it("accepts only the known capabilities, and names them when refusing another", () => {
+    expect(checkCapability("crypto.payin")).toBe("crypto.payin");
+    for (const c of ["crypto.payout", "test.cap", "Crypto.payin", "crypto.payin ", "", "a", `a${"b".repeat(64)}`]) {
+      expect(refusal(() => checkCapability(c)), c).toBe("capability must be one of the known capabilities: crypto.payin");
+    }
+  });
+
+  it("refuses bidirectional control characters in merchant names, saying which field", () => {
+    const now = new Date();
+    const make = (displayName: string, legalName?: string) => newMerchant({ uuid: "01a2008d-7400-7000-8000-000000000009", displayName, legalName, now });
+    expect(refusal(() => make("Acme\u202Egnp.exe"))).toBe(
+      "display_name must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)",
+    );
+    expect(refusal(() => make("Acme", "Acme \u2067Ltd\u2069"))).toMatch(/^legal_name must not contain bidirectional control characters/);
+    expect(make("شركة أكمي", "Acme GmbH").displayName).toBe("شركة أكمي");
   });
 
   it("accepts secret references of the form scheme:path", () => {

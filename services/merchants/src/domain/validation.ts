@@ -1,6 +1,8 @@
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { isCountryCode } from "@payin/ids/countries";
+import { displayTextProblem } from "@payin/http/text";
+import { isCapability, UNKNOWN_CAPABILITY_MESSAGE, type Capability } from "@payin/permissions";
 import { MerchantsReason } from "./reasons.js";
 
 /** Effect of a rule or a policy version. */
@@ -9,8 +11,6 @@ export const EFFECTS: readonly Effect[] = ["allow", "deny"];
 
 /** Largest page a list operation returns. */
 export const MAX_PAGE_SIZE = 100;
-
-const CAPABILITY = /^[a-z][a-z0-9_.]{0,63}$/;
 
 /** Throws INVALID_ARGUMENT with a message safe to show a client. */
 export function invalid(message: string): never {
@@ -32,11 +32,20 @@ export function checkMerchantUuid(value: string): string {
   return value;
 }
 
-/** A capability identifier such as `crypto.payin`. */
-export function checkCapability(value: string): string {
-  if (!CAPABILITY.test(value)) {
-    invalid("capability must be 1 to 64 characters of a-z, 0-9, '_' and '.', starting with a letter");
-  }
+/**
+ * A capability the platform knows (`crypto.payin`): the list is closed, so a
+ * rule or binding naming another is refused here rather than stored and never
+ * matched (a pay-in would then fail later as PAYIN_NOT_ALLOWED or not ready).
+ */
+export function checkCapability(value: string): Capability {
+  if (!isCapability(value)) invalid(UNKNOWN_CAPABILITY_MESSAGE);
+  return value;
+}
+
+/** A name shown to people (merchant and provider names): no bidirectional control characters. */
+export function checkDisplayText(field: string, value: string): string {
+  const problem = displayTextProblem(value);
+  if (problem) invalid(`${field} ${problem}`);
   return value;
 }
 
@@ -53,9 +62,24 @@ export function checkEffect(value: string): Effect {
   return value as Effect;
 }
 
+/** A page of a list. */
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
 /** A page of a list: limit 1..100 (no default here; the gateway applies it), offset >= 0. */
-export function checkPage(limit: number, offset: number): { limit: number; offset: number } {
+export function checkPage(limit: number, offset: number): Page {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) invalid(`limit must be 1 to ${MAX_PAGE_SIZE}`);
   if (!Number.isInteger(offset) || offset < 0) invalid("offset must be 0 or more");
   return { limit, offset };
+}
+
+/**
+ * The page of a list whose limit is optional (rules, providers): none when no
+ * limit is given (the whole list, as callers from before paging expect), else
+ * checked as checkPage does.
+ */
+export function optionalPage(limit: number | undefined, offset: number): Page | undefined {
+  return limit === undefined ? undefined : checkPage(limit, offset);
 }

@@ -36,20 +36,10 @@ export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
   payins: ["getPayinContext", "watchPayinContextChanges", "getPayinContextFeedPosition"],
   // allocation reads what a merchant's readiness is made of.
   allocation: ["getReadinessInputs"],
-  // The operator CLI's commands (and npm start's audit record of the first admin,
-  // and its demo merchant, which it binds and connects to the seeded provider so
-  // that it is ready to take pay-ins). Never the provider registry itself.
-  payinctl: [
-    "createMerchant",
-    "getMerchant",
-    "transitionMerchant",
-    "createRule",
-    "createPolicy",
-    "ensureOperatingProfile",
-    "ensureProviderBinding",
-    "ensureProviderConnection",
-    "recordAuditEvent",
-  ],
+  // The operator CLI: the admin surface, as the API's admin routes have it (and
+  // npm start's audit record of the first admin, and its demo merchant, which it
+  // binds and connects to the seeded provider so that it is ready to take pay-ins).
+  payinctl: [...ADMIN],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

@@ -132,7 +132,8 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
       return { rule: ruleToPb(rule) };
     },
     async listRules(req) {
-      return { rules: (await listRules(read().rules, req.includeClosed)).map(ruleToPb) };
+      const { rules, total } = await listRules(read().rules, { includeClosed: req.includeClosed, limit: req.limit, offset: req.offset });
+      return { rules: rules.map(ruleToPb), total: BigInt(total) };
     },
     async ensureOperatingProfile(req) {
       const profile = await ensureOperatingProfile(deps, {
@@ -154,8 +155,9 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
     async createProvider(req) {
       return { provider: providerToPb(await createProvider(deps, { name: req.name, actor: actorFromPb(req.actor) })) };
     },
-    async listProviders() {
-      return { providers: (await listProviders(read().providers)).map(providerToPb) };
+    async listProviders(req) {
+      const { providers, total } = await listProviders(read().providers, { limit: req.limit, offset: req.offset });
+      return { providers: providers.map(providerToPb), total: BigInt(total) };
     },
     async ensureProviderBinding(req) {
       const { binding, created } = await ensureProviderBinding(deps, {
@@ -198,7 +200,15 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
       return { event: auditEventToPb(await recordAuditEvent(deps, input)) };
     },
     async listAuditEvents(req) {
-      const { events, total } = await listAuditEvents(read().audit, { limit: req.limit, offset: req.offset });
+      const filter = {
+        action: req.action,
+        targetType: req.targetType,
+        targetUuid: req.targetUuid,
+        actorKind: req.actorKind,
+        actorUuid: req.actorUuid,
+        outcome: req.outcome,
+      };
+      const { events, total } = await listAuditEvents(read().audit, { limit: req.limit, offset: req.offset }, filter);
       return { events: events.map(auditEventToPb), total: BigInt(total) };
     },
   };

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@payin/db";
-import type { ActorKind, AuditEvent, AuditOutcome, AuditStore } from "../domain/audit.js";
+import type { ActorKind, AuditEvent, AuditFilter, AuditOutcome, AuditStore } from "../domain/audit.js";
 import { date, textOrNull, type Row } from "./rows.js";
 
 const COLUMNS = `event_uuid, actor_kind, actor_uuid, request_id, action, target_type, target_uuid, outcome, error_code, occurred_at`;
@@ -40,16 +40,33 @@ export class AuditRepository implements AuditStore {
     ]);
   }
 
-  async list(page: { limit: number; offset: number }): Promise<{ events: AuditEvent[]; total: number }> {
-    // Page and exact total in one round trip. The count is an index-only scan;
-    // audit events are operator actions, far fewer than pay-ins.
+  async list(page: { limit: number; offset: number }, filter: AuditFilter): Promise<{ events: AuditEvent[]; total: number }> {
+    // Each filter given is one equality; the same conditions count and page.
+    const conditions: string[] = [];
+    const values: unknown[] = [];
+    const columns: [keyof AuditFilter, string][] = [
+      ["action", "action"],
+      ["targetType", "target_type"],
+      ["targetUuid", "target_uuid"],
+      ["actorKind", "actor_kind"],
+      ["actorUuid", "actor_uuid"],
+      ["outcome", "outcome"],
+    ];
+    for (const [field, column] of columns) {
+      if (filter[field] === undefined) continue;
+      conditions.push(`${column} = ?`);
+      values.push(filter[field]);
+    }
+    const where = conditions.length ? `where ${conditions.join(" and ")}` : "";
+    // Page and exact total in one round trip. Unfiltered, the count is an
+    // index-only scan; audit events are operator actions, far fewer than pay-ins.
     const rows = await this.em.execute(
-      `select (select count(*) from audit_events) as total, page.*
+      `select (select count(*) from audit_events ${where}) as total, page.*
          from (select 1) one
          left join lateral (
-           select ${COLUMNS} from audit_events order by occurred_at desc, event_uuid desc limit ? offset ?
+           select ${COLUMNS} from audit_events ${where} order by occurred_at desc, event_uuid desc limit ? offset ?
          ) page on true`,
-      [page.limit, page.offset],
+      [...values, ...values, page.limit, page.offset],
     );
     return {
       events: rows.filter((row: Row) => row.event_uuid !== null).map(fromRow),

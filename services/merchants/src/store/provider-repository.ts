@@ -7,6 +7,7 @@ import type {
   ProviderConnectionStore,
   ProviderStore,
 } from "../domain/provider.js";
+import type { Page } from "../domain/validation.js";
 import { date, textOrNull, withoutValues, type Row } from "./rows.js";
 
 /** The unique index on lower(name). */
@@ -39,9 +40,17 @@ export class ProviderRepository implements ProviderStore {
     return rows[0] ? providerFromRow(rows[0]) : null;
   }
 
-  async list(): Promise<Provider[]> {
-    const rows = await this.em.execute(`select provider_uuid, name, created_at from providers order by lower(name), provider_uuid`);
-    return rows.map(providerFromRow);
+  async list(page?: Page): Promise<{ providers: Provider[]; total: number }> {
+    // Page and exact total in one round trip; the registry is small.
+    const rows = await this.em.execute(
+      `select (select count(*) from providers) as total, page.*
+         from (select 1) one
+         left join lateral (
+           select provider_uuid, name, created_at from providers order by lower(name), provider_uuid limit ? offset ?
+         ) page on true`,
+      [page?.limit ?? null, page?.offset ?? 0],
+    );
+    return { providers: rows.filter((row: Row) => row.provider_uuid !== null).map(providerFromRow), total: Number(rows[0]?.total ?? 0) };
   }
 }
 

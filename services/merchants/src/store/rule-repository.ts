@@ -1,6 +1,6 @@
 import { isUniqueViolation, type EntityManager } from "@payin/db";
 import type { Rule, RuleStore } from "../domain/rule.js";
-import type { Effect } from "../domain/validation.js";
+import type { Effect, Page } from "../domain/validation.js";
 import { ConcurrentVersionWrite } from "../domain/versioning.js";
 import { date, dateOrNull, lockKey, type Row } from "./rows.js";
 
@@ -62,11 +62,18 @@ export class RuleRepository implements RuleStore {
     }
   }
 
-  async list(includeClosed: boolean): Promise<Rule[]> {
+  async list(includeClosed: boolean, page?: Page): Promise<{ rules: Rule[]; total: number }> {
+    const condition = includeClosed ? "" : "where valid_to is null";
+    // Page and exact total in one round trip; rules are few (a capability per jurisdiction, and their versions).
     const rows = await this.em.execute(
-      `select ${COLUMNS} from rules ${includeClosed ? "" : "where valid_to is null"}
-        order by capability, jurisdiction, version`,
+      `select (select count(*) from rules ${condition}) as total, page.*
+         from (select 1) one
+         left join lateral (
+           select ${COLUMNS} from rules ${condition}
+            order by capability, jurisdiction, version limit ? offset ?
+         ) page on true`,
+      [page?.limit ?? null, page?.offset ?? 0],
     );
-    return rows.map(fromRow);
+    return { rules: rows.filter((row: Row) => row.rule_uuid !== null).map(fromRow), total: Number(rows[0]?.total ?? 0) };
   }
 }

@@ -9,15 +9,24 @@ import type Router from "@koa/router";
 import type { AppDeps } from "../../deps.js";
 import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
 import { isUuidAnyCase } from "@payin/ids";
-import { ApiError, optionalString, readQuery, requiredString, UUID_RULE, validationError } from "@payin/http";
+import { ApiError, listPage, optionalString, PAGE_PARAMETERS, pagination, readQuery, requiredString, rpcOffset, UUID_RULE, validationError, type Body } from "@payin/http";
+import { isCapability, UNKNOWN_CAPABILITY_MESSAGE } from "@payin/permissions";
 import { change } from "../../workflows/audited-change.js";
-import { setReceivingWallet } from "../../workflows/receiving-wallet.js";
+import { readReceivingWallet, setReceivingWallet } from "../../workflows/receiving-wallet.js";
 import { param, readBody } from "./common.js";
 import { bindingView, connectionView, operatingProfileView, policyView, providerView, readinessView, ruleView, walletView } from "./views.js";
 
 const SHORT = { min: 1, max: 64 };
 const JURISDICTION = { min: 2, max: 2 };
 const SECRET_REFERENCE = { min: 1, max: 255 };
+const ADMIN = "/api/v1/admin";
+
+/** A known capability (the closed list of @payin/permissions), checked before the merchants service checks it again. */
+function capabilityField(body: Body): string {
+  const capability = requiredString(body, "capability", SHORT);
+  if (!isCapability(capability)) throw validationError(UNKNOWN_CAPABILITY_MESSAGE);
+  return capability;
+}
 
 export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" | "merchants" | "allocation" | "logger">): void {
   // Rules: posting closes the open version for (capability, jurisdiction) and opens a new one.
@@ -29,26 +38,28 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
       readQuery(ctx, []);
       const body = await readBody(ctx, ["capability", "jurisdiction", "effect"]);
       const res = await deps.merchants.createRule({
-        capability: requiredString(body, "capability", SHORT),
+        capability: capabilityField(body),
         jurisdiction: requiredString(body, "jurisdiction", JURISDICTION),
         effect: requiredString(body, "effect", SHORT),
         actor,
       });
       ctx.status = 201;
+      ctx.set("location", `${ADMIN}/rules/${res.rule!.ruleUuid}`);
       ctx.body = { rule: ruleView(res.rule!) };
     });
   });
 
-  // Open versions only, unless include_closed=true.
+  // Open versions only, unless include_closed=true; by capability, jurisdiction and version.
   router.get("/rules", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     requirePermission(principal, "rule.manage");
-    const query = readQuery(ctx, ["include_closed"]);
+    const query = readQuery(ctx, ["include_closed", ...PAGE_PARAMETERS]);
+    const page = listPage(query);
     if (query.include_closed !== undefined && query.include_closed !== "true" && query.include_closed !== "false") {
       throw validationError("include_closed must be true or false");
     }
-    const res = await deps.merchants.listRules({ includeClosed: query.include_closed === "true" });
-    ctx.body = { rules: res.rules.map(ruleView) };
+    const res = await deps.merchants.listRules({ includeClosed: query.include_closed === "true", limit: page.limit, offset: rpcOffset(page.offset) });
+    ctx.body = { data: res.rules.map(ruleView), pagination: pagination(res.total, page) };
   });
 
   router.put("/merchants/:uuid/operating-profile", async (ctx) => {
@@ -87,6 +98,7 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
         actor,
       });
       ctx.status = 201;
+      ctx.set("location", `${ADMIN}/merchants/${uuid}/policies/${res.policy!.policyUuid}`);
       ctx.body = { policy: policyView(res.policy!) };
     });
   });
@@ -94,9 +106,9 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
   router.get("/providers", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     requirePermission(principal, "provider.manage");
-    readQuery(ctx, []);
-    const res = await deps.merchants.listProviders({});
-    ctx.body = { providers: res.providers.map(providerView) };
+    const page = listPage(readQuery(ctx, PAGE_PARAMETERS));
+    const res = await deps.merchants.listProviders({ limit: page.limit, offset: rpcOffset(page.offset) });
+    ctx.body = { data: res.providers.map(providerView), pagination: pagination(res.total, page) };
   });
 
   router.post("/providers", async (ctx) => {
@@ -108,6 +120,7 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
       const body = await readBody(ctx, ["name"]);
       const res = await deps.merchants.createProvider({ name: requiredString(body, "name", { min: 1, max: 100 }), actor });
       ctx.status = 201;
+      ctx.set("location", `${ADMIN}/providers/${res.provider!.providerUuid}`);
       ctx.body = { provider: providerView(res.provider!) };
     });
   });
@@ -124,11 +137,12 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
       const res = await deps.merchants.ensureProviderBinding({
         merchantUuid: uuid,
         providerUuid: requiredString(body, "provider_uuid", UUID_RULE).toLowerCase(),
-        capability: requiredString(body, "capability", SHORT),
+        capability: capabilityField(body),
         jurisdiction: requiredString(body, "jurisdiction", JURISDICTION),
         actor,
       });
       ctx.status = res.created ? 201 : 200;
+      if (res.created) ctx.set("location", `${ADMIN}/merchants/${uuid}/provider-bindings/${res.binding!.bindingUuid}`);
       ctx.body = { provider_binding: bindingView(res.binding!) };
     });
   });
@@ -150,6 +164,7 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
         actor,
       });
       ctx.status = res.created ? 201 : 200;
+      if (res.created) ctx.set("location", `${ADMIN}/merchants/${uuid}/provider-connections/${res.connection!.connectionUuid}`);
       ctx.body = { provider_connection: connectionView(res.connection!) };
     });
   });
@@ -188,6 +203,15 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
       const xpub = requiredString(body, "xpub", { min: 1, max: 200 });
       ctx.body = { wallet: walletView(await setReceivingWallet(deps, uuid, xpub)) };
     });
+  });
+
+  // A read, like readiness: any merchant, closed ones included. Set with
+  // provider.manage, read with it too (reading providers needs it as well).
+  router.get("/merchants/:uuid/wallet", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "provider.manage");
+    readQuery(ctx, []);
+    ctx.body = { wallet: walletView(await readReceivingWallet(deps, param(ctx, "uuid"))) };
   });
 
   // Readiness is decided by the allocation service, from the merchant's side

@@ -62,6 +62,7 @@ export function credentialRoutes(router: Router, deps: CredentialRouteDeps): voi
       await readNoBody(ctx);
       const res = await createMachineCredential(deps, principal, merchantUuid);
       ctx.status = 201;
+      ctx.set("location", `/api/v1/admin/merchants/${merchantUuid}/machine-credentials/${res.credential!.credentialUuid}`);
       ctx.body = { credential: issuedCredentialView(res.credential!, res.token) };
       return { type: "machine_credential", uuid: res.credential!.credentialUuid };
     });

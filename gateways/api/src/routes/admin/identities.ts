@@ -8,7 +8,7 @@
 import type Router from "@koa/router";
 import type { AppDeps } from "../../deps.js";
 import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
-import { intParam, offsetParam, readQuery, requiredString, requiredStringArray, rpcOffset } from "@payin/http";
+import { listPage, PAGE_PARAMETERS, pagination, readQuery, requiredString, requiredStringArray, rpcOffset } from "@payin/http";
 import { change } from "../../workflows/audited-change.js";
 import { param, readBody, readNoBody } from "./common.js";
 import { identityView } from "./views.js";
@@ -27,6 +27,7 @@ export function identityRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
       const roles = requiredStringArray(body, "roles");
       const res = await deps.identity.createIdentity({ caller: { sessionToken: principal.sessionToken ?? "" }, email, password, roles });
       ctx.status = 201;
+      ctx.set("location", `/api/v1/admin/identities/${res.identity!.uuid}`);
       ctx.body = { identity: identityView(res.identity!) };
       return { type: "identity", uuid: res.identity!.uuid };
     });
@@ -35,11 +36,22 @@ export function identityRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
   router.get("/identities", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     requirePermission(principal, "identity.read");
-    const query = readQuery(ctx, ["limit", "offset"]);
-    const limit = intParam(query, "limit", 20, 1, 100);
-    const offset = offsetParam(query);
-    const res = await deps.identity.listIdentities({ caller: { sessionToken: principal.sessionToken ?? "" }, limit, offset: rpcOffset(offset) });
-    ctx.body = { data: res.identities.map(identityView), pagination: { total: Number(res.total), limit, offset } };
+    const page = listPage(readQuery(ctx, PAGE_PARAMETERS));
+    const res = await deps.identity.listIdentities({
+      caller: { sessionToken: principal.sessionToken ?? "" },
+      limit: page.limit,
+      offset: rpcOffset(page.offset),
+    });
+    ctx.body = { data: res.identities.map(identityView), pagination: pagination(res.total, page) };
+  });
+
+  // The resource an identity create's Location names. Unknown or malformed uuid: 404 IDENTITY_NOT_FOUND.
+  router.get("/identities/:uuid", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "identity.read");
+    readQuery(ctx, []);
+    const res = await deps.identity.getIdentity({ identityUuid: param(ctx, "uuid") });
+    ctx.body = { identity: identityView(res.identity!) };
   });
 
   // Activate restores a disabled or locked identity (409 IDENTITY_ALREADY_ACTIVE when active).

@@ -8,7 +8,7 @@ import { isMerchantStatusName, MERCHANT_STATUS_BY_NAME, merchantsV1, type Mercha
 import type { AppDeps } from "../../deps.js";
 import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
 import { isUuidAnyCase } from "@payin/ids";
-import { charLength, intParam, offsetParam, optionalString, readQuery, requiredString, rpcOffset, UUID_RULE, validationError } from "@payin/http";
+import { charLength, listPage, optionalString, PAGE_PARAMETERS, pagination, readQuery, requiredString, rpcOffset, UUID_RULE, validationError } from "@payin/http";
 import { change } from "../../workflows/audited-change.js";
 import { attachMember } from "../../workflows/merchant-membership.js";
 import { param, readBody, readNoBody } from "./common.js";
@@ -28,9 +28,8 @@ export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
   router.get("/merchants", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     requirePermission(principal, "merchant.read");
-    const query = readQuery(ctx, ["status", "uuid", "display_name", "limit", "offset"]);
-    const limit = intParam(query, "limit", 20, 1, 100);
-    const offset = offsetParam(query);
+    const query = readQuery(ctx, ["status", "uuid", "display_name", ...PAGE_PARAMETERS]);
+    const page = listPage(query);
     if (query.status !== undefined && !isMerchantStatusName(query.status)) {
       throw validationError("status must be one of: inactive, active, suspended, closed");
     }
@@ -39,13 +38,13 @@ export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
       throw validationError("display_name must be 1 to 150 characters");
     }
     const res = await deps.merchants.listMerchants({
-      limit,
-      offset: rpcOffset(offset),
+      limit: page.limit,
+      offset: rpcOffset(page.offset),
       status: query.status ? MERCHANT_STATUS_BY_NAME[query.status as MerchantStatusName] : merchantsV1.MerchantStatus.UNSPECIFIED,
       uuid: query.uuid?.toLowerCase(),
       displayName: query.display_name,
     });
-    ctx.body = { data: res.merchants.map(merchantView), pagination: { total: Number(res.total), limit, offset } };
+    ctx.body = { data: res.merchants.map(merchantView), pagination: pagination(res.total, page) };
   });
 
   router.post("/merchants", async (ctx) => {
@@ -58,6 +57,7 @@ export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
       const legalName = optionalString(body, "legal_name", { min: 1, max: 255, notBlank: true });
       const res = await deps.merchants.createMerchant({ displayName, legalName, actor });
       ctx.status = 201;
+      ctx.set("location", `/api/v1/admin/merchants/${res.merchant!.uuid}`);
       ctx.body = { merchant: merchantView(res.merchant!) };
     });
   });
@@ -99,6 +99,7 @@ export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
       const identityUuid = requiredString(body, "identity_uuid", UUID_RULE).toLowerCase();
       const res = await attachMember(deps, uuid, identityUuid, actor);
       ctx.status = res.created ? 201 : 200;
+      if (res.created) ctx.set("location", `/api/v1/admin/merchants/${uuid}/members/${identityUuid}`);
       ctx.body = { membership: membershipView(res.membership!) };
     });
   });

@@ -137,7 +137,12 @@ export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
   messageDesc(file_payin_identity_v1_identity_service, 1);
 
 /**
- * Caller identifies the person an operation acts for, by session token.
+ * Caller identifies the person an operation acts for, by session token. The
+ * administrative RPCs (CreateIdentity, ListIdentities, SetIdentityStatus,
+ * RemoveRole, ResetSignInFailures and the machine credential RPCs) may leave it
+ * unset only when the operator CLI (`payinctl`) calls: it then acts as the
+ * platform itself, with no person and no MFA. From any other caller an unset
+ * caller is PERMISSION_DENIED (FORBIDDEN).
  *
  * @generated from message payin.identity.v1.Caller
  */

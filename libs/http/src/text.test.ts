@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { displayTextProblem } from "./text.js";
+
+describe("displayTextProblem", () => {
+  it("refuses every bidirectional embedding, override and isolate control", () => {
+    const controls = [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069];
+    for (const code of controls) {
+      const name = `Acme ${String.fromCodePoint(code)}Shop`;
+      expect(displayTextProblem(name), code.toString(16)).toMatch(/bidirectional control characters/);
+    }
+  });
+
+  it("accepts names in any script, and the neighbours of the refused ranges", () => {
+    for (const name of ["Acme GmbH", "شركة أكمي", "株式会社アクメ", "Ünïcödé & Co.", "a\u2029b", "a\u2065b", "a\u206Ab", "a\u2029b", "a\u202Fb"]) {
+      expect(displayTextProblem(name), name).toBeNull();
+    }
+  });
+});

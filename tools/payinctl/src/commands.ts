@@ -1,0 +1,543 @@
+/**
+ * Every payinctl command: its arguments (arguments.ts makes the usage and the
+ * checks from them) and what it does, over the services' RPCs, as the admin
+ * API's routes do the same operation (the same merchant checks before a change
+ * in identity or allocation, the same audit actions and targets).
+ */
+import { randomBytes } from "node:crypto";
+import { MERCHANT_STATUS_BY_NAME, merchantsV1, type MerchantStatusName } from "@payin/proto";
+import type { CommandSpec, Input, OptionSpec } from "./arguments.js";
+import type { Operator } from "./operator.js";
+import { checkSecretsDestination, issueSecrets } from "./secrets.js";
+import {
+  auditEventView,
+  bindingView,
+  bootstrapView,
+  connectionView,
+  credentialView,
+  identityView,
+  issuedCredentialView,
+  membershipView,
+  merchantView,
+  operatingProfileView,
+  pageView,
+  policyView,
+  providerView,
+  readinessView,
+  ruleView,
+  walletView,
+} from "./views.js";
+
+type Command = CommandSpec<Operator>;
+
+const MERCHANT = [{ name: "MERCHANT_UUID", kind: "uuid" }] as const;
+const IDENTITY = [{ name: "IDENTITY_UUID", kind: "uuid" }] as const;
+const PAGE: Record<string, OptionSpec> = { limit: { value: "N", kind: "limit" }, offset: { value: "N", kind: "offset" } };
+const DEFAULT_LIMIT = 20;
+
+/** The page an input asks for: limit 1 to 100 (default 20), offset from 0 (default 0). */
+function page(input: Input) {
+  return { limit: input.number("limit", DEFAULT_LIMIT), offset: input.number("offset", 0) };
+}
+
+const TRANSITIONS = [
+  ["activate", merchantsV1.MerchantTransition.ACTIVATE, "inactive or suspended -> active"],
+  ["deactivate", merchantsV1.MerchantTransition.DEACTIVATE, "active or suspended -> inactive"],
+  ["suspend", merchantsV1.MerchantTransition.SUSPEND, "active -> suspended"],
+  ["close", merchantsV1.MerchantTransition.CLOSE, "any status but closed -> closed, for good"],
+] as const;
+
+const IDENTITY_STATUSES = [
+  ["disable", "disabled", "disables an identity and ends its sessions"],
+  ["lock", "locked", "locks an identity and ends its sessions"],
+  ["activate", "active", "makes a disabled or locked identity active again (and forgives its counted sign-in failures)"],
+] as const;
+
+/**
+ * A password for a new identity, shown once: 144 random bits (24 base64url
+ * characters), never containing the email's name (identity would refuse it).
+ */
+function generatePassword(email: string): string {
+  const name = email.slice(0, Math.max(0, email.lastIndexOf("@"))).toLowerCase();
+  for (;;) {
+    const password = randomBytes(18).toString("base64url");
+    if (name.length < 3 || !password.toLowerCase().includes(name)) return password;
+  }
+}
+
+const merchantCommands: Command[] = [
+  {
+    group: "merchant",
+    action: "create",
+    summary: "creates a merchant; it starts inactive",
+    options: { "display-name": { value: "NAME", required: true }, "legal-name": { value: "NAME" } },
+    async run(op, input) {
+      const res = await op.change({ action: "merchant.create", target: { type: "merchant" }, successRecordedBy: "merchants" }, () =>
+        op.merchants.createMerchant({ displayName: input.text("display-name"), legalName: input.optional("legal-name"), actor: op.actor }),
+      );
+      return { merchant: merchantView(res.merchant) };
+    },
+  },
+  {
+    group: "merchant",
+    action: "list",
+    summary: "lists merchants, newest first, with exact filters",
+    options: {
+      status: { value: "inactive|active|suspended|closed", kind: { choices: Object.keys(MERCHANT_STATUS_BY_NAME) } },
+      uuid: { value: "UUID", kind: "uuid" },
+      "display-name": { value: "NAME" },
+      ...PAGE,
+    },
+    async run(op, input) {
+      const { limit, offset } = page(input);
+      const status = input.optional("status") as MerchantStatusName | undefined;
+      const res = await op.merchants.listMerchants({
+        limit,
+        offset,
+        status: status ? MERCHANT_STATUS_BY_NAME[status] : merchantsV1.MerchantStatus.UNSPECIFIED,
+        uuid: input.optional("uuid"),
+        displayName: input.optional("display-name"),
+      });
+      return pageView(res.merchants.map(merchantView), res.total, limit, offset);
+    },
+  },
+  {
+    group: "merchant",
+    action: "get",
+    summary: "reads a merchant (closed ones too)",
+    args: MERCHANT,
+    async run(op, input) {
+      return { merchant: merchantView((await op.merchants.getMerchant({ uuid: input.args[0]! })).merchant) };
+    },
+  },
+  ...TRANSITIONS.map(
+    ([verb, transition, summary]): Command => ({
+      group: "merchant",
+      action: verb,
+      summary,
+      args: MERCHANT,
+      async run(op, input) {
+        const uuid = input.args[0]!;
+        const res = await op.change({ action: `merchant.${verb}`, target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, () =>
+          op.merchants.transitionMerchant({ uuid, transition, actor: op.actor }),
+        );
+        return { merchant: merchantView(res.merchant) };
+      },
+    }),
+  ),
+];
+
+const memberCommands: Command[] = [
+  {
+    group: "member",
+    action: "attach",
+    summary: "makes an identity a member of a merchant (created: false when it already was)",
+    args: MERCHANT,
+    options: { identity: { value: "IDENTITY_UUID", kind: "uuid", required: true } },
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      const identityUuid = input.text("identity");
+      const res = await op.change({ action: "merchant.member.attach", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" }, async () => {
+        await op.identity.getIdentity({ identityUuid }); // IDENTITY_NOT_FOUND before anything is written
+        return op.merchants.ensureMember({ merchantUuid, identityUuid, actor: op.actor });
+      });
+      return { membership: membershipView(res.membership), created: res.created };
+    },
+  },
+  {
+    group: "member",
+    action: "list",
+    summary: "lists the merchants an identity is a member of, oldest membership first",
+    options: { identity: { value: "IDENTITY_UUID", kind: "uuid", required: true } },
+    async run(op, input) {
+      const identityUuid = input.text("identity");
+      await op.identity.getIdentity({ identityUuid });
+      const res = await op.merchants.listMemberships({ identityUuid });
+      return { memberships: res.memberships.map(membershipView) };
+    },
+  },
+];
+
+const configurationCommands: Command[] = [
+  {
+    group: "rule",
+    action: "set",
+    summary: "opens a new version of the rule for (capability, jurisdiction), closing the open one",
+    options: {
+      capability: { value: "CAPABILITY", required: true },
+      jurisdiction: { value: "CC", required: true },
+      effect: { value: "allow|deny", required: true },
+    },
+    async run(op, input) {
+      const res = await op.change({ action: "rule.create", target: { type: "rule" }, successRecordedBy: "merchants" }, () =>
+        op.merchants.createRule({ capability: input.text("capability"), jurisdiction: input.text("jurisdiction"), effect: input.text("effect"), actor: op.actor }),
+      );
+      return { rule: ruleView(res.rule) };
+    },
+  },
+  {
+    group: "rule",
+    action: "list",
+    summary: "lists the rules' open versions (every version with --include-closed) by capability, jurisdiction and version",
+    options: { "include-closed": {}, ...PAGE },
+    async run(op, input) {
+      const { limit, offset } = page(input);
+      const res = await op.merchants.listRules({ includeClosed: input.flag("include-closed"), limit, offset });
+      return pageView(res.rules.map(ruleView), res.total, limit, offset);
+    },
+  },
+  {
+    group: "profile",
+    action: "set",
+    summary: "sets a merchant's operating profile (creates or updates it)",
+    args: MERCHANT,
+    options: { "operating-mode": { value: "non_custodial|platform_custody|hybrid", required: true } },
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      const res = await op.change(
+        { action: "merchant.operating_profile.ensure", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" },
+        () => op.merchants.ensureOperatingProfile({ merchantUuid, operatingMode: input.text("operating-mode"), actor: op.actor }),
+      );
+      return { operating_profile: operatingProfileView(res.profile) };
+    },
+  },
+  {
+    group: "policy",
+    action: "set",
+    summary: "opens a new version of a merchant's policy for a scope, closing the open one",
+    args: MERCHANT,
+    options: { scope: { value: "payin|payout|custody|settlement", required: true }, effect: { value: "allow|deny", required: true } },
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      const res = await op.change({ action: "policy.create", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" }, () =>
+        op.merchants.createPolicy({ merchantUuid, scope: input.text("scope"), effect: input.text("effect"), actor: op.actor }),
+      );
+      return { policy: policyView(res.policy) };
+    },
+  },
+  {
+    group: "provider",
+    action: "create",
+    summary: "registers a provider (its name unique, letter case ignored)",
+    options: { name: { value: "NAME", required: true } },
+    async run(op, input) {
+      const res = await op.change({ action: "provider.create", target: { type: "provider" }, successRecordedBy: "merchants" }, () =>
+        op.merchants.createProvider({ name: input.text("name"), actor: op.actor }),
+      );
+      return { provider: providerView(res.provider) };
+    },
+  },
+  {
+    group: "provider",
+    action: "list",
+    summary: "lists the provider registry by name (evm-rpc is always there)",
+    options: PAGE,
+    async run(op, input) {
+      const { limit, offset } = page(input);
+      const res = await op.merchants.listProviders({ limit, offset });
+      return pageView(res.providers.map(providerView), res.total, limit, offset);
+    },
+  },
+  {
+    group: "binding",
+    action: "ensure",
+    summary: "binds a provider to a merchant for (capability, jurisdiction) (created: false when it was)",
+    args: MERCHANT,
+    options: {
+      provider: { value: "PROVIDER_UUID", kind: "uuid", required: true },
+      capability: { value: "CAPABILITY", required: true },
+      jurisdiction: { value: "CC", required: true },
+    },
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      const res = await op.change({ action: "provider_binding.create", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" }, () =>
+        op.merchants.ensureProviderBinding({
+          merchantUuid,
+          providerUuid: input.text("provider"),
+          capability: input.text("capability"),
+          jurisdiction: input.text("jurisdiction"),
+          actor: op.actor,
+        }),
+      );
+      return { provider_binding: bindingView(res.binding), created: res.created };
+    },
+  },
+  {
+    group: "connection",
+    action: "ensure",
+    summary: "connects a merchant to a provider, with a secret reference (never a secret) (created: false when it was)",
+    args: MERCHANT,
+    options: { provider: { value: "PROVIDER_UUID", kind: "uuid", required: true }, "secret-reference": { value: "SCHEME:PATH" } },
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      const res = await op.change({ action: "provider_connection.create", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" }, () =>
+        op.merchants.ensureProviderConnection({
+          merchantUuid,
+          providerUuid: input.text("provider"),
+          secretReference: input.optional("secret-reference"),
+          actor: op.actor,
+        }),
+      );
+      return { provider_connection: connectionView(res.connection), created: res.created };
+    },
+  },
+  {
+    group: "connection",
+    action: "rotate-secret",
+    summary: "replaces a connection's secret reference",
+    args: [...MERCHANT, { name: "CONNECTION_UUID", kind: "uuid" }],
+    options: { "secret-reference": { value: "SCHEME:PATH", required: true } },
+    async run(op, input) {
+      const [merchantUuid, connectionUuid] = input.args as [string, string];
+      const res = await op.change(
+        { action: "provider_connection.rotate_secret", target: { type: "provider_connection", uuid: connectionUuid }, successRecordedBy: "merchants" },
+        () => op.merchants.rotateProviderConnectionSecret({ merchantUuid, connectionUuid, secretReference: input.text("secret-reference"), actor: op.actor }),
+      );
+      return { provider_connection: connectionView(res.connection) };
+    },
+  },
+  {
+    group: "wallet",
+    action: "set",
+    summary: "sets (or replaces, keeping its address counter) a merchant's receiving wallet: the xpub of m/44'/60'/N'",
+    args: MERCHANT,
+    options: { xpub: { value: "XPUB", required: true } },
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      const res = await op.change({ action: "wallet.set", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "payinctl" }, async () => {
+        await op.openMerchant(merchantUuid);
+        return op.allocation.setWallet({ merchantUuid, xpub: input.text("xpub") });
+      });
+      return { wallet: walletView(res.wallet) };
+    },
+  },
+  {
+    group: "wallet",
+    action: "get",
+    summary: "reads a merchant's receiving wallet",
+    args: MERCHANT,
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      await op.existingMerchant(merchantUuid);
+      return { wallet: walletView((await op.allocation.getWallet({ merchantUuid })).wallet) };
+    },
+  },
+  {
+    group: "readiness",
+    action: "get",
+    summary: "whether a merchant can take pay-ins on each (asset, rail) pair, and why not",
+    args: MERCHANT,
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      return { readiness: readinessView(merchantUuid, (await op.allocation.getReadiness({ merchantUuid })).pairs) };
+    },
+  },
+];
+
+const credentialCommands: Command[] = [
+  {
+    group: "credential",
+    action: "create",
+    summary: "issues a merchant's machine credential; prints its token once",
+    args: MERCHANT,
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      const res = await op.change(
+        {
+          action: "credential.create",
+          target: { type: "merchant", uuid: merchantUuid },
+          successRecordedBy: "payinctl",
+          succeeded: (r) => ({ type: "machine_credential", uuid: r.credential?.credentialUuid }),
+        },
+        async () => {
+          await op.openMerchant(merchantUuid);
+          return op.identity.createMachineCredential({ merchantUuid });
+        },
+      );
+      return { credential: issuedCredentialView(res.credential, res.token) };
+    },
+  },
+  {
+    group: "credential",
+    action: "list",
+    summary: "lists a merchant's machine credentials, newest first (never a token)",
+    args: MERCHANT,
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      await op.existingMerchant(merchantUuid);
+      return { credentials: (await op.identity.listMachineCredentials({ merchantUuid })).credentials.map(credentialView) };
+    },
+  },
+  {
+    group: "credential",
+    action: "rotate",
+    summary: "revokes a merchant's active credential and issues a new one at once; prints its token once",
+    args: MERCHANT,
+    async run(op, input) {
+      const merchantUuid = input.args[0]!;
+      const res = await op.change(
+        {
+          action: "credential.rotate",
+          target: { type: "merchant", uuid: merchantUuid },
+          successRecordedBy: "payinctl",
+          succeeded: (r) => ({ type: "machine_credential", uuid: r.credential?.credentialUuid }),
+        },
+        async () => {
+          await op.openMerchant(merchantUuid);
+          return op.identity.rotateMachineCredential({ merchantUuid });
+        },
+      );
+      return { credential: issuedCredentialView(res.credential, res.token) };
+    },
+  },
+  {
+    group: "credential",
+    action: "revoke",
+    summary: "revokes one of a merchant's credentials (a closed merchant's too)",
+    args: [...MERCHANT, { name: "CREDENTIAL_UUID", kind: "uuid" }],
+    async run(op, input) {
+      const [merchantUuid, credentialUuid] = input.args as [string, string];
+      const res = await op.change({ action: "credential.revoke", target: { type: "machine_credential", uuid: credentialUuid }, successRecordedBy: "payinctl" }, async () => {
+        await op.existingMerchant(merchantUuid);
+        return op.identity.revokeMachineCredential({ merchantUuid, credentialUuid });
+      });
+      return { credential: credentialView(res.credential) };
+    },
+  },
+];
+
+const identityCommands: Command[] = [
+  {
+    group: "identity",
+    action: "create",
+    summary: "creates an identity with a generated password, shown once (to a terminal, or to FILE, created with mode 0600)",
+    options: { email: { value: "EMAIL", required: true }, role: { value: "ROLE", multiple: true }, out: { value: "FILE" } },
+    check: (input) => checkSecretsDestination(input.optional("out"), "identity", "the identity's password"),
+    async run(op, input) {
+      const email = input.text("email");
+      return issueSecrets(input.optional("out"), async () => {
+        const password = generatePassword(email);
+        const res = await op.change(
+          { action: "identity.create", target: { type: "identity" }, successRecordedBy: "payinctl", succeeded: (r) => ({ type: "identity", uuid: r.identity?.uuid }) },
+          () => op.identity.createIdentity({ email, password, roles: input.list("role") }),
+        );
+        return { identity: identityView(res.identity), password };
+      });
+    },
+  },
+  {
+    group: "identity",
+    action: "list",
+    summary: "lists identities",
+    options: PAGE,
+    async run(op, input) {
+      const { limit, offset } = page(input);
+      const res = await op.identity.listIdentities({ limit, offset });
+      return pageView(res.identities.map(identityView), res.total, limit, offset);
+    },
+  },
+  ...IDENTITY_STATUSES.map(
+    ([verb, status, summary]): Command => ({
+      group: "identity",
+      action: verb,
+      summary,
+      args: IDENTITY,
+      async run(op, input) {
+        const identityUuid = input.args[0]!;
+        const res = await op.change({ action: `identity.${verb}`, target: { type: "identity", uuid: identityUuid }, successRecordedBy: "payinctl" }, () =>
+          op.identity.setIdentityStatus({ identityUuid, status }),
+        );
+        return { identity: identityView(res.identity) };
+      },
+    }),
+  ),
+  {
+    group: "identity",
+    action: "remove-role",
+    summary: "takes a role from an identity (never the last active platform_admin's)",
+    args: IDENTITY,
+    options: { role: { value: "ROLE", required: true } },
+    async run(op, input) {
+      const identityUuid = input.args[0]!;
+      const res = await op.change({ action: "identity.role.remove", target: { type: "identity", uuid: identityUuid }, successRecordedBy: "payinctl" }, () =>
+        op.identity.removeRole({ identityUuid, role: input.text("role") }),
+      );
+      return { identity: identityView(res.identity) };
+    },
+  },
+  {
+    group: "identity",
+    action: "reset-sign-in-failures",
+    summary: "forgives an identity's counted sign-in failures, so its owner can sign in at once",
+    args: IDENTITY,
+    async run(op, input) {
+      const identityUuid = input.args[0]!;
+      const res = await op.change(
+        { action: "identity.sign_in_failures.reset", target: { type: "identity", uuid: identityUuid }, successRecordedBy: "payinctl" },
+        () => op.identity.resetSignInFailures({ identityUuid }),
+      );
+      return { identity: identityView(res.identity), forgiven_failures: res.forgiven };
+    },
+  },
+];
+
+const auditCommands: Command[] = [
+  {
+    group: "audit",
+    action: "list",
+    summary: "lists the audit log, newest first; each filter given must match exactly",
+    options: {
+      action: { value: "ACTION" },
+      "target-type": { value: "TYPE" },
+      "target-uuid": { value: "UUID", kind: "uuid" },
+      "actor-kind": { value: "identity|machine_credential|operator_cli|system", kind: { choices: ["identity", "machine_credential", "operator_cli", "system"] } },
+      "actor-uuid": { value: "UUID", kind: "uuid" },
+      outcome: { value: "succeeded|failed", kind: { choices: ["succeeded", "failed"] } },
+      ...PAGE,
+    },
+    async run(op, input) {
+      const { limit, offset } = page(input);
+      const res = await op.merchants.listAuditEvents({
+        limit,
+        offset,
+        action: input.optional("action"),
+        targetType: input.optional("target-type"),
+        targetUuid: input.optional("target-uuid"),
+        actorKind: input.optional("actor-kind"),
+        actorUuid: input.optional("actor-uuid"),
+        outcome: input.optional("outcome"),
+      });
+      return pageView(res.events.map(auditEventView), res.total, limit, offset);
+    },
+  },
+];
+
+const adminCommands: Command[] = [
+  {
+    group: "admin",
+    action: "bootstrap",
+    summary: "creates the first platform admin (only while none exists); its secrets go to a terminal, or to FILE (mode 0600)",
+    options: { email: { value: "EMAIL", required: true }, out: { value: "FILE" } },
+    check: (input) => checkSecretsDestination(input.optional("out"), "admin", "the first admin's secrets"),
+    async run(op, input) {
+      return issueSecrets(input.optional("out"), async () => {
+        const res = await op.change(
+          { action: "identity.bootstrap", target: { type: "identity" }, successRecordedBy: "payinctl", succeeded: (r) => ({ type: "identity", uuid: r.identity?.uuid }) },
+          () => op.identity.bootstrapAdmin({ email: input.text("email") }),
+        );
+        return bootstrapView(res);
+      });
+    },
+  },
+];
+
+/** Every command, in the order the usage lists them. */
+export const COMMANDS: readonly Command[] = [
+  ...merchantCommands,
+  ...memberCommands,
+  ...configurationCommands,
+  ...credentialCommands,
+  ...identityCommands,
+  ...auditCommands,
+  ...adminCommands,
+];
