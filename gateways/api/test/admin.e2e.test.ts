@@ -156,18 +156,25 @@ function allRoutes(merchantUuid: string): [string, string][] {
     ["POST", `${m}/suspend`],
     ["POST", `${m}/close`],
     ["PUT", `${m}/members`],
+    ["GET", `${m}/members/${UNKNOWN_UUID}`],
     ["GET", `${m}/machine-credentials`],
+    ["GET", `${m}/machine-credentials/${UNKNOWN_UUID}`],
     ["POST", `${m}/machine-credentials`],
     ["POST", `${m}/machine-credentials/rotate`],
     ["POST", `${m}/machine-credentials/${UNKNOWN_UUID}/revoke`],
     ["POST", `${A}/rules`],
     ["GET", `${A}/rules`],
+    ["GET", `${A}/rules/${UNKNOWN_UUID}`],
     ["PUT", `${m}/operating-profile`],
     ["POST", `${m}/policies`],
+    ["GET", `${m}/policies/${UNKNOWN_UUID}`],
     ["GET", `${A}/providers`],
     ["POST", `${A}/providers`],
+    ["GET", `${A}/providers/${UNKNOWN_UUID}`],
     ["PUT", `${m}/provider-bindings`],
+    ["GET", `${m}/provider-bindings/${UNKNOWN_UUID}`],
     ["PUT", `${m}/provider-connections`],
+    ["GET", `${m}/provider-connections/${UNKNOWN_UUID}`],
     ["POST", `${m}/provider-connections/${UNKNOWN_UUID}/rotate-secret`],
     ["PUT", `${m}/wallet`],
     ["GET", `${m}/wallet`],
@@ -458,6 +465,18 @@ describe("merchants", () => {
     expect(first.status, first.text).toBe(201);
     expect(first.headers.get("location")).toBe(`${A}/merchants/${m.uuid}/members/${member.uuid}`);
     expect(first.body).toEqual({ membership: { merchant_uuid: m.uuid, identity_uuid: member.uuid, created_at: expect.stringMatching(ISO_UTC) } });
+    const read = await e2e.api.request("GET", first.headers.get("location")!, { token: admin.token });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toEqual(first.body);
+    // A platform_operator reads it as it reads the merchant.
+    expect((await e2e.api.request("GET", first.headers.get("location")!, { token: platformOperator.token })).body).toEqual(first.body);
+    const readMember = (merchantUuid: string, identityUuid: string) =>
+      e2e.api.request("GET", `${A}/merchants/${merchantUuid}/members/${identityUuid}`, { token: admin.token });
+    expectError(await readMember(m.uuid, admin.uuid), 404, "MEMBER_NOT_FOUND");
+    expectError(await readMember(m.uuid, UNKNOWN_UUID), 404, "MEMBER_NOT_FOUND");
+    expectError(await readMember(m.uuid, "not-a-uuid"), 404, "MEMBER_NOT_FOUND");
+    expectError(await readMember((await createMerchant("Not Member")).uuid, member.uuid), 404, "MEMBER_NOT_FOUND");
+    expectError(await readMember(UNKNOWN_UUID, member.uuid), 404, "MERCHANT_NOT_FOUND");
     const again = await put(m.uuid, { identity_uuid: member.uuid });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
@@ -497,6 +516,18 @@ describe("machine credentials", () => {
     expect((await readWith(first.token)).status).toBe(200);
 
     expectError(await e2e.api.request("POST", path(m.uuid), { token: admin.token }), 409, "CREDENTIAL_ALREADY_ACTIVE");
+
+    // Its Location reads it as the listing shows it, never with its token.
+    const read = await e2e.api.request("GET", created.headers.get("location")!, { token: admin.token });
+    expect(read.status, read.text).toBe(200);
+    expectKeys(read.body, ["credential"]);
+    expectKeys(read.body.credential, CREDENTIAL_KEYS);
+    const { token: issuedToken, ...issued } = first;
+    expect(read.body.credential).toMatchObject({ ...issued, last_used_at: expect.stringMatching(ISO_UTC), revoked_at: null, replaced_by_uuid: null });
+    expect(read.text).not.toContain(issuedToken);
+    expectError(await e2e.api.request("GET", path(m.uuid, `/${UNKNOWN_UUID}`), { token: admin.token }), 404, "CREDENTIAL_NOT_FOUND");
+    expectError(await e2e.api.request("GET", path(m.uuid, "/not-a-uuid"), { token: admin.token }), 404, "CREDENTIAL_NOT_FOUND");
+    expectError(await e2e.api.request("GET", path(UNKNOWN_UUID, `/${first.credential_uuid}`), { token: admin.token }), 404, "MERCHANT_NOT_FOUND");
 
     const listed = await e2e.api.request("GET", path(m.uuid), { token: admin.token });
     expect(listed.body.credentials).toHaveLength(1);
@@ -543,6 +574,8 @@ describe("machine credentials", () => {
     const otherCred = await e2e.api.request("POST", path(other.uuid), { token: admin.token });
     secrets.push(otherCred.body.credential.token);
     expectError(await e2e.api.request("POST", path(m.uuid, `/${otherCred.body.credential.credential_uuid}/revoke`), { token: admin.token }), 404, "CREDENTIAL_NOT_FOUND");
+    expectError(await e2e.api.request("GET", path(m.uuid, `/${otherCred.body.credential.credential_uuid}`), { token: admin.token }), 404, "CREDENTIAL_NOT_FOUND");
+    expect((await e2e.api.request("GET", path(other.uuid, `/${otherCred.body.credential.credential_uuid}`), { token: admin.token })).status).toBe(200);
     // A new one can be created once none is active.
     const fresh = await e2e.api.request("POST", path(m.uuid), { token: admin.token });
     expect(fresh.status).toBe(201);
@@ -628,10 +661,19 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expectKeys(first.body.rule, ["capability", "effect", "jurisdiction", "rule_uuid", "valid_from", "valid_to", "version"]);
     expect(first.body.rule).toMatchObject({ capability: "crypto.payin", jurisdiction: "JP", effect: "allow", version: 1, valid_to: null });
     expect(first.headers.get("location")).toBe(`${A}/rules/${first.body.rule.rule_uuid}`);
+    const readRule = (location: string) => e2e.api.request("GET", location, { token: admin.token });
+    const readFirst = await readRule(first.headers.get("location")!);
+    expect(readFirst.status, readFirst.text).toBe(200);
+    expect(readFirst.body).toEqual(first.body);
     expectError(await post({ capability: "crypto.payin", jurisdiction: "JP", effect: "allow" }), 409, "RULE_UNCHANGED");
     const second = await post({ capability: "crypto.payin", jurisdiction: "JP", effect: "deny" });
     expect(second.status).toBe(201);
     expect(second.body.rule).toMatchObject({ version: 2, effect: "deny" });
+    expect((await readRule(second.headers.get("location")!)).body).toEqual(second.body);
+    // The closed version stays readable, now with its end.
+    expect((await readRule(first.headers.get("location")!)).body.rule).toEqual({ ...first.body.rule, valid_to: second.body.rule.valid_from });
+    expectError(await readRule(`${A}/rules/${UNKNOWN_UUID}`), 404, "RULE_NOT_FOUND");
+    expectError(await readRule(`${A}/rules/not-a-uuid`), 404, "RULE_NOT_FOUND");
     const japan = (res: ApiResponse) => res.body.data.filter((r: any) => r.jurisdiction === "JP");
     const open = await e2e.api.request("GET", `${A}/rules?limit=100`, { token: admin.token });
     expect(open.status).toBe(200);
@@ -701,6 +743,15 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expect(pol.headers.get("location")).toBe(`${A}/merchants/${m.uuid}/policies/${pol.body.policy.policy_uuid}`);
     expectKeys(pol.body.policy, ["effect", "merchant_uuid", "policy_uuid", "scope", "valid_from", "valid_to", "version"]);
     expect(pol.body.policy).toMatchObject({ merchant_uuid: m.uuid, scope: "payin", effect: "allow", version: 1 });
+    const readPolicy = (location: string) => e2e.api.request("GET", location, { token: admin.token });
+    const polRead = await readPolicy(pol.headers.get("location")!);
+    expect(polRead.status, polRead.text).toBe(200);
+    expect(polRead.body).toEqual(pol.body);
+    expectError(await readPolicy(`${A}/merchants/${m.uuid}/policies/${UNKNOWN_UUID}`), 404, "POLICY_NOT_FOUND");
+    expectError(await readPolicy(`${A}/merchants/${m.uuid}/policies/not-a-uuid`), 404, "POLICY_NOT_FOUND");
+    expectError(await readPolicy(`${A}/merchants/${UNKNOWN_UUID}/policies/${pol.body.policy.policy_uuid}`), 404, "MERCHANT_NOT_FOUND");
+    const otherMerchant = await createMerchant("Other Config");
+    expectError(await readPolicy(`${A}/merchants/${otherMerchant.uuid}/policies/${pol.body.policy.policy_uuid}`), 404, "POLICY_NOT_FOUND");
     expectError(await policy(m.uuid, { scope: "payin", effect: "allow" }), 409, "POLICY_UNCHANGED");
     expect((await policy(m.uuid, { scope: "payin", effect: "deny" })).body.policy.version).toBe(2);
     expectError(await policy(m.uuid, { scope: "everything", effect: "allow" }), 400);
@@ -710,6 +761,8 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     await e2e.api.request("POST", `${A}/merchants/${m.uuid}/close`, { token: admin.token });
     expectError(await profile(m.uuid, { operating_mode: "non_custodial" }), 409, "MERCHANT_CLOSED");
     expectError(await policy(m.uuid, { scope: "payout", effect: "allow" }), 409, "MERCHANT_CLOSED");
+    // A closed merchant's policies stay readable.
+    expect((await readPolicy(pol.headers.get("location")!)).status).toBe(200);
   });
 
   it("keeps a provider registry, binds providers and holds connection secret references", async () => {
@@ -723,6 +776,12 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expect(created.status, created.text).toBe(201);
     expect(created.body).toEqual({ provider: { provider_uuid: expect.stringMatching(UUID), name, created_at: expect.stringMatching(ISO_UTC) } });
     expect(created.headers.get("location")).toBe(`${A}/providers/${created.body.provider.provider_uuid}`);
+    const read = (location: string) => e2e.api.request("GET", location, { token: admin.token });
+    const providerRead = await read(created.headers.get("location")!);
+    expect(providerRead.status, providerRead.text).toBe(200);
+    expect(providerRead.body).toEqual(created.body);
+    expectError(await read(`${A}/providers/${UNKNOWN_UUID}`), 404, "PROVIDER_NOT_FOUND");
+    expectError(await read(`${A}/providers/not-a-uuid`), 404, "PROVIDER_NOT_FOUND");
     const paged = await e2e.api.request("GET", `${A}/providers?limit=1&offset=1`, { token: admin.token });
     expect(paged.body.pagination).toEqual({ total: providers.body.pagination.total + 1, limit: 1, offset: 1 });
     expect(paged.body.data).toHaveLength(1);
@@ -747,6 +806,15 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expect(b2.status).toBe(200);
     expect(b2.headers.get("location")).toBeNull();
     expect(b2.body).toEqual(b1.body);
+    const bindingRead = await read(b1.headers.get("location")!);
+    expect(bindingRead.status, bindingRead.text).toBe(200);
+    expect(bindingRead.body).toEqual(b1.body);
+    const otherMerchant = await createMerchant("Other Providers");
+    const bindingUuid = b1.body.provider_binding.binding_uuid;
+    expectError(await read(`${A}/merchants/${m.uuid}/provider-bindings/${UNKNOWN_UUID}`), 404, "BINDING_NOT_FOUND");
+    expectError(await read(`${A}/merchants/${m.uuid}/provider-bindings/not-a-uuid`), 404, "BINDING_NOT_FOUND");
+    expectError(await read(`${A}/merchants/${otherMerchant.uuid}/provider-bindings/${bindingUuid}`), 404, "BINDING_NOT_FOUND");
+    expectError(await read(`${A}/merchants/${UNKNOWN_UUID}/provider-bindings/${bindingUuid}`), 404, "MERCHANT_NOT_FOUND");
     expectError(await bind({ provider_uuid: UNKNOWN_UUID, capability: "crypto.payin", jurisdiction: "DE" }), 404, "PROVIDER_NOT_FOUND");
     expectError(await bind({ provider_uuid: "x", capability: "crypto.payin", jurisdiction: "DE" }), 400);
     expectError(await bind({ provider_uuid: providerUuid, capability: "crypto.payin" }), 400);
@@ -758,6 +826,14 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     expect(c1.headers.get("location")).toBe(`${A}/merchants/${m.uuid}/provider-connections/${c1.body.provider_connection.connection_uuid}`);
     expectKeys(c1.body.provider_connection, ["connection_uuid", "created_at", "merchant_uuid", "provider_uuid", "secret_reference", "updated_at"]);
     expect(c1.body.provider_connection.secret_reference).toBe("vault:kv/payin/acme");
+    const connectionRead = await read(c1.headers.get("location")!);
+    expect(connectionRead.status, connectionRead.text).toBe(200);
+    expect(connectionRead.body).toEqual(c1.body);
+    const createdConnection = c1.body.provider_connection.connection_uuid;
+    expectError(await read(`${A}/merchants/${m.uuid}/provider-connections/${UNKNOWN_UUID}`), 404, "CONNECTION_NOT_FOUND");
+    expectError(await read(`${A}/merchants/${m.uuid}/provider-connections/not-a-uuid`), 404, "CONNECTION_NOT_FOUND");
+    expectError(await read(`${A}/merchants/${otherMerchant.uuid}/provider-connections/${createdConnection}`), 404, "CONNECTION_NOT_FOUND");
+    expectError(await read(`${A}/merchants/${UNKNOWN_UUID}/provider-connections/${createdConnection}`), 404, "MERCHANT_NOT_FOUND");
     expect((await connect({ provider_uuid: providerUuid })).status).toBe(200);
     expect((await connect({ provider_uuid: providerUuid, secret_reference: "vault:kv/payin/acme" })).status).toBe(200);
     expectError(await connect({ provider_uuid: providerUuid, secret_reference: "vault:kv/other" }), 409, "CONNECTION_EXISTS");
@@ -773,6 +849,7 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
     const r1 = await rotate({ secret_reference: "vault:kv/payin/acme-2" });
     expect(r1.status, r1.text).toBe(200);
     expect(r1.body.provider_connection).toMatchObject({ connection_uuid: connectionUuid, secret_reference: "vault:kv/payin/acme-2" });
+    expect((await read(c1.headers.get("location")!)).body).toEqual(r1.body);
     expectError(await rotate({ secret_reference: "vault:kv/payin/acme-2" }), 409, "SECRET_REFERENCE_UNCHANGED");
     expectError(await rotate({}), 400);
     expectError(await rotate({ secret_reference: null }), 400);

@@ -145,6 +145,20 @@ function readRoutes(m: string): string[] {
   return [`${A}/identities`, `${A}/merchants`, mp, `${mp}/machine-credentials`, `${A}/rules`, `${A}/providers`, `${mp}/readiness`, `${A}/audit-events`];
 }
 
+/** The administrative reads of one created resource (MFA at any age), each naming one that does not exist. */
+function resourceReadRoutes(m: string): string[] {
+  const mp = `${A}/merchants/${m}`;
+  return [
+    `${mp}/members/${UNKNOWN_UUID}`,
+    `${mp}/machine-credentials/${UNKNOWN_UUID}`,
+    `${A}/rules/${UNKNOWN_UUID}`,
+    `${mp}/policies/${UNKNOWN_UUID}`,
+    `${A}/providers/${UNKNOWN_UUID}`,
+    `${mp}/provider-bindings/${UNKNOWN_UUID}`,
+    `${mp}/provider-connections/${UNKNOWN_UUID}`,
+  ];
+}
+
 beforeAll(async () => {
   human = new HumanApi(e2e.platform.apiUrl, "127.0.0.1");
   first = await bootstrapAdmin(e2e.operator, "first.admin@example.com");
@@ -163,7 +177,9 @@ describe("a privileged identity without MFA", () => {
         const error = expectError(await e2e.api.request(method, path, { token: noMfa.token, json }), 403, "MFA_REQUIRED");
         expect(error.message).toContain("POST /api/v1/auth/mfa/totp");
       }
-      for (const path of readRoutes(m)) expectError(await e2e.api.request("GET", path, { token: noMfa.token }), 403, "MFA_REQUIRED");
+      for (const path of [...readRoutes(m), ...resourceReadRoutes(m)]) {
+        expectError(await e2e.api.request("GET", path, { token: noMfa.token }), 403, "MFA_REQUIRED");
+      }
       expectError(await e2e.api.request("POST", `${A}/merchants`, { token: noMfa.token, json: { display_name: "Nope" } }), 403, "MFA_REQUIRED");
     }
     // Whatever the body holds (even none, or a malformed one), the answer is the same.
@@ -290,6 +306,10 @@ describe("recent MFA for changes that move money or trust (the gateway's clock m
     for (const path of readRoutes(merchant)) {
       const res = await shifted.api.request("GET", path, { token });
       expect(res.status, `${path}: ${res.text}`).toBe(200);
+    }
+    for (const path of resourceReadRoutes(merchant)) {
+      const res = await shifted.api.request("GET", path, { token });
+      expect(res.status, `${path}: ${res.text}`).toBe(404);
     }
     expect((await shifted.api.request("POST", `${A}/merchants`, { token, json: { display_name: "Later Shop" } })).status).toBe(201);
 

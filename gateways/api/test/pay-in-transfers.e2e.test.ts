@@ -29,7 +29,7 @@ import {
 
 const { TransferState } = payinsV1;
 
-const TRANSFERS_KEYS = ["asset", "data", "expected_amount", "intent_uuid", "pending_amount", "rail", "received_amount"];
+const TRANSFERS_KEYS = ["asset", "data", "expected_amount", "intent_uuid", "pagination", "pending_amount", "rail", "received_amount"];
 const TRANSFER_KEYS = ["amount", "asset", "block_number", "block_time", "chain_id", "flags", "from_address", "log_index", "rail", "state", "tx_hash"];
 const FLAG_KEYS = ["dust", "late", "wrong_network", "wrong_token"];
 const NO_FLAGS = { late: false, wrong_network: false, wrong_token: false, dust: false };
@@ -170,6 +170,7 @@ describe("transfers of a pay-in intent", () => {
       received_amount: "0",
       pending_amount: "0",
       data: [],
+      pagination: { total: 0, limit: 20, offset: 0 },
     });
     // A member of the merchant reads the same.
     const asMember = await transfers(a.uuid, memberOfA, intent.intent_uuid);
@@ -212,6 +213,7 @@ describe("transfers of a pay-in intent", () => {
       received_amount: "0",
       pending_amount: "12.5",
       data: [item],
+      pagination: { total: 1, limit: 20, offset: 0 },
     });
     expectKeys(pending.body.data[0], TRANSFER_KEYS);
     expectKeys(pending.body.data[0].flags, FLAG_KEYS);
@@ -269,6 +271,13 @@ describe("transfers of a pay-in intent", () => {
     const data = res.body.data as any[];
     // Oldest block first.
     expect(data.map((t) => t.block_number)).toEqual([200, 201, 202, 203, 204]);
+    expect(res.body.pagination).toEqual({ total: 5, limit: 20, offset: 0 });
+    // A page of them, as every list pages: the amounts still sum every transfer.
+    const paged = await transfers(a.uuid, a.token, intent.intent_uuid, "?limit=2&offset=1");
+    expect(paged.status, paged.text).toBe(200);
+    expect((paged.body.data as any[]).map((t) => t.block_number)).toEqual([201, 202]);
+    expect(paged.body.pagination).toEqual({ total: 5, limit: 2, offset: 1 });
+    expect(paged.body).toMatchObject({ expected_amount: "10", received_amount: "0", pending_amount: "0" });
     for (const t of data) {
       expectKeys(t, TRANSFER_KEYS);
       expectKeys(t.flags, FLAG_KEYS);
@@ -360,12 +369,15 @@ describe("transfers: the read's access rules", () => {
     expect(res.body.intent_uuid).toBe(intent.intent_uuid);
   });
 
-  it("refuses query parameters with 400, as the read does", async () => {
+  it("takes limit and offset as every list does, and refuses other query parameters with 400", async () => {
     const intent = await createIntent();
-    for (const query of ["?limit=10", "?expand=all", "?state=settled"]) {
-      const read = expectError(await e2e.api.request("GET", `${intentsPath(a.uuid)}/${intent.intent_uuid}${query}`, { token: a.token }), 400, "VALIDATION_ERROR");
+    for (const query of ["?expand=all", "?state=settled"]) {
+      expectError(await transfers(a.uuid, a.token, intent.intent_uuid, query), 400, "VALIDATION_ERROR");
+    }
+    for (const query of ["?limit=0", "?limit=101", "?limit=x", "?offset=-1"]) {
+      const list = expectError(await e2e.api.request("GET", `${intentsPath(a.uuid)}${query}`, { token: a.token }), 400, "VALIDATION_ERROR");
       const listed = expectError(await transfers(a.uuid, a.token, intent.intent_uuid, query), 400, "VALIDATION_ERROR");
-      expect(listed.message).toBe(read.message);
+      expect(listed.message).toBe(list.message);
     }
   });
 

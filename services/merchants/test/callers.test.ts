@@ -58,6 +58,42 @@ describe("merchants' callers, on the real server", () => {
     }
   });
 
+  it("lets the api read one rule, policy, provider, binding and connection (what a create's Location names); not the checkout", async () => {
+    const api = client("api");
+    const providerUuid = "01a2008d-7400-7000-8000-000000000001";
+    const { merchant } = await api.createMerchant({ displayName: "Readable Shop" });
+    const merchantUuid = merchant!.uuid;
+    const { rule } = await api.createRule({ capability: "crypto.payin", jurisdiction: "NO", effect: "allow" });
+    const { policy } = await api.createPolicy({ merchantUuid, scope: "payin", effect: "allow" });
+    const { binding } = await api.ensureProviderBinding({ merchantUuid, providerUuid, capability: "crypto.payin", jurisdiction: "NO" });
+    const { connection } = await api.ensureProviderConnection({ merchantUuid, providerUuid });
+    expect((await api.getRule({ ruleUuid: rule!.ruleUuid })).rule).toEqual(rule);
+    expect((await api.getPolicy({ merchantUuid, policyUuid: policy!.policyUuid })).policy).toEqual(policy);
+    expect((await api.getProvider({ providerUuid })).provider?.name).toBe("evm-rpc");
+    expect((await api.getProviderBinding({ merchantUuid, bindingUuid: binding!.bindingUuid })).binding).toEqual(binding);
+    expect((await api.getProviderConnection({ merchantUuid, connectionUuid: connection!.connectionUuid })).connection).toEqual(connection);
+    // Unknown, malformed or another merchant's: NOT_FOUND with the resource's reason.
+    const { merchant: other } = await api.createMerchant({ displayName: "Other Shop" });
+    for (const [call, reason] of [
+      [() => api.getRule({ ruleUuid: crypto.randomUUID() }), "RULE_NOT_FOUND"],
+      [() => api.getRule({ ruleUuid: "x" }), "RULE_NOT_FOUND"],
+      [() => api.getPolicy({ merchantUuid: other!.uuid, policyUuid: policy!.policyUuid }), "POLICY_NOT_FOUND"],
+      [() => api.getPolicy({ merchantUuid: crypto.randomUUID(), policyUuid: policy!.policyUuid }), "MERCHANT_NOT_FOUND"],
+      [() => api.getProvider({ providerUuid: "x" }), "PROVIDER_NOT_FOUND"],
+      [() => api.getProviderBinding({ merchantUuid: other!.uuid, bindingUuid: binding!.bindingUuid }), "BINDING_NOT_FOUND"],
+      [() => api.getProviderBinding({ merchantUuid, bindingUuid: "x" }), "BINDING_NOT_FOUND"],
+      [() => api.getProviderConnection({ merchantUuid: other!.uuid, connectionUuid: connection!.connectionUuid }), "CONNECTION_NOT_FOUND"],
+      [() => api.getProviderConnection({ merchantUuid: "x", connectionUuid: connection!.connectionUuid }), "MERCHANT_NOT_FOUND"],
+    ] as const) {
+      const error = await failure(call());
+      expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code: Code.NotFound, reason });
+    }
+    for (const call of [() => client("checkout").getRule({ ruleUuid: rule!.ruleUuid }), () => client("checkout").getProvider({ providerUuid })]) {
+      const error = await failure(call());
+      expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code: Code.PermissionDenied, reason: undefined });
+    }
+  });
+
   it("lets payinctl call the admin surface (npm start's demo merchant included), never what payins and allocation read", async () => {
     // npm start binds and connects its demo merchant to the seeded provider.
     const providerUuid = "01a2008d-7400-7000-8000-000000000001";

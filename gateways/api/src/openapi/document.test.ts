@@ -68,6 +68,8 @@ describe("OpenAPI document", () => {
   it("is OpenAPI 3.1 with resolvable references and a license", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.license).toMatchObject({ name: expect.any(String), identifier: expect.any(String) });
+    // The contract: the platform API description carries version 0.8.0.
+    expect(doc.info.version).toBe("0.8.0");
     for (const [, kind, name] of JSON.stringify(doc).matchAll(/"#\/components\/(\w+)\/(\w+)"/g)) {
       expect(doc.components[kind!], `${kind}/${name}`).toHaveProperty(name!);
     }

@@ -114,7 +114,8 @@ const schemas: Record<string, Schema> = {
     expected_amount: str({ description: "canonical decimal" }),
     received_amount: str({ description: "settled transfers that count toward expected_amount, canonical decimal" }),
     pending_amount: str({ description: "seen, not yet settled, transfers that would count, canonical decimal" }),
-    data: { type: "array", description: "every transfer seen for the intent, oldest block first", items: ref("PayInTransfer") },
+    data: { type: "array", description: "the page of the transfers seen for the intent, oldest block first", items: ref("PayInTransfer") },
+    pagination: ref("Pagination"),
   }),
   Identity: object({ uuid, email: str({ format: "email" }), status: str(), roles: { type: "array", items: str() } }),
   LoginRequest: object({
@@ -409,8 +410,9 @@ const OPERATIONS: Record<string, Op> = {
     description:
       "Every transfer seen to the intent's address, oldest block first, with received_amount (settled transfers that count) and " +
       "pending_amount (seen, not settled, that would count). The intent is paid only from settled transfers of its token on its rail, " +
-      "none late or dust. Same access and 404 as reading the intent.",
+      "none late or dust. The amounts sum every transfer; data is a page of them (limit, offset). Same access and 404 as reading the intent.",
     auth: "credential",
+    query: [...PAGE],
     ok: { 200: "PayInTransferList" },
     refusals: [404],
   },
@@ -635,6 +637,15 @@ const OPERATIONS: Record<string, Op> = {
     refusals: [404],
     location: "the membership's path",
   },
+  "GET /api/v1/admin/merchants/{uuid}/members/{identity_uuid}": {
+    id: "getMerchantMember",
+    tag: "merchants",
+    summary: "Read a membership, closed merchants included (merchant.read)",
+    description: "404 MERCHANT_NOT_FOUND; MEMBER_NOT_FOUND when the identity (unknown, or a malformed uuid) is not a member of the merchant.",
+    auth: "credential",
+    ok: { 200: "MembershipEnvelope" },
+    refusals: [404],
+  },
   "GET /api/v1/admin/merchants/{uuid}/readiness": {
     id: "getMerchantReadiness",
     tag: "merchants",
@@ -661,6 +672,15 @@ const OPERATIONS: Record<string, Op> = {
     ok: { 201: "IssuedMachineCredentialEnvelope" },
     refusals: [404, 409],
     location: "the credential's path",
+  },
+  "GET /api/v1/admin/merchants/{uuid}/machine-credentials/{credential_uuid}": {
+    id: "getMachineCredential",
+    tag: "machine-credentials",
+    summary: "Read a machine credential as listed, never its token (platform_admin with MFA)",
+    description: "404 MERCHANT_NOT_FOUND; CREDENTIAL_NOT_FOUND for an unknown or malformed uuid, or another merchant's credential.",
+    auth: "credential",
+    ok: { 200: "MachineCredentialEnvelope" },
+    refusals: [404],
   },
   "POST /api/v1/admin/merchants/{uuid}/machine-credentials/rotate": {
     id: "rotateMachineCredential",
@@ -701,6 +721,15 @@ const OPERATIONS: Record<string, Op> = {
     query: [queryParam("include_closed", str({ enum: ["true", "false"], default: "false" }), "also closed versions"), ...PAGE],
     ok: { 200: "RuleList" },
   },
+  "GET /api/v1/admin/rules/{rule_uuid}": {
+    id: "getRule",
+    tag: "configuration",
+    summary: "Read a rule version, open or closed (rule.manage)",
+    description: "404 RULE_NOT_FOUND: no such rule version, or a malformed uuid.",
+    auth: "credential",
+    ok: { 200: "RuleEnvelope" },
+    refusals: [404],
+  },
   "PUT /api/v1/admin/merchants/{uuid}/operating-profile": {
     id: "ensureOperatingProfile",
     tag: "configuration",
@@ -722,6 +751,15 @@ const OPERATIONS: Record<string, Op> = {
     refusals: [404, 409],
     location: "the policy version's path",
   },
+  "GET /api/v1/admin/merchants/{uuid}/policies/{policy_uuid}": {
+    id: "getPolicy",
+    tag: "configuration",
+    summary: "Read a policy version, open or closed, closed merchants included (policy.manage)",
+    description: "404 MERCHANT_NOT_FOUND; POLICY_NOT_FOUND for an unknown or malformed uuid, or another merchant's policy.",
+    auth: "credential",
+    ok: { 200: "PolicyEnvelope" },
+    refusals: [404],
+  },
   "PUT /api/v1/admin/merchants/{uuid}/provider-bindings": {
     id: "ensureProviderBinding",
     tag: "configuration",
@@ -733,6 +771,15 @@ const OPERATIONS: Record<string, Op> = {
     refusals: [404, 409],
     location: "the binding's path",
   },
+  "GET /api/v1/admin/merchants/{uuid}/provider-bindings/{binding_uuid}": {
+    id: "getProviderBinding",
+    tag: "configuration",
+    summary: "Read a provider binding, closed merchants included (provider.manage)",
+    description: "404 MERCHANT_NOT_FOUND; BINDING_NOT_FOUND for an unknown or malformed uuid, or another merchant's binding.",
+    auth: "credential",
+    ok: { 200: "ProviderBindingEnvelope" },
+    refusals: [404],
+  },
   "PUT /api/v1/admin/merchants/{uuid}/provider-connections": {
     id: "ensureProviderConnection",
     tag: "configuration",
@@ -743,6 +790,15 @@ const OPERATIONS: Record<string, Op> = {
     ok: { 200: "ProviderConnectionEnvelope", 201: "ProviderConnectionEnvelope" },
     refusals: [404, 409],
     location: "the connection's path",
+  },
+  "GET /api/v1/admin/merchants/{uuid}/provider-connections/{connection_uuid}": {
+    id: "getProviderConnection",
+    tag: "configuration",
+    summary: "Read a provider connection, its secret reference only, closed merchants included (provider.manage)",
+    description: "404 MERCHANT_NOT_FOUND; CONNECTION_NOT_FOUND for an unknown or malformed uuid, or another merchant's connection.",
+    auth: "credential",
+    ok: { 200: "ProviderConnectionEnvelope" },
+    refusals: [404],
   },
   "POST /api/v1/admin/merchants/{uuid}/provider-connections/{connection_uuid}/rotate-secret": {
     id: "rotateProviderConnectionSecret",
@@ -772,6 +828,15 @@ const OPERATIONS: Record<string, Op> = {
     ok: { 201: "ProviderEnvelope" },
     refusals: [409],
     location: "the provider's path",
+  },
+  "GET /api/v1/admin/providers/{provider_uuid}": {
+    id: "getProvider",
+    tag: "configuration",
+    summary: "Read a provider of the registry (provider.manage)",
+    description: "404 PROVIDER_NOT_FOUND: no such provider, or a malformed uuid.",
+    auth: "credential",
+    ok: { 200: "ProviderEnvelope" },
+    refusals: [404],
   },
   "PUT /api/v1/admin/merchants/{uuid}/wallet": {
     id: "setWallet",
@@ -919,7 +984,7 @@ export function openApiDocument(): Record<string, unknown> {
     openapi: "3.1.0",
     info: {
       title: "Merchant pay-in platform API",
-      version: "0.9.0",
+      version: "0.8.0",
       description:
         "Merchant pay-in intents and platform administration. Errors are {error:{code,message,request_id}}; every answer carries " +
         "X-Request-Id. Lists answer {data, pagination:{total, limit, offset}} and take limit (1 to 100, default 20) and offset (>= 0).",

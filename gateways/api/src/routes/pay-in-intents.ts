@@ -3,7 +3,7 @@ import { PAY_IN_STATUS_BY_NAME, isPayInStatusName, payInStatusName, payinsV1, ty
 import { coalesce, ConnectError, connectErrorOfItem, isoFromTimestamp, reasonOf, toTimestamp } from "@payin/rpc";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Context } from "koa";
-import { ApiError, charLength, listPage, lowerCaseUuidParams, PAGE_PARAMETERS, pagination, readJsonObject, readQuery, rpcOffset, validationError } from "@payin/http";
+import { ApiError, charLength, listPage, lowerCaseUuidParams, PAGE_PARAMETERS, pagination, readJsonObject, readQuery, rpcOffset, validationError, type ListPage } from "@payin/http";
 import { isAsset } from "@payin/money";
 import type { Permission } from "@payin/permissions";
 import type { Principal } from "../auth/authenticator.js";
@@ -94,7 +94,7 @@ export function transferView(t: payinsV1.PayInTransfer) {
 }
 
 /** Transfers response: the intent's terms, what counts so far, and every transfer seen. */
-export function transfersView(intentUuid: string, res: payinsV1.ListPayInTransfersResponse) {
+export function transfersView(intentUuid: string, res: payinsV1.ListPayInTransfersResponse, page: ListPage) {
   return {
     intent_uuid: intentUuid,
     asset: res.asset,
@@ -102,7 +102,9 @@ export function transfersView(intentUuid: string, res: payinsV1.ListPayInTransfe
     expected_amount: res.expectedAmount,
     received_amount: res.receivedAmount,
     pending_amount: res.pendingAmount,
-    data: res.transfers.map(transferView),
+    // The amounts sum every transfer; the page is a window on the list, oldest block first.
+    data: res.transfers.slice(page.offset, page.offset + page.limit).map(transferView),
+    pagination: pagination(res.transfers.length, page),
   };
 }
 
@@ -258,12 +260,12 @@ export function payInIntentRoutes(deps: PayInDeps) {
   // The evidence of an intent: the same access and 404 as its read.
   router.get("/:intent_uuid/transfers", async (ctx) => {
     await authorise(deps, ctx, "merchant.payin.read");
-    readQuery(ctx, []);
+    const page = listPage(readQuery(ctx, PAGE_PARAMETERS));
     const intentUuid = ctx.params.intent_uuid!;
     const res = await deps.payins.listPayInTransfers({ merchantUuid: ctx.params.merchant_uuid!, intentUuid }).catch((error: unknown) => {
       throw error instanceof ConnectError && reasonOf(error) === "PAY_IN_INTENT_NOT_FOUND" ? intentNotFound() : error;
     });
-    ctx.body = transfersView(intentUuid, res);
+    ctx.body = transfersView(intentUuid, res, page);
   });
 
   return router;

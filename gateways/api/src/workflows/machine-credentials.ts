@@ -5,6 +5,7 @@
  * is always allowed). A rotate or revoke makes this gateway's authenticator
  * forget the merchant's cached tokens at once.
  */
+import { ApiError } from "@payin/http";
 import type { HumanPrincipal } from "../auth/authenticator.js";
 import type { AppDeps } from "../deps.js";
 import { existingMerchant, openMerchant } from "./merchant-state.js";
@@ -19,6 +20,17 @@ function caller(principal: HumanPrincipal) {
 export async function listMachineCredentials(deps: CredentialDeps, principal: HumanPrincipal, merchantUuid: string) {
   await existingMerchant(deps, merchantUuid);
   return (await deps.identity.listMachineCredentials({ caller: caller(principal), merchantUuid })).credentials;
+}
+
+/**
+ * One of the merchant's credentials, as listed (never its token). 404
+ * CREDENTIAL_NOT_FOUND for an unknown or malformed uuid, or another merchant's.
+ */
+export async function readMachineCredential(deps: CredentialDeps, principal: HumanPrincipal, merchantUuid: string, credentialUuid: string) {
+  const wanted = credentialUuid.toLowerCase();
+  const credential = (await listMachineCredentials(deps, principal, merchantUuid)).find((c) => c.credentialUuid === wanted);
+  if (!credential) throw new ApiError("CREDENTIAL_NOT_FOUND", "machine credential not found");
+  return credential;
 }
 
 export async function createMachineCredential(deps: CredentialDeps, principal: HumanPrincipal, merchantUuid: string) {

@@ -1,8 +1,9 @@
 import { DomainError } from "@payin/errors";
+import { isUuid } from "@payin/ids";
 import { optionalActor, type ActorInput } from "./audit.js";
-import { requireOpenMerchant } from "./merchant.js";
+import { getMerchant, requireOpenMerchant } from "./merchant.js";
 import { MerchantsReason } from "./reasons.js";
-import { recordChange, type Deps } from "./unit-of-work.js";
+import { recordChange, type Deps, type MerchantsStores } from "./unit-of-work.js";
 import { checkEffect, checkMerchantUuid, invalid } from "./validation.js";
 import { nextVersion, withVersionRetry, type Versioned } from "./versioning.js";
 
@@ -23,6 +24,8 @@ export interface PolicyStore {
   close(policyUuid: string, at: Date): Promise<void>;
   /** Throws ConcurrentVersionWrite when a unique index refuses the version. */
   insert(policy: Policy): Promise<void>;
+  /** The merchant's policy version with the uuid; null for another merchant's. */
+  find(merchantUuid: string, policyUuid: string): Promise<Policy | null>;
 }
 
 /**
@@ -56,4 +59,16 @@ export async function createPolicy(
       return policy;
     }),
   );
+}
+
+/**
+ * One of the merchant's policy versions, open or closed, closed merchants
+ * included. MERCHANT_NOT_FOUND for an unknown or malformed merchant uuid;
+ * POLICY_NOT_FOUND for an unknown or malformed policy uuid, or another merchant's.
+ */
+export async function getPolicy(stores: MerchantsStores, input: { merchantUuid: string; policyUuid: string }): Promise<Policy> {
+  const merchant = await getMerchant(stores.merchants, checkMerchantUuid(input.merchantUuid));
+  const policy = isUuid(input.policyUuid) ? await stores.policies.find(merchant.uuid, input.policyUuid) : null;
+  if (!policy) throw new DomainError(MerchantsReason.PolicyNotFound, "policy not found");
+  return policy;
 }

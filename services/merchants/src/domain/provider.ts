@@ -1,7 +1,7 @@
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { optionalActor, type ActorInput } from "./audit.js";
-import { requireOpenMerchant } from "./merchant.js";
+import { getMerchant, requireOpenMerchant } from "./merchant.js";
 import { MerchantsReason } from "./reasons.js";
 import { recordChange, type Deps, type MerchantsStores } from "./unit-of-work.js";
 import { charLength } from "@payin/http/text";
@@ -52,6 +52,8 @@ export interface ProviderBindingStore {
   /** Inserts unless the (merchant, provider, capability, jurisdiction) tuple exists; true when inserted. */
   insertIfAbsent(binding: ProviderBinding): Promise<boolean>;
   find(key: Omit<ProviderBinding, "bindingUuid" | "createdAt">): Promise<ProviderBinding | null>;
+  /** The merchant's binding with the uuid; null for another merchant's. */
+  findByUuid(merchantUuid: string, bindingUuid: string): Promise<ProviderBinding | null>;
 }
 
 /** Storage of provider connections. */
@@ -59,6 +61,8 @@ export interface ProviderConnectionStore {
   /** Inserts unless the merchant already has a connection to the provider; true when inserted. */
   insertIfAbsent(connection: ProviderConnection): Promise<boolean>;
   findByProvider(merchantUuid: string, providerUuid: string): Promise<ProviderConnection | null>;
+  /** The merchant's connection with the uuid; null for another merchant's. */
+  findByUuid(merchantUuid: string, connectionUuid: string): Promise<ProviderConnection | null>;
   /** The merchant's connection, locked until the transaction ends; null for another merchant's. */
   lock(merchantUuid: string, connectionUuid: string): Promise<ProviderConnection | null>;
   setSecretReference(connectionUuid: string, secretReference: string, at: Date): Promise<ProviderConnection>;
@@ -225,4 +229,38 @@ export async function rotateProviderConnectionSecret(
 /** The provider registry, by name; one page of it when a limit is given. */
 export async function listProviders(store: ProviderStore, input: { limit?: number; offset: number }): Promise<{ providers: Provider[]; total: number }> {
   return store.list(optionalPage(input.limit, input.offset));
+}
+
+/** One provider of the registry. PROVIDER_NOT_FOUND for an unknown or malformed uuid. */
+export async function getProvider(store: ProviderStore, providerUuid: string): Promise<Provider> {
+  const provider = isUuid(providerUuid) ? await store.find(providerUuid) : null;
+  if (!provider) throw new DomainError(MerchantsReason.ProviderNotFound, "provider not found");
+  return provider;
+}
+
+/**
+ * One of the merchant's provider bindings, closed merchants included.
+ * MERCHANT_NOT_FOUND for an unknown or malformed merchant uuid; BINDING_NOT_FOUND
+ * for an unknown or malformed binding uuid, or another merchant's.
+ */
+export async function getProviderBinding(stores: MerchantsStores, input: { merchantUuid: string; bindingUuid: string }): Promise<ProviderBinding> {
+  const merchant = await getMerchant(stores.merchants, checkMerchantUuid(input.merchantUuid));
+  const binding = isUuid(input.bindingUuid) ? await stores.bindings.findByUuid(merchant.uuid, input.bindingUuid) : null;
+  if (!binding) throw new DomainError(MerchantsReason.BindingNotFound, "provider binding not found");
+  return binding;
+}
+
+/**
+ * One of the merchant's provider connections, closed merchants included.
+ * MERCHANT_NOT_FOUND for an unknown or malformed merchant uuid;
+ * CONNECTION_NOT_FOUND for an unknown or malformed connection uuid, or another merchant's.
+ */
+export async function getProviderConnection(
+  stores: MerchantsStores,
+  input: { merchantUuid: string; connectionUuid: string },
+): Promise<ProviderConnection> {
+  const merchant = await getMerchant(stores.merchants, checkMerchantUuid(input.merchantUuid));
+  const connection = isUuid(input.connectionUuid) ? await stores.connections.findByUuid(merchant.uuid, input.connectionUuid) : null;
+  if (!connection) throw new DomainError(MerchantsReason.ConnectionNotFound, "provider connection not found");
+  return connection;
 }

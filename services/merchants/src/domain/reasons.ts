@@ -15,6 +15,12 @@ export enum MerchantsReason {
   ConnectionExists = "CONNECTION_EXISTS",
   /** No such connection, or it belongs to another merchant. */
   ConnectionNotFound = "CONNECTION_NOT_FOUND",
+  /** No rule version with the uuid. */
+  RuleNotFound = "RULE_NOT_FOUND",
+  /** No such policy version, or it belongs to another merchant. */
+  PolicyNotFound = "POLICY_NOT_FOUND",
+  /** No such provider binding, or it belongs to another merchant. */
+  BindingNotFound = "BINDING_NOT_FOUND",
   SecretReferenceUnchanged = "SECRET_REFERENCE_UNCHANGED",
   /** A versioned write lost a race twice in a row; the caller may retry. */
   ConcurrentChange = "CONCURRENT_CHANGE",

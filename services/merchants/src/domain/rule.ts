@@ -1,4 +1,5 @@
 import { DomainError } from "@payin/errors";
+import { isUuid } from "@payin/ids";
 import { optionalActor, type ActorInput } from "./audit.js";
 import { MerchantsReason } from "./reasons.js";
 import { recordChange, type Deps } from "./unit-of-work.js";
@@ -27,6 +28,7 @@ export interface RuleStore {
    * version: one page when `page` is given, else all; and how many there are.
    */
   list(includeClosed: boolean, page?: Page): Promise<{ rules: Rule[]; total: number }>;
+  find(ruleUuid: string): Promise<Rule | null>;
 }
 
 /**
@@ -66,4 +68,11 @@ export async function listRules(
   input: { includeClosed: boolean; limit?: number; offset: number },
 ): Promise<{ rules: Rule[]; total: number }> {
   return store.list(input.includeClosed, optionalPage(input.limit, input.offset));
+}
+
+/** One rule version, open or closed. RULE_NOT_FOUND for an unknown or malformed uuid. */
+export async function getRule(store: RuleStore, ruleUuid: string): Promise<Rule> {
+  const rule = isUuid(ruleUuid) ? await store.find(ruleUuid) : null;
+  if (!rule) throw new DomainError(MerchantsReason.RuleNotFound, "rule not found");
+  return rule;
 }

@@ -7,15 +7,18 @@ import { ensureMember, listMemberships } from "../domain/membership.js";
 import { changeMerchantStatus, createMerchant, getMerchant, listMerchants } from "../domain/merchant.js";
 import { ensureOperatingProfile } from "../domain/operating-profile.js";
 import { getPayinContext, getReadinessInputs } from "../domain/payin-context.js";
-import { createPolicy } from "../domain/policy.js";
+import { createPolicy, getPolicy } from "../domain/policy.js";
 import {
   createProvider,
   ensureProviderBinding,
   ensureProviderConnection,
+  getProvider,
+  getProviderBinding,
+  getProviderConnection,
   listProviders,
   rotateProviderConnectionSecret,
 } from "../domain/provider.js";
-import { createRule, listRules } from "../domain/rule.js";
+import { createRule, getRule, listRules } from "../domain/rule.js";
 import type { Deps } from "../domain/unit-of-work.js";
 import { checkMerchantUuid, invalid } from "../domain/validation.js";
 import { FeedUnavailableError, type PayinContextFeed } from "../store/payin-context-feed.js";
@@ -135,6 +138,9 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
       const { rules, total } = await listRules(read().rules, { includeClosed: req.includeClosed, limit: req.limit, offset: req.offset });
       return { rules: rules.map(ruleToPb), total: BigInt(total) };
     },
+    async getRule(req) {
+      return { rule: ruleToPb(await getRule(read().rules, req.ruleUuid)) };
+    },
     async ensureOperatingProfile(req) {
       const profile = await ensureOperatingProfile(deps, {
         merchantUuid: req.merchantUuid,
@@ -152,12 +158,18 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
       });
       return { policy: policyToPb(policy) };
     },
+    async getPolicy(req) {
+      return { policy: policyToPb(await getPolicy(read(), { merchantUuid: req.merchantUuid, policyUuid: req.policyUuid })) };
+    },
     async createProvider(req) {
       return { provider: providerToPb(await createProvider(deps, { name: req.name, actor: actorFromPb(req.actor) })) };
     },
     async listProviders(req) {
       const { providers, total } = await listProviders(read().providers, { limit: req.limit, offset: req.offset });
       return { providers: providers.map(providerToPb), total: BigInt(total) };
+    },
+    async getProvider(req) {
+      return { provider: providerToPb(await getProvider(read().providers, req.providerUuid)) };
     },
     async ensureProviderBinding(req) {
       const { binding, created } = await ensureProviderBinding(deps, {
@@ -169,6 +181,9 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
       });
       return { binding: bindingToPb(binding), created };
     },
+    async getProviderBinding(req) {
+      return { binding: bindingToPb(await getProviderBinding(read(), { merchantUuid: req.merchantUuid, bindingUuid: req.bindingUuid })) };
+    },
     async ensureProviderConnection(req) {
       const { connection, created } = await ensureProviderConnection(deps, {
         merchantUuid: req.merchantUuid,
@@ -177,6 +192,10 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
         actor: actorFromPb(req.actor),
       });
       return { connection: connectionToPb(connection), created };
+    },
+    async getProviderConnection(req) {
+      const connection = await getProviderConnection(read(), { merchantUuid: req.merchantUuid, connectionUuid: req.connectionUuid });
+      return { connection: connectionToPb(connection) };
     },
     async rotateProviderConnectionSecret(req) {
       const connection = await rotateProviderConnectionSecret(deps, {

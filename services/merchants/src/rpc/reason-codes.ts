@@ -13,6 +13,9 @@ export const reasonCodes: Record<MerchantsReason, Code> = {
   [MerchantsReason.ProviderNameTaken]: Code.AlreadyExists,
   [MerchantsReason.ConnectionExists]: Code.FailedPrecondition,
   [MerchantsReason.ConnectionNotFound]: Code.NotFound,
+  [MerchantsReason.RuleNotFound]: Code.NotFound,
+  [MerchantsReason.PolicyNotFound]: Code.NotFound,
+  [MerchantsReason.BindingNotFound]: Code.NotFound,
   [MerchantsReason.SecretReferenceUnchanged]: Code.FailedPrecondition,
   [MerchantsReason.ConcurrentChange]: Code.Aborted,
 };

@@ -37,6 +37,11 @@ export class PolicyRepository implements PolicyStore {
     return rows[0] ? fromRow(rows[0]) : null;
   }
 
+  async find(merchantUuid: string, policyUuid: string): Promise<Policy | null> {
+    const rows = await this.em.execute(`select ${COLUMNS} from policies where policy_uuid = ? and merchant_uuid = ?`, [policyUuid, merchantUuid]);
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
   async close(policyUuid: string, at: Date): Promise<void> {
     await this.em.execute(`update policies set valid_to = ? where policy_uuid = ? and valid_to is null`, [at, policyUuid]);
   }

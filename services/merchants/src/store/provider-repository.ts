@@ -89,6 +89,14 @@ export class ProviderBindingRepository implements ProviderBindingStore {
     );
     return rows[0] ? bindingFromRow(rows[0]) : null;
   }
+
+  async findByUuid(merchantUuid: string, bindingUuid: string): Promise<ProviderBinding | null> {
+    const rows = await this.em.execute(`select ${BINDING_COLUMNS} from provider_bindings where binding_uuid = ? and merchant_uuid = ?`, [
+      bindingUuid,
+      merchantUuid,
+    ]);
+    return rows[0] ? bindingFromRow(rows[0]) : null;
+  }
 }
 
 const CONNECTION_COLUMNS = `connection_uuid, merchant_uuid, provider_uuid, secret_reference, created_at, updated_at`;
@@ -129,6 +137,14 @@ export class ProviderConnectionRepository implements ProviderConnectionStore {
       `select ${CONNECTION_COLUMNS} from provider_connections where merchant_uuid = ? and provider_uuid = ?`,
       [merchantUuid, providerUuid],
     );
+    return rows[0] ? connectionFromRow(rows[0]) : null;
+  }
+
+  async findByUuid(merchantUuid: string, connectionUuid: string): Promise<ProviderConnection | null> {
+    const rows = await this.em.execute(`select ${CONNECTION_COLUMNS} from provider_connections where connection_uuid = ? and merchant_uuid = ?`, [
+      connectionUuid,
+      merchantUuid,
+    ]);
     return rows[0] ? connectionFromRow(rows[0]) : null;
   }
 

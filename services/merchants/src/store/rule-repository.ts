@@ -62,6 +62,11 @@ export class RuleRepository implements RuleStore {
     }
   }
 
+  async find(ruleUuid: string): Promise<Rule | null> {
+    const rows = await this.em.execute(`select ${COLUMNS} from rules where rule_uuid = ?`, [ruleUuid]);
+    return rows[0] ? fromRow(rows[0]) : null;
+  }
+
   async list(includeClosed: boolean, page?: Page): Promise<{ rules: Rule[]; total: number }> {
     const condition = includeClosed ? "" : "where valid_to is null";
     // Page and exact total in one round trip; rules are few (a capability per jurisdiction, and their versions).

@@ -62,6 +62,15 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
     ctx.body = { data: res.rules.map(ruleView), pagination: pagination(res.total, page) };
   });
 
+  // A rule version, open or closed: the resource a create's Location names.
+  router.get("/rules/:rule_uuid", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "rule.manage");
+    readQuery(ctx, []);
+    const res = await deps.merchants.getRule({ ruleUuid: param(ctx, "rule_uuid") });
+    ctx.body = { rule: ruleView(res.rule!) };
+  });
+
   router.put("/merchants/:uuid/operating-profile", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     const uuid = param(ctx, "uuid");
@@ -103,6 +112,15 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
     });
   });
 
+  // A policy version, open or closed, closed merchants included; read with the permission that sets it.
+  router.get("/merchants/:uuid/policies/:policy_uuid", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "policy.manage");
+    readQuery(ctx, []);
+    const res = await deps.merchants.getPolicy({ merchantUuid: param(ctx, "uuid"), policyUuid: param(ctx, "policy_uuid") });
+    ctx.body = { policy: policyView(res.policy!) };
+  });
+
   router.get("/providers", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     requirePermission(principal, "provider.manage");
@@ -123,6 +141,14 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
       ctx.set("location", `${ADMIN}/providers/${res.provider!.providerUuid}`);
       ctx.body = { provider: providerView(res.provider!) };
     });
+  });
+
+  router.get("/providers/:provider_uuid", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "provider.manage");
+    readQuery(ctx, []);
+    const res = await deps.merchants.getProvider({ providerUuid: param(ctx, "provider_uuid") });
+    ctx.body = { provider: providerView(res.provider!) };
   });
 
   // Ensure: 201 when the binding was created, 200 when it existed.
@@ -147,6 +173,14 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
     });
   });
 
+  router.get("/merchants/:uuid/provider-bindings/:binding_uuid", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "provider.manage");
+    readQuery(ctx, []);
+    const res = await deps.merchants.getProviderBinding({ merchantUuid: param(ctx, "uuid"), bindingUuid: param(ctx, "binding_uuid") });
+    ctx.body = { provider_binding: bindingView(res.binding!) };
+  });
+
   // Ensure: 201 when created, 200 for a repeat (no reference, or the current one);
   // another reference is 409 CONNECTION_EXISTS (use rotate-secret).
   router.put("/merchants/:uuid/provider-connections", async (ctx) => {
@@ -167,6 +201,14 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
       if (res.created) ctx.set("location", `${ADMIN}/merchants/${uuid}/provider-connections/${res.connection!.connectionUuid}`);
       ctx.body = { provider_connection: connectionView(res.connection!) };
     });
+  });
+
+  router.get("/merchants/:uuid/provider-connections/:connection_uuid", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "provider.manage");
+    readQuery(ctx, []);
+    const res = await deps.merchants.getProviderConnection({ merchantUuid: param(ctx, "uuid"), connectionUuid: param(ctx, "connection_uuid") });
+    ctx.body = { provider_connection: connectionView(res.connection!) };
   });
 
   router.post("/merchants/:uuid/provider-connections/:connection_uuid/rotate-secret", async (ctx) => {

@@ -1,5 +1,5 @@
 /**
- * /admin/merchants/{uuid}/machine-credentials: list, create, rotate, revoke.
+ * /admin/merchants/{uuid}/machine-credentials: list, read, create, rotate, revoke.
  * Only a person may manage credentials (a machine bearer gets 403 before
  * anything else); the identity service then requires credential.manage and a
  * session that completed MFA (within the last 15 minutes for create, rotate and
@@ -16,6 +16,7 @@ import { change } from "../../workflows/audited-change.js";
 import {
   createMachineCredential,
   listMachineCredentials,
+  readMachineCredential,
   revokeMachineCredential,
   rotateMachineCredential,
   type CredentialDeps,
@@ -51,6 +52,15 @@ export function credentialRoutes(router: Router, deps: CredentialRouteDeps): voi
     readQuery(ctx, []);
     const credentials = await listMachineCredentials(deps, principal, param(ctx, "uuid"));
     ctx.body = { credentials: credentials.map(credentialView) };
+  });
+
+  // The resource a create's Location names, as the listing shows it.
+  router.get(`${PATH}/:credential_uuid`, async (ctx) => {
+    const principal = await person(deps, ctx);
+    requireCredentialManager(principal, false);
+    readQuery(ctx, []);
+    const credential = await readMachineCredential(deps, principal, param(ctx, "uuid"), param(ctx, "credential_uuid"));
+    ctx.body = { credential: credentialView(credential) };
   });
 
   router.post(PATH, async (ctx) => {

@@ -10,7 +10,7 @@ import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js
 import { isUuidAnyCase } from "@payin/ids";
 import { charLength, listPage, optionalString, PAGE_PARAMETERS, pagination, readQuery, requiredString, rpcOffset, UUID_RULE, validationError } from "@payin/http";
 import { change } from "../../workflows/audited-change.js";
-import { attachMember } from "../../workflows/merchant-membership.js";
+import { attachMember, readMember } from "../../workflows/merchant-membership.js";
 import { param, readBody, readNoBody } from "./common.js";
 import { membershipView, merchantView } from "./views.js";
 
@@ -102,5 +102,14 @@ export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
       if (res.created) ctx.set("location", `/api/v1/admin/merchants/${uuid}/members/${identityUuid}`);
       ctx.body = { membership: membershipView(res.membership!) };
     });
+  });
+
+  // The resource an attach's Location names: a read like the merchant's.
+  router.get("/merchants/:uuid/members/:identity_uuid", async (ctx) => {
+    const principal = await deps.auth.authenticate(ctx);
+    requirePermission(principal, "merchant.read");
+    readQuery(ctx, []);
+    const membership = await readMember(deps, param(ctx, "uuid"), param(ctx, "identity_uuid"));
+    ctx.body = { membership: membershipView(membership) };
   });
 }
