@@ -13,7 +13,7 @@ describe("payins' callers", () => {
     expect([...CALLERS.get("checkout")!].sort()).toEqual(
       [
         "CreateCheckoutSession", "GetCheckoutSession", "ListCheckoutSessions", "DisableCheckoutSession",
-        "GetCheckoutByToken", "StartCheckout", "GetPayInIntent", "ListPayInIntents", "ListPayInTransfers",
+        "GetCheckoutByToken", "BatchGetCheckoutsByToken", "StartCheckout", "GetPayInIntent", "ListPayInIntents", "ListPayInTransfers",
       ].map(procedure).sort(),
     );
     expect([...CALLERS.get("payinctl")!]).toEqual([procedure("CreateCheckoutSession")]);

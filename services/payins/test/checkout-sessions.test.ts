@@ -151,6 +151,29 @@ describe("GetCheckoutByToken", () => {
   });
 });
 
+describe("BatchGetCheckoutsByToken", () => {
+  it("answers each token as GetCheckoutByToken does, in order, with nothing for an unknown or malformed one", async () => {
+    const shop = uuidv7();
+    const one = await create(shop);
+    const two = await create(uuidv7());
+    await client.startCheckout({ token: two.token, pair: USDT });
+    const started = await client.getCheckoutByToken({ token: two.token });
+    expect(started.intent).toBeDefined();
+    const tokens = [two.token, "A".repeat(43), one.token, "short", two.token];
+    const { results } = await client.batchGetCheckoutsByToken({ tokens });
+    expect(results).toHaveLength(5);
+    expect(results[0]).toEqual({ ...started, $typeName: results[0]!.$typeName });
+    expect(results[1]!.session).toBeUndefined();
+    expect(results[2]!.session).toEqual(one.session);
+    expect(results[2]!.intent).toBeUndefined();
+    expect(results[3]!.session).toBeUndefined();
+    expect(results[4]!.intent).toEqual(started.intent);
+    expect(await intentCount(shop)).toBe(0);
+    await expectFailure(client.batchGetCheckoutsByToken({ tokens: [] }), Code.InvalidArgument, "VALIDATION_ERROR");
+    await expectFailure(client.batchGetCheckoutsByToken({ tokens: Array.from({ length: 101 }, () => one.token) }), Code.InvalidArgument, "VALIDATION_ERROR");
+  });
+});
+
 describe("DisableCheckoutSession", () => {
   it("disables an open, unused session (again: the same answer) and its link then starts nothing", async () => {
     const shop = uuidv7();

@@ -12,7 +12,7 @@ import type { Context } from "koa";
 import { ApiError, PUBLIC_ERRORS } from "@payin/http";
 import { isAsset, isRail } from "@payin/money";
 import { merchantsV1, payinsV1 } from "@payin/proto";
-import { ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
+import { coalesce, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { AppDeps } from "../deps.js";
 import { readForm, requireSameOrigin } from "../http/form.js";
 import type { PublicAction } from "../http/rate-limit.js";
@@ -36,6 +36,8 @@ const START_TIMEOUT_MS = 20_000;
 /** How long a merchant's display name and status are reused by the status poll (not a record of truth). */
 const MERCHANT_TTL_MS = 5_000;
 const MERCHANT_CACHE_SIZE = 10_000;
+/** Most tokens payins reads in one BatchGetCheckoutsByToken call. */
+const MAX_TOKENS_PER_CALL = 100;
 
 /** The one answer to every token that leads nowhere: it says nothing about why. */
 const notFound = () => new ApiError("NOT_FOUND", "There is no payment at this address. Check that you opened the whole link you were given.");
@@ -78,6 +80,20 @@ export function publicRoutes(deps: AppDeps): Router {
   const router = new Router();
   const merchants = merchantLookup(deps);
 
+  const readPolled = coalesce(
+    async (tokens: string[]) => (await deps.payins.batchGetCheckoutsByToken({ tokens })).results,
+    { maxBatch: MAX_TOKENS_PER_CALL },
+  );
+
+  async function readOne(token: string): Promise<payinsV1.CheckoutLookupResult | payinsV1.GetCheckoutByTokenResponse> {
+    try {
+      return await deps.payins.getCheckoutByToken({ token });
+    } catch (error) {
+      if (error instanceof ConnectError && reasonOf(error) === "CHECKOUT_NOT_FOUND") throw notFound();
+      throw error;
+    }
+  }
+
   /** Counts the request against the action's limits, then answers a malformed token as an unknown one. */
   async function admit(ctx: Context, action: PublicAction): Promise<string> {
     const token = String(ctx.params.token ?? "");
@@ -88,16 +104,13 @@ export function publicRoutes(deps: AppDeps): Router {
 
   /** The checkout of a token, its merchant and, while it can still be started, its pairs' readiness. */
   async function readCheckout(token: string, fresh: boolean): Promise<ReadCheckout> {
-    let answer: payinsV1.GetCheckoutByTokenResponse;
-    try {
-      answer = await deps.payins.getCheckoutByToken({ token });
-    } catch (error) {
-      if (error instanceof ConnectError && reasonOf(error) === "CHECKOUT_NOT_FOUND") throw notFound();
-      throw error;
-    }
+    // The poll's reads of one turn travel together, as one payins call and one statement.
+    const answer = fresh ? await readOne(token) : await readPolled(token);
     const session = answer.session;
     const state = session ? CHECKOUT_STATES[session.state] : undefined;
-    if (!session || !state) throw new Error("payins answered a checkout without a session or state");
+    // A batch read answers an unknown or malformed token with no session.
+    if (!session) throw notFound();
+    if (!state) throw new Error("payins answered a checkout without a state");
     const merchant = await (fresh ? merchants.fresh : merchants.cached)(session.merchantUuid);
     const intent = answer.intent ? intentSnapshot(answer.intent) : null;
     const pairs = session.pairs.flatMap(({ asset, rail }): CheckoutPair[] => (isAsset(asset) && isRail(rail) ? [{ asset, rail }] : []));

@@ -28,6 +28,45 @@ export function checkoutIdempotencyKey(checkoutUuid: string): string {
 /** Longer than a create can take (two calls with 5 s deadlines and the store's). */
 const DEFAULT_MAX_WAIT_MS = 15_000;
 
+/** Most tokens in one batch read. */
+export const MAX_BATCH_TOKENS = 100;
+
+/** Reads sessions by many token hashes at once. */
+export interface CheckoutBatchReader {
+  /** The sessions of the hashes that have one, by hash. */
+  getManyByTokenHash(tokenHashes: readonly string[]): Promise<Map<string, CheckoutRecord>>;
+}
+
+/** Reads many intents at once. */
+export interface IntentBatchReader {
+  getMany(intentUuids: readonly string[]): Promise<PayInIntent[]>;
+}
+
+/**
+ * The sessions of many tokens and their intents, in the tokens' order, with two
+ * reads in all: null for an unknown or malformed token. As getCheckoutByToken
+ * for each, an intent only of its own session's merchant.
+ */
+export async function getCheckoutsByToken(
+  deps: { checkouts: CheckoutBatchReader; intents: IntentBatchReader },
+  tokens: readonly string[],
+): Promise<({ record: CheckoutRecord; intent: PayInIntent | null } | null)[]> {
+  if (tokens.length === 0 || tokens.length > MAX_BATCH_TOKENS) {
+    throw new DomainError(PayinsReason.ValidationError, `a batch read takes 1 to ${MAX_BATCH_TOKENS} tokens`);
+  }
+  const hashes = tokens.map((token) => (isTokenFormat(token) ? tokenHash(token) : null));
+  const wanted = [...new Set(hashes.filter((hash): hash is string => hash !== null))];
+  const records = wanted.length ? await deps.checkouts.getManyByTokenHash(wanted) : new Map<string, CheckoutRecord>();
+  const intentUuids = [...new Set([...records.values()].flatMap((r) => (r.session.intentUuid ? [r.session.intentUuid] : [])))];
+  const intents = new Map((intentUuids.length ? await deps.intents.getMany(intentUuids) : []).map((i) => [i.intentUuid, i]));
+  return hashes.map((hash) => {
+    const record = hash === null ? undefined : records.get(hash);
+    if (!record) return null;
+    const intent = record.session.intentUuid ? intents.get(record.session.intentUuid) : undefined;
+    return { record, intent: intent && intent.merchantUuid === record.session.merchantUuid ? intent : null };
+  });
+}
+
 /** The session of a token and its intent, if any; an unknown or malformed token is CHECKOUT_NOT_FOUND. */
 export async function getCheckoutByToken(
   deps: Pick<StartCheckoutDeps, "checkouts" | "intents">,

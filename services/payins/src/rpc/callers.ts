@@ -11,7 +11,7 @@ export const CALLERS = allowCallers(payinsV1.PayinsService, {
   // The hosted checkout gateway: merchants' checkout pages and the payer's public pages.
   checkout: [
     "createCheckoutSession", "getCheckoutSession", "listCheckoutSessions", "disableCheckoutSession",
-    "getCheckoutByToken", "startCheckout", "getPayInIntent", "listPayInIntents", "listPayInTransfers",
+    "getCheckoutByToken", "batchGetCheckoutsByToken", "startCheckout", "getPayInIntent", "listPayInIntents", "listPayInTransfers",
   ],
   // allocation's chain observer reports what it saw.
   observer: ["recordObservations"],

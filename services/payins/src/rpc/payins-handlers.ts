@@ -22,7 +22,7 @@ import {
   getCheckoutSession,
   listCheckoutSessions,
 } from "../domain/checkout-session.js";
-import { getCheckoutByToken, startCheckout } from "../domain/start-checkout.js";
+import { getCheckoutByToken, getCheckoutsByToken, startCheckout } from "../domain/start-checkout.js";
 import { checkoutSessionToPb } from "./mappers.js";
 
 export interface PayinsDeps {
@@ -154,6 +154,10 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
     async getCheckoutByToken(req) {
       const { record, intent } = await getCheckoutByToken(startDeps, req.token);
       return withIntent(record, intent);
+    },
+    async batchGetCheckoutsByToken(req) {
+      const found = await getCheckoutsByToken(startDeps, req.tokens);
+      return { results: found.map((f) => (f ? withIntent(f.record, f.intent) : {})) };
     },
     async startCheckout(req) {
       const { record, intent } = await startCheckout(startDeps, { token: req.token, pair: req.pair });

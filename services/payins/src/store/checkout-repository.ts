@@ -51,6 +51,11 @@ const GET_BY_TOKEN: PreparedStatement = {
   text: `select ${COLUMNS} from ${FROM} where s.token_hash = $1`,
 };
 
+const GET_MANY_BY_TOKEN: PreparedStatement = {
+  name: "payins.checkout-get-many-by-token",
+  text: `select s.token_hash, ${COLUMNS} from ${FROM} where s.token_hash = any($1::bpchar[])`,
+};
+
 const LIST: PreparedStatement = {
   name: "payins.checkout-list",
   text: `select (select count(*) from checkout_sessions where merchant_uuid = $1)::bigint as total, page.*
@@ -111,6 +116,11 @@ export class CheckoutRepository implements CheckoutStore {
   async getByTokenHash(tokenHash: string): Promise<CheckoutRecord | null> {
     const [row] = await this.sql.query(GET_BY_TOKEN, [tokenHash]);
     return row ? toRecord(row) : null;
+  }
+
+  async getManyByTokenHash(tokenHashes: readonly string[]): Promise<Map<string, CheckoutRecord>> {
+    const rows = await this.sql.query(GET_MANY_BY_TOKEN, [tokenHashes]);
+    return new Map(rows.map((row) => [String(row.token_hash), toRecord(row)]));
   }
 
   async list(merchantUuid: string, limit: number, offset: number): Promise<{ records: CheckoutRecord[]; total: number }> {
