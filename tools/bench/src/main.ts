@@ -13,6 +13,12 @@
  *        trivial Connect service, each in its own process: one hop;
  *   B2-0 the same Koa handler without the call (reference).
  *
+ * Then the checkout group (src/checkout.ts): the hosted checkout's status poll,
+ * GET /c/{token}/status over 1,000 started checkouts, in BENCH_READ_REPEATS
+ * pairs alternating with B2 windows as the read does (status/B2 ≥ 0.7 on the
+ * medians; status p99 ≤ 3 × B2's p99), and the payer page GET /c/{token}
+ * (reported, not judged).
+ *
  * Then the mixed run (do sign-ins hold reads up?): the read path's capacity (closed loop), then
  * BENCH_MIXED_REPEATS pairs back to back of reads offered open-loop at
  * BENCH_MIXED_READ_PERCENT of that capacity, alone and while a third process
@@ -27,8 +33,8 @@
  * the time from the settling block to `paid` (p99 ≤ poll interval + 1 s).
  *
  * Prints a table, the ratios against the targets (create vs its own SQL, read vs
- * one hop, read p99 with logins vs without), and CPU use per process during each
- * measured window; writes everything to
+ * one hop, status vs one hop, read p99 with logins vs without), and CPU use per
+ * process during each measured window; writes everything to
  * tmp/bench-results.json. Exits 0 whether or not targets are met.
  *
  * BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2),
@@ -36,7 +42,7 @@
  * BENCH_LOGINS_PER_S (default 20), BENCH_MIXED_REPEATS (default 3),
  * BENCH_MIXED_READ_PERCENT (reads offered in the mixed pairs, % of flat out, default 30),
  * BENCH_MIXED_DURATION (s, each window of those pairs, default 20),
- * BENCH_SCENARIOS (groups to run, default "baselines,create,read,list,mixed,observation"),
+ * BENCH_SCENARIOS (groups to run, default "baselines,create,read,list,checkout,mixed,observation"),
  * BENCH_OBSERVATION_WATCHED (default "1000,100000"), BENCH_OBSERVATION_TRANSFERS (default 10000),
  * BENCH_OBSERVATION_POLL_MS (default 1000),
  * BENCH_PROFILE_DIR (write V8 CPU profiles of the platform's processes there). Everything
@@ -55,8 +61,9 @@ import { callerDigestsFor, deriveCredential } from "@payin/config";
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db-embedded";
 import { launchPlatform, PLATFORM_PROCESSES, REPO_ROOT, SERVICES, type Platform } from "@payin/launcher";
 import { base32Decode, totpCode } from "@payin/otp";
-import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
+import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
+import { CHECKOUT_ENV, CHECKOUT_SESSIONS, checkCheckoutAnswers, lowerMedian, startedCheckouts } from "./checkout.js";
 import { runJsonChild, startServerChild, stopAllChildren, stopChild } from "./children.js";
 import { CpuMeter } from "./cpu.js";
 import type { HttpLoadConfig } from "./load-runner.js";
@@ -84,7 +91,7 @@ const READ_SHARE = envInt("BENCH_MIXED_READ_PERCENT", 30, 1) / 100;
 const MIXED_DURATION_S = envInt("BENCH_MIXED_DURATION", 20, 1);
 const SMALL_LIST_ROWS = 1_000;
 /** Scenario groups to run (comma-separated): all of them unless BENCH_SCENARIOS says otherwise. */
-const SCENARIO_GROUPS = ["baselines", "create", "read", "list", "mixed", "observation"] as const;
+const SCENARIO_GROUPS = ["baselines", "create", "read", "list", "checkout", "mixed", "observation"] as const;
 type ScenarioGroup = (typeof SCENARIO_GROUPS)[number];
 const SELECTED = new Set<string>((process.env.BENCH_SCENARIOS ?? SCENARIO_GROUPS.join(",")).split(",").map((g) => g.trim()).filter(Boolean));
 for (const group of SELECTED) {
@@ -99,7 +106,7 @@ const JURISDICTION = "DE";
 /** The provider the merchants service seeds (evm-rpc: EVM JSON-RPC chain observation). */
 const EVM_RPC_PROVIDER_UUID = "01a2008d-7400-7000-8000-000000000001";
 
-const TARGETS = { createVsB1: 0.25, createP99Ms: 50, readVsB2: 0.7, readP99WithLoginsVsAlone: 1.2 };
+const TARGETS = { createVsB1: 0.25, createP99Ms: 50, readVsB2: 0.7, statusVsB2: 0.7, statusP99VsB2P99: 3, readP99WithLoginsVsAlone: 1.2 };
 
 /**
  * Loopback source addresses for the logins: sign-in throttling allows 100 failed or
@@ -112,6 +119,8 @@ const LOGIN_IDENTITIES = 50;
 
 /** payins' tables that a load churns (on the bench connection's search path). */
 const PAYINS_TABLES = ["pay_in_intents", "idempotency_keys", "pay_in_intent_counts"];
+/** payins' table of hosted checkouts, which the checkout group's set-up fills. */
+const CHECKOUT_TABLE = "checkout_sessions";
 /** allocation's tables that B1 and the creates churn. */
 const ALLOCATION_TABLES = ["allocation.allocations", "allocation.address_pool", "allocation.wallets"];
 
@@ -219,6 +228,8 @@ async function main(): Promise<void> {
     SERVICE_TOKEN: masterToken,
     TOTP_ENCRYPTION_KEY: randomBytes(32).toString("base64url"),
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    // The checkout gateway's public limits, raised and in memory for the run (src/checkout.ts).
+    ...CHECKOUT_ENV,
   };
   const urls: Record<string, string> = {};
   for (const spec of PLATFORM_PROCESSES) {
@@ -227,7 +238,7 @@ async function main(): Promise<void> {
     urls[spec.name] = `http://127.0.0.1:${port}`;
   }
   for (const spec of SERVICES) env[`${spec.name.toUpperCase()}_URL`] = urls[spec.name]!;
-  step("starting the platform (identity, merchants, allocation, payins, api)…");
+  step("starting the platform (identity, merchants, allocation, payins, observer, api, checkout)…");
   running.platform = await launchPlatform({
     extraCallers: ["test"],
     env,
@@ -235,6 +246,7 @@ async function main(): Promise<void> {
     nodeArgs: PROFILE_DIR ? (name) => ["--cpu-prof", `--cpu-prof-dir=${path.join(PROFILE_DIR, name)}`] : undefined,
   });
   const apiUrl = urls.api!;
+  const checkoutUrl = urls.checkout!;
 
   const cpu = new CpuMeter();
   for (const [name, proc] of running.platform.processes) cpu.track(name, proc.child.pid);
@@ -247,6 +259,7 @@ async function main(): Promise<void> {
   const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: urls.merchants!, ...rpc });
   const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: urls.allocation!, ...rpc });
   const identity = createServiceClient(identityV1.IdentityService, { baseUrl: urls.identity!, ...rpc });
+  const payins = createServiceClient(payinsV1.PayinsService, { baseUrl: urls.payins!, ...rpc });
   const newMerchant = async (displayName: string) => {
     const { merchant } = await merchants.createMerchant({ displayName });
     await merchants.transitionMerchant({ uuid: merchant!.uuid, transition: merchantsV1.MerchantTransition.ACTIVATE });
@@ -277,6 +290,16 @@ async function main(): Promise<void> {
   const smallToken = await credential(smallMerchant);
   const bigMerchant = await newMerchant(`Bench list ${LIST_ROWS}`);
   const bigToken = await credential(bigMerchant);
+  // The checkout merchant: ready as the create merchant is, with a wallet of its
+  // own (from a random seed), so that its 1,000 started checkouts' intents stay
+  // out of the create merchant's reads and lists. Its checkouts are created and
+  // started just before the group measures (their deadline is half an hour away).
+  let checkoutMerchant: string | undefined;
+  if (runs("checkout")) {
+    checkoutMerchant = await newMerchant("Bench checkout");
+    await allowPayins(checkoutMerchant);
+    await allocation.setWallet({ merchantUuid: checkoutMerchant, xpub: accountXpub(randomBytes(32)) });
+  }
 
   // The identities the mixed run signs in (in turn; see login-runner.ts): no MFA,
   // so a login answers a session at once. Created by a bootstrapped
@@ -518,7 +541,6 @@ async function main(): Promise<void> {
       if (pairB2) readPairs.push({ b2: pairB2, read: pairRead });
     }
   }
-  await b2Processes?.stop();
   const read = readPairs.length ? medianBy(readPairs.map((p) => p.read)) : undefined;
   const readB2 = readPairs.length ? medianBy(readPairs.map((p) => p.b2)) : undefined;
   let list: Scenario | undefined;
@@ -529,6 +551,34 @@ async function main(): Promise<void> {
   listSmall = await measure("list_1k", `API   GET list limit 20 (${SMALL_LIST_ROWS.toLocaleString("en")} intents)`, "load-runner.ts", http(auth(smallToken), "get", [`${base(smallMerchant)}?limit=20`]));
   listBig = await measure("list_big", `API   GET list limit 20 (${LIST_ROWS.toLocaleString("en")} intents)`, "load-runner.ts", http(auth(bigToken), "get", [`${base(bigMerchant)}?limit=20`]));
   }
+
+  // The hosted checkout's status poll against B2, in alternating pairs as the
+  // read (B2 #i, then status #i), over 1,000 started checkouts in turn; then the
+  // payer page once, reported only.
+  const statusPairs: { b2: Scenario; status: Scenario }[] = [];
+  let checkoutPage: Scenario | undefined;
+  let checkoutSetup: { seconds: number; settleSeconds: number } | undefined;
+  if (runs("checkout") && checkoutMerchant) {
+    step(`creating and starting ${CHECKOUT_SESSIONS.toLocaleString("en")} checkouts over payins RPC…`);
+    const setupStart = performance.now();
+    const tokens = await startedCheckouts(payins, checkoutMerchant, JURISDICTION);
+    const setupSeconds = (performance.now() - setupStart) / 1000;
+    // The starts' intents, allocations and session updates, settled as the seeding is.
+    const settleSeconds = await settle(db, [CHECKOUT_TABLE, ...PAYINS_TABLES, ...ALLOCATION_TABLES]);
+    checkoutSetup = { seconds: setupSeconds, settleSeconds };
+    await checkCheckoutAnswers(checkoutUrl, tokens[0]!);
+    step(`${tokens.length.toLocaleString("en")} checkouts started in ${setupSeconds.toFixed(1)} s, settled in ${settleSeconds.toFixed(1)} s; a status answers 200, awaiting_payment, not paid`);
+    b2Processes ??= await startB2();
+    const statusPaths = tokens.map((token) => `/c/${token}/status`);
+    for (let i = 1; i <= READ_REPEATS; i++) {
+      const suffix = READ_REPEATS > 1 ? ` #${i}` : "";
+      const pairB2 = await baseline(`b2_status_pair_${i}`, `B2    bare Koa + one Connect call (status pair)${suffix}`, "load-runner.ts", http({}, "get", ["/call"], b2Processes.koaUrl));
+      const pairStatus = await measure(`status_${i}`, `CHECKOUT GET /c/{token}/status (${tokens.length} in turn)${suffix}`, "load-runner.ts", http({}, "get", statusPaths, checkoutUrl));
+      if (pairB2) statusPairs.push({ b2: pairB2, status: pairStatus });
+    }
+    checkoutPage = await measure("checkout_page", `CHECKOUT GET /c/{token} payer page (${tokens.length} in turn)`, "load-runner.ts", http({}, "get", tokens.map((token) => `/c/${token}`), checkoutUrl));
+  }
+  await b2Processes?.stop();
   await db.end();
 
   // The mixed run: the read load alone, then at once the same read load
@@ -651,6 +701,14 @@ async function main(): Promise<void> {
   const ratio = (a: Scenario | undefined, b: Scenario | undefined) => (a && b && b.result.rps > 0 ? a.result.rps / b.result.rps : undefined);
   const createVsB1 = ratio(create, b1);
   const readVsB2 = ratio(read, readB2);
+  // The status poll is judged as the read: median status over median B2 of the
+  // alternating windows; and its tail against B2's, each the median of its
+  // windows' p99s.
+  const status = statusPairs.length ? medianBy(statusPairs.map((p) => p.status)) : undefined;
+  const statusB2 = statusPairs.length ? medianBy(statusPairs.map((p) => p.b2)) : undefined;
+  const statusVsB2 = ratio(status, statusB2);
+  const statusP99 = statusPairs.length ? { status: lowerMedian(statusPairs.map((p) => p.status.result.p99)), b2: lowerMedian(statusPairs.map((p) => p.b2.result.p99)) } : undefined;
+  const statusP99VsB2 = statusP99 ? (statusP99.b2 > 0 ? statusP99.status / statusP99.b2 : Number.POSITIVE_INFINITY) : undefined;
   const b1a = scenarios.find((s) => s.name === "b1_payins_only");
   const b2 = scenarios.find((s) => s.name === "b2");
   const ratios = {
@@ -659,6 +717,11 @@ async function main(): Promise<void> {
     // connections in the same run, the floor this machine sets for a hop.
     createP99Ms: { value: create?.result.p99 ?? null, target: `< ${TARGETS.createP99Ms}`, met: create ? create.result.p99 < TARGETS.createP99Ms : null, b2P99Ms: b2?.result.p99 ?? null },
     readVsB2: { value: readVsB2 ?? null, target: `>= ${TARGETS.readVsB2}`, met: readVsB2 === undefined ? null : readVsB2 >= TARGETS.readVsB2 },
+    statusVsB2: { value: statusVsB2 ?? null, target: `>= ${TARGETS.statusVsB2}`, met: statusVsB2 === undefined ? null : statusVsB2 >= TARGETS.statusVsB2 },
+    statusP99VsB2P99: statusP99
+      ? { value: statusP99VsB2!, target: `<= ${TARGETS.statusP99VsB2P99}`, met: statusP99VsB2! <= TARGETS.statusP99VsB2P99, statusP99Ms: statusP99.status, b2P99Ms: statusP99.b2 }
+      : null,
+    checkoutPage: checkoutPage ? { rps: checkoutPage.result.rps, p50Ms: checkoutPage.result.p50, p99Ms: checkoutPage.result.p99 } : null,
     createVsB1a: ratio(create, b1a) ?? null,
     listP99SmallMs: { value: listSmall?.result.p99 ?? null, rows: SMALL_LIST_ROWS },
     listP99BigMs: { value: listBig?.result.p99 ?? null, rows: LIST_ROWS },
@@ -698,6 +761,19 @@ async function main(): Promise<void> {
     const pairs = readPairs.map((p) => (p.read.result.rps / p.b2.result.rps).toFixed(2)).join(", ");
     out(`  read vs one hop (B2): read req/s / B2 req/s   ${fmt(read.result.rps)} / ${fmt(readB2?.result.rps)} = ${readVsB2?.toFixed(2) ?? "-"}   target ≥ ${TARGETS.readVsB2}   ${verdict(ratios.readVsB2.met ?? undefined)}${failedNote(read)}`);
     out(`    (medians of ${readPairs.length} alternating B2/read windows; per pair: ${pairs})`);
+  }
+  if (status && statusB2 && statusP99) {
+    const failedStatus = statusPairs.reduce((n, p) => n + p.status.result.non2xx + p.status.result.errors, 0);
+    const statusFailedNote = failedStatus ? ` (${failedStatus} failed requests!)` : "";
+    const pairs = statusPairs.map((p) => (p.status.result.rps / p.b2.result.rps).toFixed(2)).join(", ");
+    const tails = statusPairs.map((p) => `${fmt(p.status.result.p99, 2)}/${fmt(p.b2.result.p99, 2)}`).join(", ");
+    out(`  checkout status vs one hop (B2): status req/s / B2 req/s   ${fmt(status.result.rps)} / ${fmt(statusB2.result.rps)} = ${statusVsB2?.toFixed(2) ?? "-"}   target ≥ ${TARGETS.statusVsB2}   ${verdict(ratios.statusVsB2.met ?? undefined)}${statusFailedNote}`);
+    out(`    (medians of ${statusPairs.length} alternating B2/status windows; per pair: ${pairs})`);
+    out(`  checkout status p99 vs B2 p99   ${fmt(statusP99.status, 2)} ms / ${fmt(statusP99.b2, 2)} ms = ${statusP99VsB2!.toFixed(2)}   target ≤ ${TARGETS.statusP99VsB2P99}   ${verdict(ratios.statusP99VsB2P99?.met)}${statusFailedNote}`);
+    out(`    (medians of the windows' p99s; per pair, status/B2 ms: ${tails})`);
+  }
+  if (checkoutPage) {
+    out(`  checkout payer page GET /c/{token} (reference)   ${fmt(checkoutPage.result.rps)} req/s, p50 ${fmt(checkoutPage.result.p50, 2)} ms, p99 ${fmt(checkoutPage.result.p99, 2)} ms${failedNote(checkoutPage)}`);
   }
   if (listSmall && listBig && list) {
     out(`  list p99 at ${SMALL_LIST_ROWS.toLocaleString("en")} intents   ${fmt(listSmall.result.p99, 2)} ms (p50 ${fmt(listSmall.result.p50, 2)} ms, ${fmt(listSmall.result.rps)} req/s)${failedNote(listSmall)}`);
@@ -742,9 +818,10 @@ async function main(): Promise<void> {
           loginsPerS: LOGINS_PER_S,
           mixedRepeats: MIXED_REPEATS,
           mixedReadPercent: Math.round(READ_SHARE * 100),
+          checkout: { sessions: runs("checkout") ? CHECKOUT_SESSIONS : null, RATE_LIMIT_PUBLIC_PER_IP: CHECKOUT_ENV.RATE_LIMIT_PUBLIC_PER_IP, RATE_LIMIT_PUBLIC_PER_TOKEN: CHECKOUT_ENV.RATE_LIMIT_PUBLIC_PER_TOKEN, RATE_LIMIT_WINDOW_S: CHECKOUT_ENV.RATE_LIMIT_WINDOW_S, rateLimitStore: "memory" },
           identity: { PROCESS_NICE: process.env.PROCESS_NICE ?? null, ARGON2_CONCURRENCY: process.env.ARGON2_CONCURRENCY ?? null, threadsByNice: identityNices },
         },
-        seeding: { seconds: seedSeconds, vacuumAnalyzeSeconds: vacuumSeconds, plainCountMsAtListRows: plainCountMs, baselineSettleSeconds: baselineSettleSeconds ?? null },
+        seeding: { seconds: seedSeconds, vacuumAnalyzeSeconds: vacuumSeconds, plainCountMsAtListRows: plainCountMs, baselineSettleSeconds: baselineSettleSeconds ?? null, checkoutSetupSeconds: checkoutSetup?.seconds ?? null, checkoutSettleSeconds: checkoutSetup?.settleSeconds ?? null },
         scenarios: Object.fromEntries(
           scenarios.map((s) => [s.name, { label: s.label, ...s.result, latencies: undefined, cpuPercentOfOneCore: s.cpu, pgSessions: s.pgSessions, ...(s.logins ? { logins: s.logins } : {}) }]),
         ),
