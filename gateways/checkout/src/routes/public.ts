@@ -36,6 +36,8 @@ const START_TIMEOUT_MS = 20_000;
 /** How long a merchant's display name and status are reused by the status poll (not a record of truth). */
 const MERCHANT_TTL_MS = 5_000;
 const MERCHANT_CACHE_SIZE = 10_000;
+/** QR codes kept drawn (the oldest is dropped first). */
+const QR_CACHE_SIZE = 2_000;
 /** Most tokens payins reads in one BatchGetCheckoutsByToken call. */
 const MAX_TOKENS_PER_CALL = 100;
 
@@ -92,6 +94,21 @@ export function publicRoutes(deps: AppDeps): Router {
       if (error instanceof ConnectError && reasonOf(error) === "CHECKOUT_NOT_FOUND") throw notFound();
       throw error;
     }
+  }
+
+  // An intent's payment URI and address never change, and a payer's page reloads
+  // every few seconds: each code is drawn once (drawing is most of a page's cost).
+  const drawnQr = new Map<string, Promise<string>>();
+  function drawQr(text: string, label: string): Promise<string> {
+    const key = `${label}\n${text}`;
+    let drawn = drawnQr.get(key);
+    if (!drawn) {
+      if (drawnQr.size >= QR_CACHE_SIZE) drawnQr.delete(drawnQr.keys().next().value!);
+      drawn = qrSvg(text, label);
+      drawn.catch(() => drawnQr.delete(key));
+      drawnQr.set(key, drawn);
+    }
+    return drawn;
   }
 
   /** Counts the request against the action's limits, then answers a malformed token as an unknown one. */
@@ -177,7 +194,7 @@ export function publicRoutes(deps: AppDeps): Router {
     const page = payerPage({ ...snapshot, token, network: snapshot.intent ? networkTerms(snapshot.intent.rail) : null, evidence, qr: qrChoice(qr) });
     const codes =
       page.qr && page.payment
-        ? { eip681: await qrSvg(page.payment.eip681, page.qr.eip681Label), address: await qrSvg(page.payment.address, page.qr.addressLabel) }
+        ? { eip681: await drawQr(page.payment.eip681, page.qr.eip681Label), address: await drawQr(page.payment.address, page.qr.addressLabel) }
         : null;
     ctx.type = "html";
     ctx.body = deps.views.render(`payer/${page.state.replaceAll("_", "-")}.njk`, { page, codes });
