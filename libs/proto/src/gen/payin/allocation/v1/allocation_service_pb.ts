@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/allocation/v1/allocation_service.proto.
  */
 export const file_payin_allocation_v1_allocation_service: GenFile = /*@__PURE__*/
-  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCSJeCh1CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBI9CghyZXF1ZXN0cxgBIAMoCzIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdCJdCh5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USOwoHcmVzdWx0cxgBIAMoCzIqLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzdWx0IpcBChVBbGxvY2F0ZUFkZHJlc3NSZXN1bHQSQQoJYWxsb2NhdGVkGAEgASgLMiwucGF5aW4uYWxsb2NhdGlvbi52MS5BbGxvY2F0ZUFkZHJlc3NSZXNwb25zZUgAEjAKBWVycm9yGAIgASgLMh8ucGF5aW4uY29tbW9uLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIoCglBc3NldFJhaWwSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCSJbChNHZXRSZWFkaW5lc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSLQoFcGFpcnMYAiADKAsyHi5wYXlpbi5hbGxvY2F0aW9uLnYxLkFzc2V0UmFpbCKIAQoNUGFpclJlYWRpbmVzcxINCgVhc3NldBgBIAEoCRIMCgRyYWlsGAIgASgJEg0KBXJlYWR5GAMgASgIEg8KB3JlYXNvbnMYBCADKAkSOgoMcmVhc29uX2NvZGVzGAUgAygOMiQucGF5aW4uYWxsb2NhdGlvbi52MS5SZWFkaW5lc3NSZWFzb24iSQoUR2V0UmVhZGluZXNzUmVzcG9uc2USMQoFcGFpcnMYASADKAsyIi5wYXlpbi5hbGxvY2F0aW9uLnYxLlBhaXJSZWFkaW5lc3Mq2AIKD1JlYWRpbmVzc1JlYXNvbhIgChxSRUFESU5FU1NfUkVBU09OX1VOU1BFQ0lGSUVEEAASJgoiUkVBRElORVNTX1JFQVNPTl9NRVJDSEFOVF9JTkFDVElWRRABEi4KKlJFQURJTkVTU19SRUFTT05fT1BFUkFUSU5HX1BST0ZJTEVfTUlTU0lORxACEiYKIlJFQURJTkVTU19SRUFTT05fUEFZSU5fTk9UX0FMTE9XRUQQAxIpCiVSRUFESU5FU1NfUkVBU09OX0FTU0VUX05PVF9DT05GSUdVUkVEEAQSJQohUkVBRElORVNTX1JFQVNPTl9XQUxMRVRfTk9UX1JFQURZEAUSKAokUkVBRElORVNTX1JFQVNPTl9BTExPQ0FUT1JfTk9UX1JFQURZEAYSJwojUkVBRElORVNTX1JFQVNPTl9QUk9WSURFUl9OT1RfUkVBRFkQBzKiBAoRQWxsb2NhdGlvblNlcnZpY2USWgoJU2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5TZXRXYWxsZXRSZXNwb25zZRJaCglHZXRXYWxsZXQSJS5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlcXVlc3QaJi5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFdhbGxldFJlc3BvbnNlEmwKD0FsbG9jYXRlQWRkcmVzcxIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdBosLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzcG9uc2USgQEKFkJhdGNoQWxsb2NhdGVBZGRyZXNzZXMSMi5wYXlpbi5hbGxvY2F0aW9uLnYxLkJhdGNoQWxsb2NhdGVBZGRyZXNzZXNSZXF1ZXN0GjMucGF5aW4uYWxsb2NhdGlvbi52MS5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USYwoMR2V0UmVhZGluZXNzEigucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXF1ZXN0GikucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRSZWFkaW5lc3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
+  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCSJeCh1CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBI9CghyZXF1ZXN0cxgBIAMoCzIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdCJdCh5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USOwoHcmVzdWx0cxgBIAMoCzIqLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzdWx0IpcBChVBbGxvY2F0ZUFkZHJlc3NSZXN1bHQSQQoJYWxsb2NhdGVkGAEgASgLMiwucGF5aW4uYWxsb2NhdGlvbi52MS5BbGxvY2F0ZUFkZHJlc3NSZXNwb25zZUgAEjAKBWVycm9yGAIgASgLMh8ucGF5aW4uY29tbW9uLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIoCglBc3NldFJhaWwSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCSJxChNHZXRSZWFkaW5lc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSLQoFcGFpcnMYAiADKAsyHi5wYXlpbi5hbGxvY2F0aW9uLnYxLkFzc2V0UmFpbBIUCgxqdXJpc2RpY3Rpb24YAyABKAkiiAEKDVBhaXJSZWFkaW5lc3MSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCRINCgVyZWFkeRgDIAEoCBIPCgdyZWFzb25zGAQgAygJEjoKDHJlYXNvbl9jb2RlcxgFIAMoDjIkLnBheWluLmFsbG9jYXRpb24udjEuUmVhZGluZXNzUmVhc29uIkkKFEdldFJlYWRpbmVzc1Jlc3BvbnNlEjEKBXBhaXJzGAEgAygLMiIucGF5aW4uYWxsb2NhdGlvbi52MS5QYWlyUmVhZGluZXNzKtgCCg9SZWFkaW5lc3NSZWFzb24SIAocUkVBRElORVNTX1JFQVNPTl9VTlNQRUNJRklFRBAAEiYKIlJFQURJTkVTU19SRUFTT05fTUVSQ0hBTlRfSU5BQ1RJVkUQARIuCipSRUFESU5FU1NfUkVBU09OX09QRVJBVElOR19QUk9GSUxFX01JU1NJTkcQAhImCiJSRUFESU5FU1NfUkVBU09OX1BBWUlOX05PVF9BTExPV0VEEAMSKQolUkVBRElORVNTX1JFQVNPTl9BU1NFVF9OT1RfQ09ORklHVVJFRBAEEiUKIVJFQURJTkVTU19SRUFTT05fV0FMTEVUX05PVF9SRUFEWRAFEigKJFJFQURJTkVTU19SRUFTT05fQUxMT0NBVE9SX05PVF9SRUFEWRAGEicKI1JFQURJTkVTU19SRUFTT05fUFJPVklERVJfTk9UX1JFQURZEAcyogQKEUFsbG9jYXRpb25TZXJ2aWNlEloKCVNldFdhbGxldBIlLnBheWluLmFsbG9jYXRpb24udjEuU2V0V2FsbGV0UmVxdWVzdBomLnBheWluLmFsbG9jYXRpb24udjEuU2V0V2FsbGV0UmVzcG9uc2USWgoJR2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRXYWxsZXRSZXNwb25zZRJsCg9BbGxvY2F0ZUFkZHJlc3MSKy5wYXlpbi5hbGxvY2F0aW9uLnYxLkFsbG9jYXRlQWRkcmVzc1JlcXVlc3QaLC5wYXlpbi5hbGxvY2F0aW9uLnYxLkFsbG9jYXRlQWRkcmVzc1Jlc3BvbnNlEoEBChZCYXRjaEFsbG9jYXRlQWRkcmVzc2VzEjIucGF5aW4uYWxsb2NhdGlvbi52MS5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBozLnBheWluLmFsbG9jYXRpb24udjEuQmF0Y2hBbGxvY2F0ZUFkZHJlc3Nlc1Jlc3BvbnNlEmMKDEdldFJlYWRpbmVzcxIoLnBheWluLmFsbG9jYXRpb24udjEuR2V0UmVhZGluZXNzUmVxdWVzdBopLnBheWluLmFsbG9jYXRpb24udjEuR2V0UmVhZGluZXNzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
 
 /**
  * @generated from message payin.allocation.v1.Wallet
@@ -309,6 +309,18 @@ export type GetReadinessRequest = Message<"payin.allocation.v1.GetReadinessReque
    * @generated from field: repeated payin.allocation.v1.AssetRail pairs = 2;
    */
   pairs: AssetRail[];
+
+  /**
+   * The jurisdiction of the sale (ISO 3166-1 alpha-2, upper case): a pay-in
+   * there also needs an allowing crypto.payin rule for it (payin_not_allowed)
+   * and a provider bound for it with a connection (provider_not_ready), as pay-in
+   * create decides. Empty: merchant-wide, no rule counted and a provider bound
+   * in any jurisdiction enough, so a pair Ready merchant-wide may still be
+   * refused in a particular jurisdiction.
+   *
+   * @generated from field: string jurisdiction = 3;
+   */
+  jurisdiction: string;
 };
 
 /**
@@ -413,7 +425,8 @@ export enum ReadinessReason {
   OPERATING_PROFILE_MISSING = 2,
 
   /**
-   * The merchant's open payin policy is not allow.
+   * The merchant's open payin policy is not allow, or (a jurisdiction asked)
+   * no open crypto.payin rule for the jurisdiction allows.
    *
    * @generated from enum value: READINESS_REASON_PAYIN_NOT_ALLOWED = 3;
    */
@@ -441,7 +454,8 @@ export enum ReadinessReason {
   ALLOCATOR_NOT_READY = 6,
 
   /**
-   * No provider is bound for crypto.payin with a connection to it, or the
+   * No provider is bound for crypto.payin (in the jurisdiction asked; in any
+   * when none was) with a connection to it, or the
    * chain observer of the pair's rail has not advanced within the allocation
    * service's OBSERVER_STALL_MS (RPC down, lease not held, observer not
    * running, rail not configured). The second part is transient: pay-in create
@@ -517,11 +531,14 @@ export const AllocationService: GenService<{
   },
   /**
    * Decides whether a merchant can take pay-ins on each (asset, rail) pair,
-   * asking the merchants service for the merchant's side and reading how
-   * recently the chain observer advanced on each rail. A pair lists every
-   * ReadinessReason that fails, in the enum's order; it is ready when none
-   * does. NOT_FOUND (MERCHANT_NOT_FOUND) for an unknown merchant,
-   * INVALID_ARGUMENT for a malformed uuid.
+   * in a jurisdiction when one is given, asking the merchants service for the
+   * merchant's side (GetPayinContext) and reading how recently the chain
+   * observer advanced on each rail: the one eligibility decision pay-in create
+   * also makes (@payin/eligibility). A pair lists every ReadinessReason that
+   * fails, in the enum's order; it is ready when none does. NOT_FOUND
+   * (MERCHANT_NOT_FOUND) for an unknown merchant, INVALID_ARGUMENT for a
+   * malformed uuid or a jurisdiction that is not an assigned ISO 3166-1
+   * alpha-2 code in upper case.
    *
    * @generated from rpc payin.allocation.v1.AllocationService.GetReadiness
    */
