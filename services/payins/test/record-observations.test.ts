@@ -17,7 +17,7 @@ type TransferInit = MessageInitShape<typeof payinsV1.ObservedTransferSchema>;
 
 // Every merchant may take pay-ins; every intent gets an address of its own (the same one again for the same intent).
 const merchants: MerchantDirectory = {
-  payinContext: async () => ({ status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "live", providerConnected: true }),
+  payinContext: async () => ({ status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "live", providerConnected: true, providerConnectedInJurisdiction: true }),
 };
 const addresses = new Map<string, string>();
 const allocator: AddressAllocator = {
@@ -322,5 +322,119 @@ describe("PayinsService.RecordObservations", () => {
     }).toEqual({ all: 1n, created: 0n, awaiting: 0n, paid: 1n });
     const { intents } = await client.listPayInIntents({ merchantUuid: intent.merchantUuid, limit: 100, status: PayInStatus.PAID });
     expect(intents.map((i) => i.intentUuid)).toEqual([intent.intentUuid]);
+  });
+});
+
+describe("PayinsService.ListPayInTransfers after paid", () => {
+  /** The listing's amounts and each transfer's state and after-paid flag, by the names the test gave them. */
+  async function listing(intent: Intent, names: string[]) {
+    const res = await client.listPayInTransfers({ merchantUuid: intent.merchantUuid, intentUuid: intent.intentUuid });
+    const nameOf = new Map(names.map((n) => [txHashOf(intent, n), n]));
+    return {
+      received: res.receivedAmount,
+      pending: res.pendingAmount,
+      afterPaid: res.afterPaidAmount,
+      transfers: res.transfers.map((t) => [nameOf.get(t.txHash), t.state, t.afterPaid]),
+    };
+  }
+  const names = ["pays", "seen-before", "again"];
+  const storedFlags = async (intent: Intent) =>
+    (
+      await orm.em
+        .getConnection()
+        .execute(`select trim(tx_hash) as tx_hash, after_paid from pay_in_transfers where intent_uuid = ? order by block_number`, [intent.intentUuid])
+    ).map((r: { tx_hash: string; after_paid: boolean }) => [r.tx_hash, r.after_paid]);
+
+  it("records a payment made after paid as after paid, gives its amount back once settled, keeps the flag through its states, and never moves the status", async () => {
+    const intent = await createIntent();
+    const seenBefore = (over: Partial<TransferInit>) => transfer(intent, "seen-before", "1000000000000000000", { blockNumber: 1_011n, ...over });
+    await client.recordObservations({
+      observations: [armed(intent), transfer(intent, "pays", FULL), seenBefore({ state: TransferState.PENDING })],
+    });
+    expect((await statusOf(intent)).status).toBe(PayInStatus.PAID);
+    expect(await listing(intent, names)).toEqual({
+      received: "10.5",
+      pending: "1",
+      afterPaid: "0",
+      transfers: [
+        ["pays", TransferState.SETTLED, false],
+        ["seen-before", TransferState.PENDING, false],
+      ],
+    });
+    const paidAt = (await statusOf(intent)).updatedAt;
+
+    // The payer pays again: seen while the intent is paid.
+    const again = (over: Partial<TransferInit>) => transfer(intent, "again", FULL, { blockNumber: 1_020n, ...over });
+    const res = await client.recordObservations({ observations: [again({ state: TransferState.PENDING, version: 1 }), seenBefore({ version: 2 })] });
+    expect(watchStates(res)).toEqual([answer(intent, true)]);
+    expect(await listing(intent, names)).toEqual({
+      // What was seen before paid and settles after is an over-payment, received; the new one is not given back before it settles.
+      received: "11.5",
+      pending: "0",
+      afterPaid: "0",
+      transfers: [
+        ["pays", TransferState.SETTLED, false],
+        ["seen-before", TransferState.SETTLED, false],
+        ["again", TransferState.PENDING, true],
+      ],
+    });
+    await client.recordObservations({ observations: [again({ version: 2 })] });
+    expect(await listing(intent, names)).toMatchObject({ received: "11.5", pending: "0", afterPaid: "10.5", transfers: expect.arrayContaining([["again", TransferState.SETTLED, true]]) });
+    expect(await storedFlags(intent)).toEqual([
+      [txHashOf(intent, "pays"), false],
+      [txHashOf(intent, "seen-before"), false],
+      [txHashOf(intent, "again"), true],
+    ]);
+    // Reorganised out: still after paid, nothing to give back.
+    await client.recordObservations({ observations: [again({ state: TransferState.ORPHANED, version: 3 })] });
+    expect(await listing(intent, names)).toMatchObject({ afterPaid: "0", transfers: expect.arrayContaining([["again", TransferState.ORPHANED, true]]) });
+    const read = await statusOf(intent);
+    expect(read.status).toBe(PayInStatus.PAID);
+    expect(read.updatedAt).toEqual(paidAt);
+  });
+});
+
+describe("PayinsService.ListPayInTransfers in pages", () => {
+  it("pages 300 zero-value transfers and a payment in a total order, with the amounts and counts over every transfer", async () => {
+    const intent = await createIntent();
+    const spam = Array.from({ length: 300 }, (_, n) =>
+      transfer(intent, `spam-${n}`, "0", { dust: true, blockNumber: 2_000n + BigInt(Math.floor(n / 4)), logIndex: n % 2 }),
+    );
+    await client.recordObservations({
+      observations: [armed(intent), transfer(intent, "part", "5000000000000000000", { blockNumber: 1_999n }), ...spam],
+    });
+    const page = (limit: number, offset: number) =>
+      client.listPayInTransfers({ merchantUuid: intent.merchantUuid, intentUuid: intent.intentUuid, limit, offset });
+
+    const first = await page(10, 0);
+    expect(first.transfers).toHaveLength(10);
+    expect({ total: first.total, dust: first.dustCount, received: first.receivedAmount, pending: first.pendingAmount }).toEqual({
+      total: 301n,
+      dust: 300n,
+      received: "5",
+      pending: "0",
+    });
+    expect(first.transfers[0]).toMatchObject({ txHash: txHashOf(intent, "part"), amount: "5", dust: false });
+
+    // Pages of 64 cover every transfer once, oldest block first, ties in a stable order.
+    const seen: payinsV1.PayInTransfer[] = [];
+    for (let offset = 0; offset < 301; offset += 64) {
+      const { transfers, total } = await page(64, offset);
+      expect(total).toBe(301n);
+      seen.push(...transfers);
+    }
+    expect(seen).toHaveLength(301);
+    expect(new Set(seen.map((t) => t.txHash)).size).toBe(301);
+    const keys = seen.map((t) => [t.blockNumber, t.logIndex, t.txHash] as const);
+    const sorted = [...keys].sort((x, y) => (x[0] !== y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] !== y[1] ? x[1] - y[1] : x[2] < y[2] ? -1 : 1));
+    expect(keys).toEqual(sorted);
+
+    // Past the end: no transfer, the same total and amounts.
+    const past = await page(10, 301);
+    expect({ n: past.transfers.length, total: past.total, received: past.receivedAmount }).toEqual({ n: 0, total: 301n, received: "5" });
+    // No limit: up to 1,000, here every one.
+    expect((await client.listPayInTransfers({ merchantUuid: intent.merchantUuid, intentUuid: intent.intentUuid })).transfers).toHaveLength(301);
+    // Above 1,000: refused.
+    await expectFailure(page(1_001, 0), Code.InvalidArgument, "VALIDATION_ERROR");
   });
 });

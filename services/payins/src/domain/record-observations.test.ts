@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { PayInStatus } from "./pay-in-intent.js";
 import {
   nextStatus,
+  recordedAfterPaid,
   recordObservations,
   type IntentObservationTx,
   type Observation,
@@ -58,6 +59,7 @@ const seen = (intentUuid: string, t: ReportedTransfer): Observation => ({ kind: 
 interface Row {
   intentUuid: string;
   transfer: ReportedTransfer;
+  afterPaid: boolean;
   recordedAt: Date;
   updatedAt: Date;
 }
@@ -80,7 +82,8 @@ const clone = (s: State): State => ({
  * An in-memory ObservationStore with the rules of the real one: a transaction
  * commits all of its writes or none; a transfer is kept once per (chain id, tx
  * hash, log index), under the intent it was first recorded for, and replaced
- * (its block, state and version) only by a higher version. It checks that a
+ * (its block, state and version) only by a higher version; its after-paid
+ * flag is the one of its first record. It checks that a
  * transaction touches only the intent it locked, and logs each transaction.
  */
 function fakeStore(intents: Record<string, ObservedIntent>) {
@@ -106,12 +109,12 @@ function fakeStore(intents: Record<string, ObservedIntent>) {
           log.locked.push(intentUuid);
           return { ...row.intent };
         },
-        async saveTransfer(intentUuid, t, now) {
+        async saveTransfer(intentUuid, t, afterPaid, now) {
           mustHold(intentUuid);
           log.writes.push(`transfer ${intentUuid}`);
           const existing = draft.transfers.get(keyOf(t));
           if (!existing) {
-            draft.transfers.set(keyOf(t), { intentUuid, transfer: { ...t }, recordedAt: now, updatedAt: now });
+            draft.transfers.set(keyOf(t), { intentUuid, transfer: { ...t }, afterPaid, recordedAt: now, updatedAt: now });
           } else if (existing.transfer.version < t.version) {
             const { blockNumber, blockHash, blockTime, state: transferState, version } = t;
             existing.transfer = { ...existing.transfer, blockNumber, blockHash, blockTime, state: transferState, version };
@@ -120,7 +123,7 @@ function fakeStore(intents: Record<string, ObservedIntent>) {
         },
         async transfersOf(intentUuid) {
           mustHold(intentUuid);
-          return [...draft.transfers.values()].filter((r) => r.intentUuid === intentUuid).map((r): TransferEvidence => ({ ...r.transfer }));
+          return [...draft.transfers.values()].filter((r) => r.intentUuid === intentUuid).map((r): TransferEvidence => ({ ...r.transfer, afterPaid: r.afterPaid }));
         },
         async setStatus(intentUuid, status, now) {
           mustHold(intentUuid);
@@ -169,6 +172,90 @@ describe("nextStatus", () => {
   it("leaves awaiting payment as it is until paid", () => {
     expect(nextStatus("awaiting_payment", true, false)).toBe("awaiting_payment");
     expect(nextStatus("awaiting_payment", false, false)).toBe("awaiting_payment");
+  });
+});
+
+describe("recordedAfterPaid", () => {
+  it("is after paid only when the intent is already paid as the report is recorded", () => {
+    expect(recordedAfterPaid("paid")).toBe(true);
+    expect(recordedAfterPaid("awaiting_payment")).toBe(false);
+    expect(recordedAfterPaid("created")).toBe(false);
+  });
+});
+
+describe("recordObservations after paid", () => {
+  const afterPaidOf = (fake: ReturnType<typeof fakeStore>, intentUuid: string) =>
+    fake.transfers(intentUuid).map((r) => [r.transfer.txHash, r.transfer.state, r.afterPaid]);
+
+  it("records a transfer first seen once the intent is paid as after paid, and leaves the status paid", async () => {
+    const fake = fakeStore({ [A]: intent() });
+    await recordObservations(fake.store, [armed(A), seen(A, transfer(1, EXPECTED))], NOW);
+    expect(fake.status(A)).toBe("paid");
+    // The payer pays again: seen pending, then settled.
+    const states = await recordObservations(fake.store, [seen(A, transfer(2, EXPECTED, { state: "pending", blockTime: T2 }))], LATER);
+    expect(states).toEqual([{ intentUuid: A, known: true, expiresAt: DEADLINE, paid: true }]);
+    expect(afterPaidOf(fake, A)).toEqual([
+      [hash(1), "settled", false],
+      [hash(2), "pending", true],
+    ]);
+    expect(fake.status(A)).toBe("paid");
+    // Paid is not written again.
+    expect(fake.updatedAt(A)).toEqual(NOW);
+  });
+
+  it("keeps the flag through the transfer's later states: settled, orphaned, settled again", async () => {
+    const fake = fakeStore({ [A]: intent("paid") });
+    for (const [state, version] of [["pending", 1], ["settled", 2], ["orphaned", 3], ["settled", 4]] as const) {
+      await recordObservations(fake.store, [seen(A, transfer(1, EXPECTED, { state, version }))], NOW);
+      expect(afterPaidOf(fake, A)).toEqual([[hash(1), state, true]]);
+    }
+    expect(fake.status(A)).toBe("paid");
+  });
+
+  it("never flags a transfer first recorded before paid, even when it settles after the intent is paid", async () => {
+    const fake = fakeStore({ [A]: intent() });
+    await recordObservations(fake.store, [seen(A, transfer(1, EXPECTED, { state: "pending" })), seen(A, transfer(2, EXPECTED, { state: "pending" }))], NOW);
+    await recordObservations(fake.store, [seen(A, transfer(1, EXPECTED, { version: 2 }))], NOW);
+    expect(fake.status(A)).toBe("paid");
+    // Its second settles once the intent is paid: seen before, an over-payment, not after paid.
+    await recordObservations(fake.store, [seen(A, transfer(2, EXPECTED, { version: 2 }))], LATER);
+    expect(afterPaidOf(fake, A)).toEqual([
+      [hash(1), "settled", false],
+      [hash(2), "settled", false],
+    ]);
+  });
+
+  it("does not flag a transfer reported in the same call as the one that pays the intent", async () => {
+    const fake = fakeStore({ [A]: intent() });
+    await recordObservations(fake.store, [seen(A, transfer(1, EXPECTED)), seen(A, transfer(2, 1_000_000n))], NOW);
+    expect(fake.status(A)).toBe("paid");
+    expect(afterPaidOf(fake, A).map(([, , afterPaid]) => afterPaid)).toEqual([false, false]);
+  });
+
+  it("flags whatever arrives after paid, late, another token, another rail and dust included, and changes nothing when replayed", async () => {
+    const fake = fakeStore({ [A]: intent("paid") });
+    const report = [
+      seen(A, transfer(1, EXPECTED, { blockTime: new Date(DEADLINE.getTime() + 1) })),
+      seen(A, transfer(2, EXPECTED, { asset: "usdt", decimals: 18 })),
+      seen(A, transfer(3, EXPECTED, { rail: "bep20", chainId: 56 })),
+      seen(A, transfer(4, 0n, { dust: true })),
+    ];
+    await recordObservations(fake.store, report, NOW);
+    const after = fake.snapshot();
+    expect(fake.transfers(A).map((r) => r.afterPaid)).toEqual([true, true, true, true]);
+    await recordObservations(fake.store, report, LATER);
+    expect(fake.snapshot()).toEqual(after);
+  });
+
+  it("keeps a transfer recorded before paid unflagged when it is reported again after", async () => {
+    const fake = fakeStore({ [A]: intent() });
+    await recordObservations(fake.store, [seen(A, transfer(1, 1_000_000n, { state: "pending" }))], NOW);
+    await recordObservations(fake.store, [seen(A, transfer(2, EXPECTED))], NOW);
+    await recordObservations(fake.store, [seen(A, transfer(1, 1_000_000n, { state: "orphaned", version: 2 }))], LATER);
+    expect(afterPaidOf(fake, A)).toEqual([
+      [hash(1), "orphaned", false],
+      [hash(2), "settled", false],
+    ]);
   });
 });
 

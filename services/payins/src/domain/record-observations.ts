@@ -2,8 +2,8 @@ import type { Rail } from "@payin/money";
 import type { PayInStatus } from "./pay-in-intent.js";
 import { decidePayment, type IntentTerms, type TransferEvidence } from "./settlement.js";
 
-/** A transfer as the observer reports it: the evidence, with where it is on its chain. */
-export interface ReportedTransfer extends TransferEvidence {
+/** A transfer as the observer reports it: the evidence (but what payins decides on recording it), with where it is on its chain. */
+export interface ReportedTransfer extends Omit<TransferEvidence, "afterPaid"> {
   chainId: number;
   txHash: string;
   logIndex: number;
@@ -35,8 +35,12 @@ export interface ObservedIntent extends IntentTerms {
 export interface IntentObservationTx {
   /** The intent, its row locked until the transaction ends; null when unknown. */
   lockIntent(intentUuid: string): Promise<ObservedIntent | null>;
-  /** Keeps the transfer unless a version at least as high is recorded. */
-  saveTransfer(intentUuid: string, transfer: ReportedTransfer, now: Date): Promise<void>;
+  /**
+   * Keeps the transfer unless a version at least as high is recorded. `afterPaid`
+   * is kept from its first record: a later version changes its block, state and
+   * version only.
+   */
+  saveTransfer(intentUuid: string, transfer: ReportedTransfer, afterPaid: boolean, now: Date): Promise<void>;
   transfersOf(intentUuid: string): Promise<TransferEvidence[]>;
   setStatus(intentUuid: string, status: PayInStatus, now: Date): Promise<void>;
 }
@@ -58,6 +62,17 @@ export function nextStatus(current: PayInStatus, watched: boolean, paid: boolean
 }
 
 /**
+ * Whether a transfer recorded now is after the intent was paid: when the
+ * intent, as locked before the report is recorded, is already paid. A transfer
+ * reported in the same call as the one that pays the intent was seen before it
+ * was paid, and counts (an over-payment); one first recorded later is kept
+ * flagged, whatever state it moves to afterwards.
+ */
+export function recordedAfterPaid(status: PayInStatus): boolean {
+  return status === "paid";
+}
+
+/**
  * Records the observer's reports, one transaction per intent (its row locked,
  * its transfers kept by version, its status decided from all of them), and
  * answers each intent's watch state, in the order intents were first named.
@@ -76,7 +91,8 @@ export async function recordObservations(store: ObservationStore, observations: 
       await store.inTransaction(async (tx) => {
         const intent = await tx.lockIntent(intentUuid);
         if (!intent) return { intentUuid, known: false, expiresAt: null, paid: false };
-        for (const report of reports) if (report.kind === "transfer") await tx.saveTransfer(intentUuid, report.transfer, now);
+        const afterPaid = recordedAfterPaid(intent.status);
+        for (const report of reports) if (report.kind === "transfer") await tx.saveTransfer(intentUuid, report.transfer, afterPaid, now);
         const evidence = await tx.transfersOf(intentUuid);
         const decision = decidePayment(intent, evidence);
         const watched = reports.some((r) => r.kind === "armed") || evidence.length > 0;

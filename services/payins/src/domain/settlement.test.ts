@@ -15,24 +15,24 @@ const USDC_EXPECTED = 12_500_000n;
 
 /** A settled, timely, non-dust usdt transfer on bep20, changed by `over`. */
 function usdt(amount: bigint, over: Partial<TransferEvidence> = {}): TransferEvidence {
-  return { rail: "bep20", asset: "usdt", decimals: 18, amount, blockTime: BEFORE, state: "settled", dust: false, ...over };
+  return { rail: "bep20", asset: "usdt", decimals: 18, amount, blockTime: BEFORE, state: "settled", dust: false, afterPaid: false, ...over };
 }
 
 function usdc(amount: bigint, over: Partial<TransferEvidence> = {}): TransferEvidence {
-  return { rail: "erc20", asset: "usdc", decimals: 6, amount, blockTime: BEFORE, state: "settled", dust: false, ...over };
+  return { rail: "erc20", asset: "usdc", decimals: 6, amount, blockTime: BEFORE, state: "settled", dust: false, afterPaid: false, ...over };
 }
 
-const NOTHING_COUNTED = { paid: false, expected: 0n, received: 0n, pending: 0n, decimals: null };
+const NOTHING_COUNTED = { paid: false, expected: 0n, received: 0n, pending: 0n, afterPaid: 0n, decimals: null };
 
 describe("flagsOf", () => {
   it("raises no flag for the intent's token on its rail, in time and above dust", () => {
-    expect(flagsOf(USDT, usdt(1n))).toEqual({ late: false, wrongNetwork: false, wrongToken: false, dust: false });
+    expect(flagsOf(USDT, usdt(1n))).toEqual({ late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false });
     expect(counts(USDT, usdt(1n))).toBe(true);
   });
 
   it("judges lateness by the block time: 1 ms after the deadline is late, exactly at it is not", () => {
     const late = usdt(1n, { blockTime: new Date(DEADLINE.getTime() + 1) });
-    expect(flagsOf(USDT, late)).toEqual({ late: true, wrongNetwork: false, wrongToken: false, dust: false });
+    expect(flagsOf(USDT, late)).toEqual({ late: true, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false });
     expect(counts(USDT, late)).toBe(false);
     const atDeadline = usdt(1n, { blockTime: new Date(DEADLINE.getTime()) });
     expect(flagsOf(USDT, atDeadline).late).toBe(false);
@@ -41,30 +41,36 @@ describe("flagsOf", () => {
 
   it("flags the intent's token on another rail as wrong network", () => {
     const onErc20 = usdt(1n, { rail: "erc20", decimals: 6 });
-    expect(flagsOf(USDT, onErc20)).toEqual({ late: false, wrongNetwork: true, wrongToken: false, dust: false });
+    expect(flagsOf(USDT, onErc20)).toEqual({ late: false, wrongNetwork: true, wrongToken: false, dust: false, afterPaid: false });
     expect(counts(USDT, onErc20)).toBe(false);
   });
 
   it("flags another token on the intent's rail as wrong token", () => {
     const usdcOnBep20 = usdt(1n, { asset: "usdc" });
-    expect(flagsOf(USDT, usdcOnBep20)).toEqual({ late: false, wrongNetwork: false, wrongToken: true, dust: false });
+    expect(flagsOf(USDT, usdcOnBep20)).toEqual({ late: false, wrongNetwork: false, wrongToken: true, dust: false, afterPaid: false });
     expect(counts(USDT, usdcOnBep20)).toBe(false);
   });
 
   it("carries the observer's dust flag", () => {
     const dust = usdt(1n, { dust: true });
-    expect(flagsOf(USDT, dust)).toEqual({ late: false, wrongNetwork: false, wrongToken: false, dust: true });
+    expect(flagsOf(USDT, dust)).toEqual({ late: false, wrongNetwork: false, wrongToken: false, dust: true, afterPaid: false });
     expect(counts(USDT, dust)).toBe(false);
   });
 
+  it("carries the after-paid flag: such a transfer never counts", () => {
+    const again = usdt(USDT_EXPECTED, { afterPaid: true });
+    expect(flagsOf(USDT, again)).toEqual({ late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: true });
+    expect(counts(USDT, again)).toBe(false);
+  });
+
   it("raises every flag that applies at once", () => {
-    const all = usdc(1n, { blockTime: new Date(DEADLINE.getTime() + 60_000), dust: true });
-    expect(flagsOf(USDT, all)).toEqual({ late: true, wrongNetwork: true, wrongToken: true, dust: true });
+    const all = usdc(1n, { blockTime: new Date(DEADLINE.getTime() + 60_000), dust: true, afterPaid: true });
+    expect(flagsOf(USDT, all)).toEqual({ late: true, wrongNetwork: true, wrongToken: true, dust: true, afterPaid: true });
   });
 
   it("does not depend on the transfer's state", () => {
     for (const state of ["pending", "settled", "orphaned"] as const) {
-      expect(flagsOf(USDT, usdt(1n, { state }))).toEqual({ late: false, wrongNetwork: false, wrongToken: false, dust: false });
+      expect(flagsOf(USDT, usdt(1n, { state }))).toEqual({ late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false });
       expect(counts(USDT, usdt(1n, { state }))).toBe(true);
     }
   });
@@ -81,6 +87,7 @@ describe("decidePayment", () => {
       expected: USDT_EXPECTED,
       received: USDT_EXPECTED,
       pending: 0n,
+      afterPaid: 0n,
       decimals: 18,
     });
     expect(decidePayment(USDC, [usdc(USDC_EXPECTED)])).toEqual({
@@ -88,6 +95,7 @@ describe("decidePayment", () => {
       expected: USDC_EXPECTED,
       received: USDC_EXPECTED,
       pending: 0n,
+      afterPaid: 0n,
       decimals: 6,
     });
   });
@@ -98,18 +106,19 @@ describe("decidePayment", () => {
       expected: USDT_EXPECTED,
       received: USDT_EXPECTED - 1n,
       pending: 0n,
+      afterPaid: 0n,
       decimals: 18,
     });
     expect(decidePayment(USDC, [usdc(USDC_EXPECTED - 1n)]).paid).toBe(false);
   });
 
   it("leaves a partial payment unpaid, with what was received", () => {
-    expect(decidePayment(USDC, [usdc(5_000_000n)])).toEqual({ paid: false, expected: USDC_EXPECTED, received: 5_000_000n, pending: 0n, decimals: 6 });
+    expect(decidePayment(USDC, [usdc(5_000_000n)])).toEqual({ paid: false, expected: USDC_EXPECTED, received: 5_000_000n, pending: 0n, afterPaid: 0n, decimals: 6 });
   });
 
   it("pays on two partial transfers that add up to the expected amount", () => {
     const decision = decidePayment(USDC, [usdc(5_000_000n), usdc(7_500_000n)]);
-    expect(decision).toEqual({ paid: true, expected: USDC_EXPECTED, received: USDC_EXPECTED, pending: 0n, decimals: 6 });
+    expect(decision).toEqual({ paid: true, expected: USDC_EXPECTED, received: USDC_EXPECTED, pending: 0n, afterPaid: 0n, decimals: 6 });
     expect(decidePayment(USDC, [usdc(5_000_000n), usdc(7_499_999n)]).paid).toBe(false);
   });
 
@@ -119,6 +128,7 @@ describe("decidePayment", () => {
       expected: USDT_EXPECTED,
       received: USDT_EXPECTED * 3n,
       pending: 0n,
+      afterPaid: 0n,
       decimals: 18,
     });
   });
@@ -134,6 +144,7 @@ describe("decidePayment", () => {
       expected: USDT_EXPECTED,
       received: USDT_EXPECTED / 2n,
       pending: 0n,
+      afterPaid: 0n,
       decimals: 18,
     });
   });
@@ -152,18 +163,20 @@ describe("decidePayment", () => {
       expected: USDT_EXPECTED,
       received: 0n,
       pending: USDT_EXPECTED,
+      afterPaid: 0n,
       decimals: 18,
     });
   });
 
   it("keeps settled and pending amounts apart, and pays once the settled ones reach the expected amount", () => {
     const evidence = [usdc(5_000_000n), usdc(7_500_000n, { state: "pending" }), usdc(1_000_000n, { state: "pending" })];
-    expect(decidePayment(USDC, evidence)).toEqual({ paid: false, expected: USDC_EXPECTED, received: 5_000_000n, pending: 8_500_000n, decimals: 6 });
+    expect(decidePayment(USDC, evidence)).toEqual({ paid: false, expected: USDC_EXPECTED, received: 5_000_000n, pending: 8_500_000n, afterPaid: 0n, decimals: 6 });
     expect(decidePayment(USDC, [usdc(USDC_EXPECTED), usdc(1n, { state: "pending" })])).toEqual({
       paid: true,
       expected: USDC_EXPECTED,
       received: USDC_EXPECTED,
       pending: 1n,
+      afterPaid: 0n,
       decimals: 6,
     });
   });
@@ -175,6 +188,7 @@ describe("decidePayment", () => {
       expected: USDC_EXPECTED,
       received: 1_000_000n,
       pending: 0n,
+      afterPaid: 0n,
       decimals: 6,
     });
   });
@@ -205,15 +219,75 @@ describe("decidePayment", () => {
       expected: USDT_EXPECTED,
       received: USDT_EXPECTED,
       pending: 0n,
+      afterPaid: 0n,
       decimals: 18,
     });
     expect(decidePayment(USDT, [usdt(USDT_EXPECTED), ...others]).decimals).toBe(18);
   });
 
+  describe("after paid", () => {
+    const paidBy = usdc(USDC_EXPECTED);
+
+    it("counts a settled transfer recorded after paid apart, as the amount to give back, never as received", () => {
+      expect(decidePayment(USDC, [paidBy, usdc(USDC_EXPECTED, { afterPaid: true })])).toEqual({
+        paid: true,
+        expected: USDC_EXPECTED,
+        received: USDC_EXPECTED,
+        pending: 0n,
+        afterPaid: USDC_EXPECTED,
+        decimals: 6,
+      });
+    });
+
+    it("adds up every settled after-paid transfer of the intent's token on its rail, late ones too", () => {
+      const topUp = usdc(2_000_000n, { afterPaid: true });
+      const lateTopUp = usdc(500_000n, { afterPaid: true, blockTime: new Date(DEADLINE.getTime() + 1) });
+      expect(decidePayment(USDC, [paidBy, topUp, lateTopUp])).toMatchObject({ paid: true, received: USDC_EXPECTED, afterPaid: 2_500_000n });
+    });
+
+    it("gives back only what is settled: a pending one shows neither as pending nor as given back, an orphaned one never", () => {
+      const seen = usdc(USDC_EXPECTED, { afterPaid: true, state: "pending" });
+      const dropped = usdc(USDC_EXPECTED, { afterPaid: true, state: "orphaned" });
+      expect(decidePayment(USDC, [paidBy, seen, dropped])).toMatchObject({ received: USDC_EXPECTED, pending: 0n, afterPaid: 0n });
+    });
+
+    it("leaves out of the amount to give back another token, another rail and dust: they are listed with their own flags", () => {
+      const others = [
+        usdc(USDC_EXPECTED, { afterPaid: true, asset: "usdt", decimals: 18 }),
+        usdc(USDC_EXPECTED, { afterPaid: true, rail: "bep20", decimals: 18 }),
+        usdc(USDC_EXPECTED, { afterPaid: true, dust: true }),
+      ];
+      expect(decidePayment(USDC, [paidBy, ...others])).toEqual({
+        paid: true,
+        expected: USDC_EXPECTED,
+        received: USDC_EXPECTED,
+        pending: 0n,
+        afterPaid: 0n,
+        decimals: 6,
+      });
+    });
+
+    it("answers the after-paid amount in the token's decimals even when nothing else counts", () => {
+      // A reorganisation may have dropped what paid it; paid is final, and what came after is still given back.
+      expect(decidePayment(USDC, [usdc(USDC_EXPECTED, { state: "orphaned" }), usdc(1n, { afterPaid: true })])).toEqual({
+        paid: false,
+        expected: USDC_EXPECTED,
+        received: 0n,
+        pending: 0n,
+        afterPaid: 1n,
+        decimals: 6,
+      });
+    });
+
+    it("refuses after-paid transfers of the intent's token that report other decimals than the counted ones", () => {
+      expect(() => decidePayment(USDC, [paidBy, usdc(1n, { afterPaid: true, decimals: 18 })])).toThrow(/different decimals/);
+    });
+  });
+
   it("reads the expected amount in the decimals the transfers report", () => {
     // The smallest usdc amount is one base unit on a 6-decimal token.
     const tiny: IntentTerms = { ...USDC, expectedAmount: "0.000001" };
-    expect(decidePayment(tiny, [usdc(1n)])).toEqual({ paid: true, expected: 1n, received: 1n, pending: 0n, decimals: 6 });
+    expect(decidePayment(tiny, [usdc(1n)])).toEqual({ paid: true, expected: 1n, received: 1n, pending: 0n, afterPaid: 0n, decimals: 6 });
     expect(decidePayment(tiny, [usdc(0n)]).paid).toBe(false);
   });
 });

@@ -13,6 +13,12 @@ export interface TransferEvidence {
   state: "pending" | "settled" | "orphaned";
   /** Below the rail's dust threshold or zero (decided by the observer, which knows the thresholds). */
   dust: boolean;
+  /**
+   * First recorded while the intent was already paid (a second payment, a
+   * top-up): decided once, when payins first records it (recordedAfterPaid),
+   * and kept through its later states.
+   */
+  afterPaid: boolean;
 }
 
 /** Why a transfer does not count toward the intent, if it does not. */
@@ -24,6 +30,8 @@ export interface EvidenceFlags {
   /** Another token than the intent's asset. */
   wrongToken: boolean;
   dust: boolean;
+  /** Recorded after the intent was paid: paid is final, so it is given back, never counted. */
+  afterPaid: boolean;
 }
 
 export interface IntentTerms {
@@ -41,7 +49,12 @@ export interface PaymentDecision {
   expected: bigint;
   received: bigint;
   pending: bigint;
-  /** The intent's token decimals, which the three amounts are in (null when no transfer was seen in that token on its rail). */
+  /**
+   * Base units of the intent's token on its rail, settled, not dust, recorded
+   * after the intent was paid (late or not): what the merchant gives back.
+   */
+  afterPaid: bigint;
+  /** The intent's token decimals, which the amounts are in (null when no transfer was seen in that token on its rail). */
   decimals: number | null;
 }
 
@@ -52,13 +65,20 @@ export function flagsOf(terms: IntentTerms, transfer: TransferEvidence): Evidenc
     wrongNetwork: transfer.rail !== terms.rail,
     wrongToken: transfer.asset !== terms.asset,
     dust: transfer.dust,
+    afterPaid: transfer.afterPaid,
   };
 }
 
 /** Whether a transfer, whatever its state, is of a kind that pays the intent. */
 export function counts(terms: IntentTerms, transfer: TransferEvidence): boolean {
   const flags = flagsOf(terms, transfer);
-  return !flags.late && !flags.wrongNetwork && !flags.wrongToken && !flags.dust;
+  return !flags.late && !flags.wrongNetwork && !flags.wrongToken && !flags.dust && !flags.afterPaid;
+}
+
+/** Whether a transfer is money the merchant gives back: the intent's token on its rail, settled, not dust, recorded after paid. */
+function givenBack(terms: IntentTerms, transfer: TransferEvidence): boolean {
+  const flags = flagsOf(terms, transfer);
+  return flags.afterPaid && !flags.wrongNetwork && !flags.wrongToken && !flags.dust && transfer.state === "settled";
 }
 
 /**
@@ -66,20 +86,25 @@ export function counts(terms: IntentTerms, transfer: TransferEvidence): boolean 
  * settled transfers of the intent's token on its rail, each in a block at or
  * before `expires_at` and none of them dust, add up to at least the expected
  * amount. Pending and orphaned transfers never pay; `paid` is decided only from
- * settled ones, so it never has to be undone.
+ * settled ones, so it never has to be undone. A transfer recorded after the
+ * intent was paid never counts: it adds up apart, as the amount to give back.
  */
 export function decidePayment(terms: IntentTerms, evidence: readonly TransferEvidence[]): PaymentDecision {
   let decimals: number | null = null;
   let received = 0n;
   let pending = 0n;
+  let afterPaid = 0n;
   for (const transfer of evidence) {
-    if (!counts(terms, transfer) || transfer.state === "orphaned") continue;
+    const counted = counts(terms, transfer) && transfer.state !== "orphaned";
+    const back = givenBack(terms, transfer);
+    if (!counted && !back) continue;
     if (decimals !== null && decimals !== transfer.decimals) throw new Error("transfers of one token on one rail report different decimals");
     decimals = transfer.decimals;
-    if (transfer.state === "settled") received += transfer.amount;
+    if (back) afterPaid += transfer.amount;
+    else if (transfer.state === "settled") received += transfer.amount;
     else pending += transfer.amount;
   }
-  if (decimals === null) return { paid: false, expected: 0n, received: 0n, pending: 0n, decimals: null };
+  if (decimals === null) return { paid: false, expected: 0n, received: 0n, pending: 0n, afterPaid: 0n, decimals: null };
   const expected = toBaseUnits(terms.expectedAmount, decimals);
-  return { paid: received >= expected, expected, received, pending, decimals };
+  return { paid: received >= expected, expected, received, pending, afterPaid, decimals };
 }

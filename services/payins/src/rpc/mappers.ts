@@ -8,7 +8,8 @@ import { sessionState, type CheckoutRecord, type CheckoutState } from "../domain
 import type { PayInIntent } from "../domain/pay-in-intent.js";
 import { PayinsReason } from "../domain/reasons.js";
 import type { Observation, ReportedTransfer } from "../domain/record-observations.js";
-import { decidePayment, flagsOf, type IntentTerms, type TransferEvidence } from "../domain/settlement.js";
+import { flagsOf, type TransferEvidence } from "../domain/settlement.js";
+import type { TransferListing } from "../domain/list-transfers.js";
 
 
 /** The payins service's domain values as its contract's messages. */
@@ -97,9 +98,9 @@ export function observationFromPb(o: payinsV1.Observation): Observation {
   };
 }
 
-/** The evidence listing of an intent. */
-export function transfersToPb(terms: IntentTerms, transfers: readonly ReportedTransfer[]): payinsV1.ListPayInTransfersResponse {
-  const decision = decidePayment(terms, transfers);
+/** The evidence listing of an intent: a page of its transfers, amounts and counts over all of them. */
+export function transfersToPb(listing: TransferListing<ReportedTransfer & TransferEvidence>): payinsV1.ListPayInTransfersResponse {
+  const { intent: terms, decision } = listing;
   const inTokenUnits = (units: bigint) => (decision.decimals === null ? "0" : fromBaseUnits(units, decision.decimals));
   return create(payinsV1.ListPayInTransfersResponseSchema, {
     asset: terms.asset,
@@ -107,7 +108,10 @@ export function transfersToPb(terms: IntentTerms, transfers: readonly ReportedTr
     expectedAmount: terms.expectedAmount,
     receivedAmount: inTokenUnits(decision.received),
     pendingAmount: inTokenUnits(decision.pending),
-    transfers: transfers.map((t) => {
+    afterPaidAmount: inTokenUnits(decision.afterPaid),
+    total: BigInt(listing.total),
+    dustCount: BigInt(listing.dustCount),
+    transfers: listing.transfers.map((t) => {
       const flags = flagsOf(terms, t);
       return {
         rail: t.rail,
@@ -124,6 +128,7 @@ export function transfersToPb(terms: IntentTerms, transfers: readonly ReportedTr
         wrongNetwork: flags.wrongNetwork,
         wrongToken: flags.wrongToken,
         dust: flags.dust,
+        afterPaid: flags.afterPaid,
       };
     }),
   });

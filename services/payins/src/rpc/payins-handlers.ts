@@ -13,6 +13,7 @@ import { reasonCodes } from "./reason-codes.js";
 import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../domain/create-pay-in-intent.js";
 import { intentNotFound, type PayInIntent } from "../domain/pay-in-intent.js";
 import { getPayInIntent, getPayInIntents, listPayInIntents } from "../domain/read-pay-in-intents.js";
+import { listPayInTransfers } from "../domain/list-transfers.js";
 import { PayInRepository } from "../store/pay-in-repository.js";
 import { CheckoutRepository } from "../store/checkout-repository.js";
 import {
@@ -122,8 +123,9 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
     },
     async listPayInTransfers(req) {
       if (!isUuid(req.intentUuid) || !isUuid(req.merchantUuid)) throw intentNotFound();
-      const intent = await getPayInIntent(repo(), req.merchantUuid, req.intentUuid);
-      return transfersToPb(intent, await observations.transfersOf(intent.intentUuid));
+      return transfersToPb(
+        await listPayInTransfers(repo(), observations, { merchantUuid: req.merchantUuid, intentUuid: req.intentUuid, limit: req.limit, offset: req.offset }),
+      );
     },
     async createCheckoutSession(req) {
       const { session, token } = await createCheckoutSession(

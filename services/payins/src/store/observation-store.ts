@@ -3,6 +3,7 @@ import type { Asset, Rail } from "@payin/money";
 import type { PayInStatus } from "../domain/pay-in-intent.js";
 import type { IntentObservationTx, ObservationStore, ObservedIntent, ReportedTransfer } from "../domain/record-observations.js";
 import type { TransferEvidence } from "../domain/settlement.js";
+import type { TransferLedger } from "../domain/list-transfers.js";
 
 interface Raw {
   raw(sql: string, bindings: readonly unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
@@ -13,6 +14,7 @@ interface Knex extends Raw {
 
 /** A transfer as kept for an intent, for the evidence listing. */
 export interface StoredTransfer extends ReportedTransfer {
+  afterPaid: boolean;
   recordedAt: Date;
 }
 
@@ -31,13 +33,33 @@ function evidenceFromRow(row: Record<string, unknown>): StoredTransfer {
     blockTime: new Date(row.block_time as string),
     state: row.state as TransferEvidence["state"],
     dust: row.dust as boolean,
+    afterPaid: row.after_paid as boolean,
     version: Number(row.version),
     recordedAt: new Date(row.recorded_at as string),
   };
 }
 
 const TRANSFER_COLUMNS = `chain_id, tx_hash, log_index, rail, asset, decimals, amount::text as amount, from_address, block_number::text as block_number,
-  block_hash, block_time, state, dust, version, recorded_at`;
+  block_hash, block_time, state, dust, after_paid, version, recorded_at`;
+
+/** What the payment decision reads of every transfer (the listing reads all columns of its page only). */
+const EVIDENCE_COLUMNS = `rail, asset, decimals, amount::text as amount, block_time, state, dust, after_paid`;
+
+function evidenceOnlyFromRow(row: Record<string, unknown>): TransferEvidence {
+  return {
+    rail: row.rail as Rail,
+    asset: row.asset as Asset,
+    decimals: Number(row.decimals),
+    amount: BigInt(row.amount as string),
+    blockTime: new Date(row.block_time as string),
+    state: row.state as TransferEvidence["state"],
+    dust: row.dust as boolean,
+    afterPaid: row.after_paid as boolean,
+  };
+}
+
+/** Oldest block first; the rest of the key makes the order total, so pages neither repeat nor skip a transfer. */
+const LISTING_ORDER = `order by block_number, log_index, chain_id, tx_hash`;
 
 function tx(trx: Raw): IntentObservationTx {
   return {
@@ -56,11 +78,12 @@ function tx(trx: Raw): IntentObservationTx {
         expiresAt: new Date(row.expires_at as string),
       } satisfies ObservedIntent;
     },
-    async saveTransfer(intentUuid, t, now) {
+    async saveTransfer(intentUuid, t, afterPaid, now) {
+      // after_paid is set by the first record only: a later version leaves it as it is.
       await trx.raw(
         `insert into pay_in_transfers (chain_id, tx_hash, log_index, intent_uuid, rail, asset, decimals, amount, from_address,
-                                       block_number, block_hash, block_time, state, dust, version, recorded_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       block_number, block_hash, block_time, state, dust, after_paid, version, recorded_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          on conflict (chain_id, tx_hash, log_index) do update
            set block_number = excluded.block_number, block_hash = excluded.block_hash, block_time = excluded.block_time,
                state = excluded.state, version = excluded.version, updated_at = excluded.updated_at
@@ -80,6 +103,7 @@ function tx(trx: Raw): IntentObservationTx {
           t.blockTime,
           t.state,
           t.dust,
+          afterPaid,
           t.version,
           now,
           now,
@@ -87,8 +111,8 @@ function tx(trx: Raw): IntentObservationTx {
       );
     },
     async transfersOf(intentUuid) {
-      const { rows } = await trx.raw(`select ${TRANSFER_COLUMNS} from pay_in_transfers where intent_uuid = ?`, [intentUuid]);
-      return rows.map(evidenceFromRow);
+      const { rows } = await trx.raw(`select ${EVIDENCE_COLUMNS} from pay_in_transfers where intent_uuid = ?`, [intentUuid]);
+      return rows.map(evidenceOnlyFromRow);
     },
     async setStatus(intentUuid, status, now) {
       await trx.raw(`update pay_in_intents set status = ?, updated_at = ? where intent_uuid = ?`, [status, now, intentUuid]);
@@ -96,14 +120,26 @@ function tx(trx: Raw): IntentObservationTx {
   };
 }
 
-/** The observation store over payins' schema (one knex transaction per intent). */
-export function observationStore(orm: MikroORM): ObservationStore & { transfersOf(intentUuid: string): Promise<StoredTransfer[]> } {
+/**
+ * The observation store over payins' schema (one knex transaction per intent),
+ * and the evidence listing: what every transfer of an intent weighs in the
+ * amounts, and one page of them in full, read in one snapshot so the page and
+ * the amounts agree.
+ */
+export function observationStore(orm: MikroORM): ObservationStore & TransferLedger<StoredTransfer> {
   const knex = orm.em.getConnection().getKnex() as unknown as Knex;
   return {
     inTransaction: (work) => knex.transaction((trx) => work(tx(trx))),
-    async transfersOf(intentUuid) {
-      const { rows } = await knex.raw(`select ${TRANSFER_COLUMNS} from pay_in_transfers where intent_uuid = ? order by block_number, log_index`, [intentUuid]);
-      return rows.map(evidenceFromRow);
-    },
+    transfersOf: (intentUuid, page) =>
+      knex.transaction(async (trx) => {
+        await trx.raw(`set transaction isolation level repeatable read, read only`, []);
+        const all = await trx.raw(`select ${EVIDENCE_COLUMNS} from pay_in_transfers where intent_uuid = ?`, [intentUuid]);
+        const listed = await trx.raw(`select ${TRANSFER_COLUMNS} from pay_in_transfers where intent_uuid = ? ${LISTING_ORDER} limit ? offset ?`, [
+          intentUuid,
+          page.limit,
+          page.offset,
+        ]);
+        return { all: all.rows.map(evidenceOnlyFromRow), page: listed.rows.map(evidenceFromRow) };
+      }),
   };
 }

@@ -3,6 +3,7 @@ import { StatementCounts } from "./migration-2026-11-21-statement-counts.js";
 import { ReleasedKeys } from "./migration-2026-11-22-released-keys.js";
 import { Transfers } from "./migration-2026-11-25-transfers.js";
 import { CheckoutSessions } from "./migration-2026-11-25-checkout-sessions.js";
+import { AfterPaidTransfers } from "./migration-2026-11-27-after-paid-transfers.js";
 
 /** Every migration of the payins schema, oldest first. Never edit a shipped one. */
 export const migrations = [
@@ -11,4 +12,5 @@ export const migrations = [
   { name: "2026-11-22-released-keys", class: ReleasedKeys },
   { name: "2026-11-25-transfers", class: Transfers },
   { name: "2026-11-25-checkout-sessions", class: CheckoutSessions },
+  { name: "2026-11-27-after-paid-transfers", class: AfterPaidTransfers },
 ];
