@@ -23,7 +23,14 @@ const { AllocationService } = allocationV1;
  * here this tier tests what allocation decides from it.)
  */
 const merchantInputs = new Map<string, MerchantReadinessInputs>();
-const merchantSide: MerchantReadinessSource = { readinessInputs: async (merchantUuid) => merchantInputs.get(merchantUuid) ?? null };
+/** The jurisdictions the merchants service was asked about, per merchant (null: merchant-wide). */
+const askedFor = new Map<string, (string | null)[]>();
+const merchantSide: MerchantReadinessSource = {
+  readinessInputs: async (merchantUuid, jurisdiction) => {
+    askedFor.set(merchantUuid, [...(askedFor.get(merchantUuid) ?? []), jurisdiction]);
+    return merchantInputs.get(merchantUuid) ?? null;
+  },
+};
 
 let orm: MikroORM;
 let client: Client<typeof AllocationService>;
@@ -407,7 +414,14 @@ async function observerAdvanced(rail: string, advancedAt: Date | null): Promise<
 
 describe("AllocationService readiness", () => {
   const ALL_MERCHANT_SIDE = ["merchant_inactive", "operating_profile_missing", "payin_not_allowed"];
-  const ready: MerchantReadinessInputs = { status: "active", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true };
+  const ready: MerchantReadinessInputs = {
+    status: "active",
+    payinPolicyEffect: "allow",
+    operatingMode: "non_custodial",
+    ruleEffect: "allow",
+    providerConnected: true,
+    providerConnectedInJurisdiction: true,
+  };
 
   // Both rails observed (advanced just now), unless a test says otherwise.
   beforeEach(async () => {
@@ -449,7 +463,7 @@ describe("AllocationService readiness", () => {
 
   it("lists every failing reason of each configured pair, in the contract's order", async () => {
     const merchantUuid = uuidv7();
-    merchantInputs.set(merchantUuid, { status: "inactive", payinPolicyEffect: null, operatingMode: null, providerConnected: false });
+    merchantInputs.set(merchantUuid, { status: "inactive", payinPolicyEffect: null, operatingMode: null, ruleEffect: null, providerConnected: false, providerConnectedInJurisdiction: false });
     const res = await client.getReadiness({ merchantUuid });
     expect(res.pairs.map((p) => ({ asset: p.asset, rail: p.rail, ready: p.ready, reasons: p.reasons }))).toEqual([
       { asset: "usdt", rail: "bep20", ready: false, reasons: [...ALL_MERCHANT_SIDE, "wallet_not_ready", "provider_not_ready"] },
@@ -492,11 +506,35 @@ describe("AllocationService readiness", () => {
     ]);
   });
 
-  it("refuses an unknown merchant (404), a malformed uuid and an incomplete pair (400)", async () => {
+  it("asks the merchants service about the jurisdiction given, and counts its rule and its provider binding; none asked is merchant-wide", async () => {
+    const merchantUuid = uuidv7();
+    await client.setWallet({ merchantUuid, xpub: randomXpub() });
+    // As merchants answers for a merchant bound and connected for FR only, where no rule allows: asked about DE.
+    merchantInputs.set(merchantUuid, { ...ready, ruleEffect: null, providerConnectedInJurisdiction: false });
+    const reasons = async (jurisdiction?: string) => (await client.getReadiness({ merchantUuid, jurisdiction })).pairs.map((p) => p.reasons);
+    expect(await reasons("DE")).toEqual([
+      ["payin_not_allowed", "provider_not_ready"],
+      ["payin_not_allowed", "provider_not_ready"],
+    ]);
+    // Merchant-wide, neither counts: no rule, and a provider bound somewhere is enough.
+    expect(await reasons()).toEqual([[], []]);
+    expect(await reasons("")).toEqual([[], []]);
+    merchantInputs.set(merchantUuid, { ...ready, ruleEffect: "deny" });
+    expect(await reasons("DE")).toEqual([["payin_not_allowed"], ["payin_not_allowed"]]);
+    merchantInputs.set(merchantUuid, ready);
+    expect(await reasons("DE")).toEqual([[], []]);
+    expect(askedFor.get(merchantUuid)).toEqual(["DE", null, null, "DE", "DE"]);
+  });
+
+  it("refuses an unknown merchant (404), a malformed uuid, an incomplete pair and a jurisdiction that is no country code (400)", async () => {
     await expectFailure(client.getReadiness({ merchantUuid: uuidv7() }), Code.NotFound, "MERCHANT_NOT_FOUND");
     await expectFailure(client.getReadiness({ merchantUuid: "nope" }), Code.InvalidArgument, "INVALID_ARGUMENT");
     const merchantUuid = uuidv7();
     merchantInputs.set(merchantUuid, ready);
     await expectFailure(client.getReadiness({ merchantUuid, pairs: [{ asset: "usdt", rail: "" }] }), Code.InvalidArgument, "INVALID_ARGUMENT");
+    for (const jurisdiction of ["de", "XX", "DEU", "D", " DE"]) {
+      await expectFailure(client.getReadiness({ merchantUuid, jurisdiction }), Code.InvalidArgument, "INVALID_ARGUMENT");
+    }
+    expect(askedFor.get(merchantUuid)).toBeUndefined();
   });
 });

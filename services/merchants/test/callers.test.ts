@@ -28,10 +28,10 @@ describe("merchants' callers, on the real server", () => {
     await orm?.close();
   });
 
-  it("lets payins read pay-in contexts and allocation readiness inputs, and nothing else", async () => {
+  it("lets payins and allocation read pay-in contexts, and nothing else", async () => {
     const uuid = crypto.randomUUID();
     // Past the allowlist: the service answers (an unknown merchant), with its reason.
-    for (const call of [() => client("payins").getPayinContext({ merchantUuid: uuid }), () => client("allocation").getReadinessInputs({ merchantUuid: uuid })]) {
+    for (const call of [() => client("payins").getPayinContext({ merchantUuid: uuid }), () => client("allocation").getPayinContext({ merchantUuid: uuid, jurisdiction: "DE" })]) {
       const answered = await call().then(
         () => undefined,
         (error: unknown) => error,
@@ -41,7 +41,7 @@ describe("merchants' callers, on the real server", () => {
     for (const call of [
       () => client("payins").createMerchant({ displayName: "Not Yours" }),
       () => client("payins").getReadinessInputs({ merchantUuid: uuid }),
-      () => client("allocation").getPayinContext({ merchantUuid: uuid }),
+      () => client("allocation").getReadinessInputs({ merchantUuid: uuid }),
       () => client("allocation").listMerchants({}),
     ]) {
       const error = await failure(call());

@@ -297,14 +297,15 @@ describe("GetPayinContext", () => {
 });
 
 describe("GetReadinessInputs", () => {
-  it("answers the merchant's side of readiness; only a crypto.payin binding with a connection to that provider counts", async () => {
+  it("answers the merchant's side of readiness; only a crypto.payin binding with a connection to that provider counts, in its own jurisdiction", async () => {
     const m = await activeMerchant(h.client, "Readiness inputs");
-    // GetPayinContext (pay-in create) decides provider_connected exactly as readiness does, at every step.
+    // GetPayinContext answers the merchant-wide provider_connected exactly as GetReadinessInputs does, at every step.
     const inputs = async () => {
       const [answer, context] = await Promise.all([h.client.getReadinessInputs({ merchantUuid: m }), h.client.getPayinContext({ merchantUuid: m, jurisdiction: "DE" })]);
       expect(context.payinProviderConnected).toBe(answer.payinProviderConnected);
       return answer;
     };
+    const connectedIn = async (jurisdiction: string) => (await h.client.getPayinContext({ merchantUuid: m, jurisdiction })).payinProviderConnectedInJurisdiction;
     expect(await inputs()).toMatchObject({ status: MerchantStatus.ACTIVE, payinPolicyEffect: "", operatingMode: "", payinProviderConnected: false });
 
     await h.client.ensureOperatingProfile({ merchantUuid: m, operatingMode: "hybrid" });
@@ -320,9 +321,17 @@ describe("GetReadinessInputs", () => {
     await h.client.ensureProviderBinding({ merchantUuid: m, providerUuid: other!.providerUuid, capability: "crypto.payin", jurisdiction: "DE" });
     await h.client.ensureProviderConnection({ merchantUuid: m, providerUuid: evmRpc });
     expect(await inputs()).toMatchObject({ payinPolicyEffect: "deny", operatingMode: "hybrid", payinProviderConnected: false });
+    expect(await connectedIn("DE")).toBe(false);
 
+    // Bound for FR with a connection: connected merchant-wide and in FR, not in DE (nor when no jurisdiction is asked).
     await h.client.ensureProviderBinding({ merchantUuid: m, providerUuid: evmRpc, capability: "crypto.payin", jurisdiction: "FR" });
     expect((await inputs()).payinProviderConnected).toBe(true);
+    expect({ FR: await connectedIn("FR"), DE: await connectedIn("DE"), none: await connectedIn("") }).toEqual({ FR: true, DE: false, none: false });
+    const wide = await h.client.getPayinContext({ merchantUuid: m, jurisdiction: "" });
+    expect({ rule: wide.ruleEffect, connected: wide.payinProviderConnected }).toEqual({ rule: "", connected: true });
+
+    await h.client.ensureProviderBinding({ merchantUuid: m, providerUuid: evmRpc, capability: "crypto.payin", jurisdiction: "DE" });
+    expect(await connectedIn("DE")).toBe(true);
 
     await expectFailure(h.client.getReadinessInputs({ merchantUuid: UNKNOWN_UUID }), Code.NotFound, "MERCHANT_NOT_FOUND");
     await expectFailure(h.client.getReadinessInputs({ merchantUuid: "nope" }), Code.NotFound, "MERCHANT_NOT_FOUND");

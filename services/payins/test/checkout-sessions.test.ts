@@ -20,7 +20,7 @@ const USDC = { asset: "usdc", rail: "erc20" };
 const statuses = new Map<string, string>();
 const merchants: MerchantDirectory = {
   payinContext: async (merchantUuid): Promise<PayinContext> => ({
-    status: statuses.get(merchantUuid) ?? "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true,
+    status: statuses.get(merchantUuid) ?? "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true, providerConnectedInJurisdiction: true,
   }),
 };
 /** Addresses handed out, by intent uuid (idempotent on it, as allocation is). */

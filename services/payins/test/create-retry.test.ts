@@ -25,7 +25,7 @@ describe("a create retried after it failed past its allocation", () => {
   });
 
   const merchants: MerchantDirectory = {
-    payinContext: async () => ({ status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "live", providerConnected: true }),
+    payinContext: async () => ({ status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "live", providerConnected: true, providerConnectedInJurisdiction: true }),
   };
 
   /** Indexes handed out per intent uuid, in order, as allocation keeps them. */

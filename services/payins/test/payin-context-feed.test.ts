@@ -203,7 +203,7 @@ describe("payins following merchants' pay-in context feed, on two databases", ()
     expect(await create(uuid)).toBe("created");
   });
 
-  it("applies a provider binding and connection from the next create, and their removal too", async () => {
+  it("applies a provider binding (of the create's jurisdiction) and connection from the next create, and their removal too", async () => {
     const { merchant } = await operator.createMerchant({ displayName: "No provider yet" });
     const uuid = merchant!.uuid;
     await operator.transitionMerchant({ uuid, transition: MerchantTransition.ACTIVATE });
@@ -217,6 +217,9 @@ describe("payins following merchants' pay-in context feed, on two databases", ()
     expect(await create(uuid)).toBe(PayinsReason.PayinNotReady);
     expect(lookups).toBe(kept);
     await operator.ensureProviderConnection({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID });
+    // Connected, but the provider is bound for FR: it does not serve this merchant's pay-ins in DE.
+    expect(await create(uuid)).toBe(PayinsReason.PayinNotReady);
+    await operator.ensureProviderBinding({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: "DE" });
     expect(await create(uuid)).toBe("created");
     // An operator's SQL removing the connection is announced too.
     await create(uuid);

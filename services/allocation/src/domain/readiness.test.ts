@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_ADDRESS_INDEX as LAST_INDEX } from "@payin/eligibility";
 import { allocationV1 } from "@payin/proto";
 import {
   MAX_ADDRESS_INDEX,
@@ -11,11 +12,18 @@ import {
 } from "./readiness.js";
 import type { Wallet, WalletStore } from "./wallet.js";
 
-const merchant: MerchantReadinessInputs = { status: "active", payinPolicyEffect: "allow", operatingMode: "hybrid", providerConnected: true };
+const merchant: MerchantReadinessInputs = {
+  status: "active",
+  payinPolicyEffect: "allow",
+  operatingMode: "hybrid",
+  ruleEffect: null,
+  providerConnected: true,
+  providerConnectedInJurisdiction: false,
+};
 const wallet = (nextIndex: number): Wallet => ({ merchantUuid: "m", xpub: "xpub", nextIndex, createdAt: new Date(0), updatedAt: new Date(0) });
 const usdt = { asset: "usdt", rail: "bep20" };
-/** Everything ready: the merchant's side, a wallet, the rail observed. */
-const ready = { merchant, wallet: wallet(0), observing: true };
+/** Everything ready merchant-wide: the merchant's side, a wallet, the rail observed. */
+const ready = { merchant, jurisdiction: null, wallet: wallet(0), observing: true };
 
 describe("decidePair", () => {
   it("keeps the contract's order of reasons: ReadinessReason's values without READINESS_REASON_, in lower case", () => {
@@ -31,14 +39,22 @@ describe("decidePair", () => {
   });
 
   it("names every failing part, the merchant's and the platform's", () => {
-    const none: MerchantReadinessInputs = { status: "closed", payinPolicyEffect: null, operatingMode: null, providerConnected: false };
+    const none: MerchantReadinessInputs = { ...merchant, status: "closed", payinPolicyEffect: null, operatingMode: null, providerConnected: false };
     // Every reason but allocator_not_ready: with no wallet there is no index to run out of.
     const everything = READINESS_REASONS.filter((r) => r !== "allocator_not_ready");
-    expect(decidePair({ asset: "usdc", rail: "bep20" }, { merchant: none, wallet: null, observing: false }).reasons).toEqual(everything);
-    expect(decidePair({ asset: "usdc", rail: "bep20" }, { merchant: none, wallet: null, observing: false }, "configuration").reasons).toEqual(everything);
+    const nothing = { merchant: none, jurisdiction: null, wallet: null, observing: false };
+    expect(decidePair({ asset: "usdc", rail: "bep20" }, nothing).reasons).toEqual(everything);
+    expect(decidePair({ asset: "usdc", rail: "bep20" }, nothing, "configuration").reasons).toEqual(everything);
   });
 
-  it("says allocator_not_ready once the wallet has handed out its last index", () => {
+  it("decides a jurisdiction's rule and provider binding when asked about one", () => {
+    const inFr = { ...ready, jurisdiction: "FR" };
+    expect(decidePair(usdt, inFr).reasons).toEqual(["payin_not_allowed", "provider_not_ready"]);
+    expect(decidePair(usdt, { ...inFr, merchant: { ...merchant, ruleEffect: "allow", providerConnectedInJurisdiction: true } }).reasons).toEqual([]);
+  });
+
+  it("says allocator_not_ready once the wallet has handed out its last index (the one eligibility and derivation agree on)", () => {
+    expect(MAX_ADDRESS_INDEX).toBe(LAST_INDEX);
     expect(decidePair(usdt, { ...ready, wallet: wallet(MAX_ADDRESS_INDEX) }).reasons).toEqual([]);
     expect(decidePair(usdt, { ...ready, wallet: wallet(MAX_ADDRESS_INDEX + 1) }).reasons).toEqual(["allocator_not_ready"]);
   });
@@ -63,7 +79,7 @@ describe("decidePair", () => {
   });
 
   it("leaves every other reason the same in both scopes", () => {
-    const inputs = { merchant: { ...merchant, status: "suspended" as const, operatingMode: null }, wallet: null, observing: false };
+    const inputs = { merchant: { ...merchant, status: "suspended" as const, operatingMode: null }, jurisdiction: null, wallet: null, observing: false };
     expect(decidePair(usdt, inputs, "operation").reasons).toEqual(["merchant_inactive", "operating_profile_missing", "wallet_not_ready", "provider_not_ready"]);
     expect(decidePair(usdt, inputs, "configuration").reasons).toEqual(["merchant_inactive", "operating_profile_missing", "wallet_not_ready"]);
   });

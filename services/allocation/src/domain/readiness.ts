@@ -1,5 +1,7 @@
+import { decide, ELIGIBILITY_REASONS, type EligibilityReason, type EligibilityScope, type MerchantSide } from "@payin/eligibility";
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
+import { isCountryCode } from "@payin/ids/countries";
 import { ROUTED_PAIRS } from "@payin/money";
 import { MAX_ADDRESS_INDEX } from "./hd.js";
 import { AllocationReason } from "./reasons.js";
@@ -8,18 +10,10 @@ import type { Wallet, WalletStore } from "./wallet.js";
 /**
  * The readiness reasons, in the contract's order: ReadinessReason of
  * proto/payin/allocation/v1/allocation_service.proto (rpc/mappers.ts
- * maps them to it).
+ * maps them to it). The one list of @payin/eligibility, which decides them.
  */
-export const READINESS_REASONS = [
-  "merchant_inactive",
-  "operating_profile_missing",
-  "payin_not_allowed",
-  "asset_not_configured",
-  "wallet_not_ready",
-  "allocator_not_ready",
-  "provider_not_ready",
-] as const;
-export type ReadinessReason = (typeof READINESS_REASONS)[number];
+export const READINESS_REASONS = ELIGIBILITY_REASONS;
+export type ReadinessReason = EligibilityReason;
 
 // The last index `xpub/0/index` can take: a wallet past it cannot allocate.
 export { MAX_ADDRESS_INDEX };
@@ -29,18 +23,16 @@ export interface AssetRail {
   rail: string;
 }
 
-/** The merchant's side of readiness, from the merchants service. */
-export interface MerchantReadinessInputs {
-  status: "inactive" | "active" | "suspended" | "closed";
-  payinPolicyEffect: "allow" | "deny" | null;
-  operatingMode: string | null;
-  /** A provider is bound for crypto.payin and the merchant is connected to it. */
-  providerConnected: boolean;
-}
+/**
+ * The merchant's side of readiness, from the merchants service: its pay-in
+ * context (GetPayinContext), the same answer pay-in create decides from.
+ */
+export type MerchantReadinessInputs = MerchantSide;
 
 /** Reads the merchant's side; null when the merchant does not exist. */
 export interface MerchantReadinessSource {
-  readinessInputs(merchantUuid: string): Promise<MerchantReadinessInputs | null>;
+  /** For pay-ins in `jurisdiction`, or merchant-wide when null. */
+  readinessInputs(merchantUuid: string, jurisdiction: string | null): Promise<MerchantReadinessInputs | null>;
 }
 
 /** How recently the chain observer advanced on each rail (store/observer-health.ts). */
@@ -63,19 +55,18 @@ export function isObserving(advancedAt: Date | undefined, now: Date, stallMs: nu
 }
 
 /**
- * What a caller asks readiness about:
- * - "operation" (the readiness endpoint, the hosted checkout): everything,
- *   whether payments on the pair can be seen now included;
- * - "configuration" (pay-in create over the API): what the merchant's and the
- *   platform's configuration decide, leaving out the transient part — a rail's
- *   observer that lags (RPC down, lease not held) — since the observer catches
- *   up from its cursor and then watches what was created meanwhile.
+ * What a caller asks readiness about (EligibilityScope): "operation" (the
+ * readiness endpoint, the hosted checkout) counts everything, whether payments
+ * on the pair can be seen now included; "configuration" (pay-in create) leaves
+ * out a rail's observer that lags, which is transient.
  */
-export type ReadinessScope = "configuration" | "operation";
+export type ReadinessScope = EligibilityScope;
 
 /** Everything one pair's readiness is decided from. */
 export interface PairInputs {
   merchant: MerchantReadinessInputs;
+  /** The jurisdiction `merchant` was read for; null: merchant-wide. */
+  jurisdiction: string | null;
   wallet: Wallet | null;
   /** The pair's rail is being observed (isObserving). */
   observing: boolean;
@@ -86,38 +77,14 @@ export interface PairReadiness extends AssetRail {
   reasons: ReadinessReason[];
 }
 
-/** True when the pair is one the platform serves: routing's one table (usdt → bep20, usdc → erc20). */
-function configured(pair: AssetRail): boolean {
-  return ROUTED_PAIRS.some((p) => p.asset === pair.asset && p.rail === pair.rail);
-}
-
 /**
- * The readiness of one pair: every failing reason, in the contract's order.
- * - merchant_inactive: the merchant is not `active`;
- * - operating_profile_missing: it has no operating profile;
- * - payin_not_allowed: its open `payin` policy is not `allow`;
- * - asset_not_configured: the platform does not serve the pair;
- * - wallet_not_ready: the merchant has no receiving wallet;
- * - allocator_not_ready: the wallet has handed out every index it has;
- * - provider_not_ready: no provider is bound for crypto.payin with a
- *   connection, or (in the "operation" scope only) the pair's rail is not being
- *   observed.
- * The one decision for every caller; `scope` says whether the transient part
- * counts (ReadinessScope). Pay-in create (payins) refuses on exactly the
- * "configuration" reasons, from the same inputs (merchants' pay-in context).
+ * The readiness of one pair: every failing reason, in the contract's order,
+ * as @payin/eligibility's `decide` finds them (what each reason means is
+ * there). The one decision for every caller; pay-in create (payins) makes the
+ * same one, in the "configuration" scope, from the same merchant inputs.
  */
 export function decidePair(pair: AssetRail, inputs: PairInputs, scope: ReadinessScope = "operation"): PairReadiness {
-  const { merchant, wallet } = inputs;
-  const failing: Record<ReadinessReason, boolean> = {
-    merchant_inactive: merchant.status !== "active",
-    operating_profile_missing: merchant.operatingMode === null,
-    payin_not_allowed: merchant.payinPolicyEffect !== "allow",
-    asset_not_configured: !configured(pair),
-    wallet_not_ready: wallet === null,
-    allocator_not_ready: wallet !== null && wallet.nextIndex > MAX_ADDRESS_INDEX,
-    provider_not_ready: !merchant.providerConnected || (scope === "operation" && !inputs.observing),
-  };
-  const reasons = READINESS_REASONS.filter((reason) => failing[reason]);
+  const reasons = decide({ pair, jurisdiction: inputs.jurisdiction, merchant: inputs.merchant, wallet: inputs.wallet, observing: inputs.observing }, scope);
   return { asset: pair.asset, rail: pair.rail, ready: reasons.length === 0, reasons };
 }
 
@@ -133,19 +100,24 @@ export interface ReadinessDeps {
 
 /**
  * The readiness of a merchant on each pair asked for (every configured pair when
- * none is), in `scope` ("operation": everything). MERCHANT_NOT_FOUND for an
+ * none is), for pay-ins in `jurisdiction` (merchant-wide when none is given or
+ * it is empty), in `scope` ("operation": everything). MERCHANT_NOT_FOUND for an
  * unknown merchant.
  */
 export async function getReadiness(
   deps: ReadinessDeps,
-  input: { merchantUuid: string; pairs: readonly AssetRail[]; scope?: ReadinessScope },
+  input: { merchantUuid: string; pairs: readonly AssetRail[]; jurisdiction?: string; scope?: ReadinessScope },
 ): Promise<PairReadiness[]> {
   if (!isUuid(input.merchantUuid)) throw new DomainError(AllocationReason.InvalidArgument, "merchant_uuid must be a lower-case UUID");
   for (const pair of input.pairs) {
     if (!pair.asset || !pair.rail) throw new DomainError(AllocationReason.InvalidArgument, "every pair needs an asset and a rail");
   }
+  const jurisdiction = input.jurisdiction || null;
+  if (jurisdiction !== null && !isCountryCode(jurisdiction)) {
+    throw new DomainError(AllocationReason.InvalidArgument, "jurisdiction must be an assigned ISO 3166-1 alpha-2 code in upper case, or empty");
+  }
   const [merchant, wallet, advanced] = await Promise.all([
-    deps.merchants.readinessInputs(input.merchantUuid),
+    deps.merchants.readinessInputs(input.merchantUuid, jurisdiction),
     deps.wallets.find(input.merchantUuid),
     deps.observation.lastAdvanced(),
   ]);
@@ -153,6 +125,6 @@ export async function getReadiness(
   const now = deps.now();
   const pairs = input.pairs.length > 0 ? input.pairs : ROUTED_PAIRS;
   return pairs.map((pair) =>
-    decidePair(pair, { merchant, wallet, observing: isObserving(advanced.get(pair.rail), now, deps.observerStallMs) }, input.scope ?? "operation"),
+    decidePair(pair, { merchant, jurisdiction, wallet, observing: isObserving(advanced.get(pair.rail), now, deps.observerStallMs) }, input.scope ?? "operation"),
   );
 }

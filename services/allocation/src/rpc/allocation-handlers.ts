@@ -74,7 +74,7 @@ export function allocationHandlers(
     async getReadiness(req) {
       const pairs = await getReadiness(
         { merchants, wallets: repo(), observation, ...readiness },
-        { merchantUuid: req.merchantUuid, pairs: req.pairs.map(({ asset, rail }) => ({ asset, rail })) },
+        { merchantUuid: req.merchantUuid, pairs: req.pairs.map(({ asset, rail }) => ({ asset, rail })), jurisdiction: req.jurisdiction },
       );
       return { pairs: pairs.map((p) => ({ ...p, reasonCodes: p.reasons.map((r) => READINESS_REASON_TO_PB[r]) })) };
     },

@@ -17,6 +17,12 @@ export interface PayinContext {
   operatingMode: OperatingMode | null;
   /** A provider is bound for the capability (any jurisdiction) and the merchant has a connection to it (as in ReadinessInputs). */
   providerConnected: boolean;
+  /**
+   * A provider is bound for (the capability, the jurisdiction asked) and the
+   * merchant has a connection to it: a binding's jurisdiction is where that
+   * provider serves the merchant's pay-ins. False when no jurisdiction was asked.
+   */
+  providerConnectedInJurisdiction: boolean;
 }
 
 /** What the allocation service needs about a merchant to decide its pay-in readiness. */

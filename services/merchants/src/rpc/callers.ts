@@ -39,8 +39,9 @@ export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
   // payins reads the pay-in context of a merchant it creates a pay-in for, and
   // follows the feed of their changes to keep the answers.
   payins: ["getPayinContext", "watchPayinContextChanges", "getPayinContextFeedPosition"],
-  // allocation reads what a merchant's readiness is made of.
-  allocation: ["getReadinessInputs"],
+  // allocation reads what a merchant's readiness is made of: the same pay-in
+  // context payins decides a create from (in a jurisdiction, or merchant-wide).
+  allocation: ["getPayinContext"],
   // The operator CLI: the admin surface, as the API's admin routes have it (and
   // npm start's audit record of the first admin, and its demo merchant, which it
   // binds and connects to the seeded provider so that it is ready to take pay-ins).

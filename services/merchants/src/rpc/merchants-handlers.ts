@@ -73,6 +73,7 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
         payinPolicyEffect: context.payinPolicyEffect ?? "",
         operatingMode: context.operatingMode ?? "",
         payinProviderConnected: context.providerConnected,
+        payinProviderConnectedInJurisdiction: context.providerConnectedInJurisdiction,
       };
     },
     async *watchPayinContextChanges(_req, ctx) {

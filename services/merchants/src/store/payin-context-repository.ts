@@ -6,15 +6,18 @@ import type { Effect } from "../domain/validation.js";
 import { textOrNull } from "./rows.js";
 
 /**
- * Whether merchant `m` has a provider bound for the capability (parameter $1,
- * any jurisdiction) with a connection to that same provider: one definition
- * for both statements, so that pay-in create and readiness decide it alike.
- * Index lookups on the bindings' and connections' unique keys (merchant first).
+ * Whether merchant `m` has a provider bound for the capability (parameter $1)
+ * with a connection to that same provider, the binding also matching `where`
+ * (a jurisdiction, or none: any). Index lookups on the bindings' and
+ * connections' unique keys (merchant first).
  */
-const PROVIDER_CONNECTED = `exists (select 1 from provider_bindings b
+const providerConnected = (where: string, as: string) => `exists (select 1 from provider_bindings b
                         join provider_connections c
                           on c.merchant_uuid = b.merchant_uuid and c.provider_uuid = b.provider_uuid
-                       where b.merchant_uuid = m.uuid and b.capability = $1) as provider_connected`;
+                       where b.merchant_uuid = m.uuid and b.capability = $1${where}) as ${as}`;
+
+/** Bound (in any jurisdiction) and connected: the merchant-wide view, the same in both statements. */
+const PROVIDER_CONNECTED = providerConnected("", "provider_connected");
 
 /**
  * One statement, each part an index lookup: the merchant's primary key, the
@@ -30,7 +33,8 @@ const PAYIN_CONTEXT: PreparedStatement = {
               (select p.effect from policies p
                 where p.merchant_uuid = m.uuid and p.scope = 'payin' and p.valid_to is null) as payin_policy_effect,
               (select o.operating_mode from operating_profiles o where o.merchant_uuid = m.uuid) as operating_mode,
-              ${PROVIDER_CONNECTED}
+              ${PROVIDER_CONNECTED},
+              ${providerConnected(" and b.jurisdiction = $2", "provider_connected_in_jurisdiction")}
          from merchants m
         where m.uuid = $3`,
 };
@@ -59,6 +63,7 @@ export class PayinContextRepository implements PayinContextReader {
       payinPolicyEffect: textOrNull(row.payin_policy_effect) as Effect | null,
       operatingMode: textOrNull(row.operating_mode) as OperatingMode | null,
       providerConnected: row.provider_connected === true,
+      providerConnectedInJurisdiction: row.provider_connected_in_jurisdiction === true,
     };
   }
 

@@ -39,6 +39,7 @@ export function merchantDirectory(client: Client<typeof merchantsV1.MerchantsSer
         payinPolicyEffect: effectName(context.payinPolicyEffect),
         operatingMode: context.operatingMode || null,
         providerConnected: context.payinProviderConnected,
+        providerConnectedInJurisdiction: context.payinProviderConnectedInJurisdiction,
       };
     } catch (error) {
       if (error instanceof ConnectError && error.code === Code.NotFound) return null;

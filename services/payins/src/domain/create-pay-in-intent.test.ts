@@ -29,7 +29,7 @@ const request: CreateRequest = {
 };
 const requestHash = validateCreate(request).requestHash;
 
-const allowed: PayinContext = { status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true };
+const allowed: PayinContext = { status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true, providerConnectedInJurisdiction: true };
 
 /** The intent a successful create of `request` stores, for intent uuid `intentUuid`. */
 function expectedIntent(intentUuid: string): PayInIntent {
@@ -161,11 +161,12 @@ describe("createPayInIntent: a failed create releases its claim", () => {
     expect(calls.released).toEqual([[MERCHANT, "order-1-attempt", claimed]]);
   });
 
-  it("refuses a merchant not connected to a provider for crypto.payin (PAYIN_NOT_READY, naming the pair and the reason), before any address is allocated", async () => {
-    const { deps, calls } = fakes({ context: { ...allowed, providerConnected: false } });
+  it("refuses a merchant not connected to a provider for crypto.payin in the jurisdiction (PAYIN_NOT_READY, naming the pair, the jurisdiction and the reason), before any address is allocated", async () => {
+    // Bound and connected for another jurisdiction only.
+    const { deps, calls } = fakes({ context: { ...allowed, providerConnectedInJurisdiction: false } });
     expect(await refusal(createPayInIntent(deps, request))).toEqual({
       reason: "PAYIN_NOT_READY",
-      message: "the merchant is not ready for usdc on erc20: provider_not_ready",
+      message: "the merchant is not ready for usdc on erc20 in DE: provider_not_ready",
     });
     expect(calls.allocations).toEqual([]);
     expect(calls.completed).toEqual([]);
@@ -248,23 +249,40 @@ describe("authorise", () => {
   it.each([
     [null, "MERCHANT_NOT_ACTIVE", "merchant does not exist"],
     [{ ...allowed, status: "suspended" }, "MERCHANT_NOT_ACTIVE", "merchant is suspended; pay-ins need an active merchant"],
-    [{ ...allowed, ruleEffect: "deny" }, "PAYIN_NOT_ALLOWED", "a platform rule denies crypto.payin in this jurisdiction"],
-    [{ ...allowed, ruleEffect: null }, "PAYIN_NOT_ALLOWED", "no platform rule allows crypto.payin in this jurisdiction"],
+    [{ ...allowed, ruleEffect: "deny" }, "PAYIN_NOT_ALLOWED", "a platform rule denies crypto.payin in US"],
+    [{ ...allowed, ruleEffect: null }, "PAYIN_NOT_ALLOWED", "no platform rule allows crypto.payin in US"],
     [{ ...allowed, payinPolicyEffect: "deny" }, "PAYIN_NOT_ALLOWED", "the merchant's payin policy does not allow pay-ins"],
+    [{ ...allowed, payinPolicyEffect: null }, "PAYIN_NOT_ALLOWED", "the merchant's payin policy does not allow pay-ins"],
+    [{ ...allowed, ruleEffect: "deny", payinPolicyEffect: null }, "PAYIN_NOT_ALLOWED", "a platform rule denies crypto.payin in US"],
     [{ ...allowed, operatingMode: null }, "OPERATING_PROFILE_MISSING", "the merchant has no operating profile"],
     [{ ...allowed, operatingMode: "" }, "OPERATING_PROFILE_MISSING", "the merchant has no operating profile"],
-    [{ ...allowed, providerConnected: false }, "PAYIN_NOT_READY", "the merchant is not ready for usdt on bep20: provider_not_ready"],
+    // A binding's jurisdiction is where its provider serves the merchant: one elsewhere does not count.
+    [{ ...allowed, providerConnectedInJurisdiction: false }, "PAYIN_NOT_READY", "the merchant is not ready for usdt on bep20 in US: provider_not_ready"],
+    [{ ...allowed, providerConnected: false, providerConnectedInJurisdiction: false }, "PAYIN_NOT_READY", "the merchant is not ready for usdt on bep20 in US: provider_not_ready"],
     // The older codes first, as before PAYIN_NOT_READY existed.
-    [{ ...allowed, operatingMode: null, providerConnected: false }, "OPERATING_PROFILE_MISSING", "the merchant has no operating profile"],
+    [{ ...allowed, status: "closed", ruleEffect: null, operatingMode: null }, "MERCHANT_NOT_ACTIVE", "merchant is closed; pay-ins need an active merchant"],
+    [{ ...allowed, ruleEffect: null, operatingMode: null, providerConnectedInJurisdiction: false }, "PAYIN_NOT_ALLOWED", "no platform rule allows crypto.payin in US"],
+    [{ ...allowed, operatingMode: null, providerConnectedInJurisdiction: false }, "OPERATING_PROFILE_MISSING", "the merchant has no operating profile"],
   ] as [PayinContext | null, string, string][])("refuses %j: %s", (context, reason, message) => {
     let caught: unknown;
     try {
-      authorise(context, { asset: "usdt", rail: "bep20" });
+      authorise(context, { asset: "usdt", rail: "bep20", jurisdiction: "US" });
     } catch (error) {
       caught = error;
     }
     expect(caught).toBeInstanceOf(DomainError);
     expect({ reason: (caught as DomainError).reason, message: (caught as DomainError).message }).toEqual({ reason, message });
+  });
+
+  it("accepts a merchant bound and connected in the pay-in's jurisdiction, whatever the merchant-wide flag says", () => {
+    expect(() => authorise({ ...allowed, providerConnected: false }, { asset: "usdc", rail: "erc20", jurisdiction: "FR" })).not.toThrow();
+    expect(() => authorise(allowed, { asset: "usdt", rail: "bep20", jurisdiction: "FR" })).not.toThrow();
+  });
+
+  it("names every reason but the older codes' in PAYIN_NOT_READY's message (a pair the platform does not serve cannot reach it, but would be named)", () => {
+    expect(() => authorise({ ...allowed, providerConnectedInJurisdiction: false }, { asset: "usdt", rail: "erc20", jurisdiction: "DE" })).toThrow(
+      "the merchant is not ready for usdt on erc20 in DE: asset_not_configured, provider_not_ready",
+    );
   });
 
   it("names the capability a pay-in needs", () => {

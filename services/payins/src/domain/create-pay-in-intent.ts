@@ -9,25 +9,16 @@ import {
   type ValidCreateRequest,
 } from "./pay-in-intent.js";
 import { PayinsReason } from "./reasons.js";
+import { decide, type MerchantSide } from "@payin/eligibility";
 import type { Rail } from "@payin/money";
 
-/** What payins needs to know about a merchant before it accepts a pay-in. */
-export interface PayinContext {
-  /** Merchant status ("active", …). */
-  status: string;
-  /** Effect of the open crypto.payin rule for the jurisdiction; null when none. */
-  ruleEffect: "allow" | "deny" | null;
-  /** Effect of the merchant's open payin policy; null when none. */
-  payinPolicyEffect: "allow" | "deny" | null;
-  /** Operating mode; null when the merchant has no operating profile. */
-  operatingMode: string | null;
-  /**
-   * A provider is bound to the merchant for crypto.payin and it is connected to
-   * that provider: readiness's provider_not_ready, its configuration side (the
-   * merchants service decides both alike).
-   */
-  providerConnected: boolean;
-}
+/**
+ * What payins needs to know about a merchant before it accepts a pay-in in a
+ * jurisdiction: the merchants service's pay-in context (GetPayinContext), the
+ * merchant's side of the one eligibility decision (@payin/eligibility), which
+ * readiness makes from the same answer.
+ */
+export type PayinContext = MerchantSide;
 
 export interface MerchantDirectory {
   /** The merchant's pay-in context for a jurisdiction, or null when it does not exist. */
@@ -138,43 +129,45 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
 }
 
 /**
- * A new pay-in needs, in this order: an active merchant (409), the capability
- * crypto.payin — an allowing rule for the jurisdiction and an allowing payin
- * policy of the merchant — (403), an operating profile (409), and a provider
- * bound for crypto.payin with a connection to it (409 PAYIN_NOT_READY, naming
- * the readiness reason). The wallet is checked by the allocator (409
- * WALLET_NOT_READY). So a create is refused on every configuration reason of the
- * pair's readiness (allocation's GetReadiness), each under the code it had
- * before readiness existed, the new one under PAYIN_NOT_READY; the pair itself is
- * always one the platform serves (the asset decides the rail). What readiness
- * also counts but a create does not: a rail whose chain observer lags (the
- * transient side of provider_not_ready: the observer catches up from its cursor,
- * so the intent is watched once it does).
+ * A new pay-in is refused on every reason of the one eligibility decision
+ * (@payin/eligibility's `decide`) for its pair and jurisdiction, the decision
+ * readiness makes (allocation's GetReadiness with the jurisdiction), from the
+ * same merchant inputs, in the "configuration" scope: a rail whose chain
+ * observer lags refuses no create (transient: the observer catches up from its
+ * cursor, so the intent is watched once it does). The wallet is judged where
+ * the address is allocated (WALLET_NOT_READY, the same condition as
+ * wallet_not_ready); the pair is always one the platform serves (the asset
+ * decides the rail). Each reason keeps the code it had before readiness
+ * existed, the first failing in this order giving it: merchant_inactive (409
+ * MERCHANT_NOT_ACTIVE), payin_not_allowed — an allowing crypto.payin rule for
+ * the jurisdiction and an allowing payin policy — (403 PAYIN_NOT_ALLOWED),
+ * operating_profile_missing (409 OPERATING_PROFILE_MISSING); any other (409
+ * PAYIN_NOT_READY) is named in the message, e.g. provider_not_ready: no
+ * provider bound for crypto.payin in the jurisdiction with a connection to it.
  */
-export function authorise(context: PayinContext | null, pair: { asset: string; rail: string }): void {
-  if (!context || context.status !== "active") {
-    throw new DomainError(
-      PayinsReason.MerchantNotActive,
-      context ? `merchant is ${context.status}; pay-ins need an active merchant` : "merchant does not exist",
-    );
+export function authorise(context: PayinContext | null, payIn: { asset: string; rail: string; jurisdiction: string }): void {
+  if (!context) throw new DomainError(PayinsReason.MerchantNotActive, "merchant does not exist");
+  const { asset, rail, jurisdiction } = payIn;
+  const reasons = decide({ pair: { asset, rail }, jurisdiction, merchant: context }, "configuration");
+  if (reasons.length === 0) return;
+  if (reasons.includes("merchant_inactive")) {
+    throw new DomainError(PayinsReason.MerchantNotActive, `merchant is ${context.status}; pay-ins need an active merchant`);
   }
-  if (context.ruleEffect !== "allow") {
-    throw new DomainError(
-      PayinsReason.PayinNotAllowed,
-      context.ruleEffect === "deny"
-        ? `a platform rule denies ${PAYIN_CAPABILITY} in this jurisdiction`
-        : `no platform rule allows ${PAYIN_CAPABILITY} in this jurisdiction`,
-    );
-  }
-  if (context.payinPolicyEffect !== "allow") {
+  if (reasons.includes("payin_not_allowed")) {
+    if (context.ruleEffect !== "allow") {
+      throw new DomainError(
+        PayinsReason.PayinNotAllowed,
+        context.ruleEffect === "deny"
+          ? `a platform rule denies ${PAYIN_CAPABILITY} in ${jurisdiction}`
+          : `no platform rule allows ${PAYIN_CAPABILITY} in ${jurisdiction}`,
+      );
+    }
     throw new DomainError(PayinsReason.PayinNotAllowed, "the merchant's payin policy does not allow pay-ins");
   }
-  if (!context.operatingMode) {
+  if (reasons.includes("operating_profile_missing")) {
     throw new DomainError(PayinsReason.OperatingProfileMissing, "the merchant has no operating profile");
   }
-  if (!context.providerConnected) {
-    throw new DomainError(PayinsReason.PayinNotReady, `the merchant is not ready for ${pair.asset} on ${pair.rail}: provider_not_ready`);
-  }
+  throw new DomainError(PayinsReason.PayinNotReady, `the merchant is not ready for ${asset} on ${rail} in ${jurisdiction}: ${reasons.join(", ")}`);
 }
 
 async function newIntent(deps: CreateDeps, req: ValidCreateRequest, intentUuid: string, now: Date): Promise<PayInIntent> {

@@ -223,8 +223,8 @@ describe("PAY_IN_STATUSES", () => {
 });
 
 describe("authorise", () => {
-  const allowed: PayinContext = { status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true };
-  const pair = { asset: "usdc", rail: "erc20" };
+  const allowed: PayinContext = { status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "non_custodial", providerConnected: true, providerConnectedInJurisdiction: true };
+  const pair = { asset: "usdc", rail: "erc20", jurisdiction: "DE" };
   it.each([
     ["a missing merchant", null, "MERCHANT_NOT_ACTIVE"],
     ["a suspended merchant, before any rule", { ...allowed, status: "suspended", ruleEffect: null }, "MERCHANT_NOT_ACTIVE"],
@@ -233,7 +233,7 @@ describe("authorise", () => {
     ["no payin policy", { ...allowed, payinPolicyEffect: null }, "PAYIN_NOT_ALLOWED"],
     ["a denying payin policy", { ...allowed, payinPolicyEffect: "deny" }, "PAYIN_NOT_ALLOWED"],
     ["no operating profile", { ...allowed, operatingMode: null }, "OPERATING_PROFILE_MISSING"],
-    ["no provider bound for crypto.payin with a connection to it", { ...allowed, providerConnected: false }, "PAYIN_NOT_READY"],
+    ["no provider bound for crypto.payin in the jurisdiction with a connection to it", { ...allowed, providerConnectedInJurisdiction: false }, "PAYIN_NOT_READY"],
   ] as const)("refuses %s", (_name, context, reason) => {
     expect(reasonOf(() => authorise(context as PayinContext | null, pair))).toBe(reason);
   });

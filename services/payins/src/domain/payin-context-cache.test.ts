@@ -5,7 +5,7 @@ import { PayinContextCache } from "./payin-context-cache.js";
 const SHOP = "0192a3b4-c5d6-7e8f-9012-3456789abcde";
 const OTHER = "0192a3b4-c5d6-7e8f-9012-3456789abcdf";
 
-const active: PayinContext = { status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "standard", providerConnected: true };
+const active: PayinContext = { status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "standard", providerConnected: true, providerConnectedInJurisdiction: true };
 const suspended: PayinContext = { ...active, status: "suspended" };
 
 /** A directory whose answers the test sets, counting the lookups that reach it. */

@@ -52,7 +52,7 @@ const create = (store: PayInStore, created: PayInIntent[]): CreateDeps => ({
       created.push(intent);
     },
   },
-  merchants: { payinContext: async () => ({ status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "m", providerConnected: true }) },
+  merchants: { payinContext: async () => ({ status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "m", providerConnected: true, providerConnectedInJurisdiction: true }) },
   allocator: { allocate: async () => ({ address: "0x1", reference: "m/0" }) },
   newUuid: () => "0190f000-0000-7000-8000-0000000000aa",
   now: () => now,
@@ -221,7 +221,7 @@ function world(over: { session?: Partial<CheckoutSession>; start?: StartTerms | 
     },
     create: {
       store: keyStore,
-      merchants: { payinContext: async () => ({ status: merchant.status, ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "m", providerConnected: true }) },
+      merchants: { payinContext: async () => ({ status: merchant.status, ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "m", providerConnected: true, providerConnectedInJurisdiction: true }) },
       allocator: { allocate: async () => ({ address: "0x1", reference: "m/0" }) },
       newUuid: () => INTENT,
       now: () => new Date(clock),
