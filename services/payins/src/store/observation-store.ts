@@ -58,8 +58,12 @@ function evidenceOnlyFromRow(row: Record<string, unknown>): TransferEvidence {
   };
 }
 
-/** Oldest block first; the rest of the key makes the order total, so pages neither repeat nor skip a transfer. */
-const LISTING_ORDER = `order by block_number, log_index, chain_id, tx_hash`;
+/**
+ * Oldest block first; the rest of the key makes the order total, so pages
+ * neither repeat nor skip a transfer. Qualified: the bare names would be the
+ * selected text columns, ordered as text (1000 before 999).
+ */
+const LISTING_ORDER = `order by pay_in_transfers.block_number, pay_in_transfers.log_index, pay_in_transfers.chain_id, pay_in_transfers.tx_hash`;
 
 function tx(trx: Raw): IntentObservationTx {
   return {
