@@ -16,8 +16,8 @@ export default [
         "error",
         {
           // The bench's baseline B1 runs the services' own create SQL (tools/bench/src/create-sql.ts).
-          // Tests and `npm start` run on the local chains of tools/local-chains.
-          allow: ["@payin/payins/store/pay-in-repository", "@payin/allocation/store/wallet-repository", "@payin/local-chains"],
+          // Tests and `npm start` run on the local chains of tools/local-chains; tests put tools/rpc-proxy's faults in front of them.
+          allow: ["@payin/payins/store/pay-in-repository", "@payin/allocation/store/wallet-repository", "@payin/local-chains", "@payin/rpc-proxy"],
           // tools/bench/src/unary-client-micro.ts loads @payin/rpc (or a build of it) on purpose.
           checkDynamicDependenciesExceptions: ["@payin/rpc"],
           depConstraints: [

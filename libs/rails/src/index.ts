@@ -4,5 +4,5 @@
  * how the observer reads and settles it. Read from the environment once,
  * validated at boot; the endpoint is never stored in the database.
  */
-export { MAINNET_RAILS, type RailDefaults } from "./mainnet.js";
-export { railsFromEnv, RAIL_ENV_PREFIX, type RailConfig, type RailToken, type RailsConfig } from "./rails.js";
+export { MAINNET_RAILS, PUBLIC_CHAINS, type PublicChain, type RailDefaults } from "./mainnet.js";
+export { isLoopbackHost, railsFromEnv, RAIL_ENV_PREFIX, type RailConfig, type RailToken, type RailsConfig } from "./rails.js";

@@ -5,7 +5,7 @@ export interface RailDefaults {
   chainId: number;
   /** Every token watched on the rail, the routed one (RAIL_FOR_ASSET) among them. */
   tokens: Readonly<Partial<Record<Asset, { contract: `0x${string}`; decimals: number }>>>;
-  /** Blocks below the head that count as settled where the endpoint serves no `finalized` block. */
+  /** Blocks below the head a transfer needs before it settles (also where the endpoint serves a `finalized` block). */
   confirmations: number;
   pollIntervalMs: number;
   /** Most blocks one log query spans (providers cap log ranges; a "range too large" answer halves it). */
@@ -38,4 +38,23 @@ export const MAINNET_RAILS: Readonly<Record<Rail, RailDefaults>> = {
     pollIntervalMs: 12_000,
     maxBlockRange: 2_000,
   },
+};
+
+/** What is fixed about a public chain, whatever the configuration says. */
+export interface PublicChain {
+  name: string;
+  /** Its block 0: an endpoint answering another serves another chain. */
+  genesisHash: `0x${string}`;
+  /** The fewest confirmations a transfer gets before it settles; `<RAIL>_CONFIRMATIONS` cannot go lower. */
+  confirmationsFloor: number;
+}
+
+/**
+ * The public chains the rails run on, by chain id. A local development chain
+ * (any other id) takes the confirmations it is configured with and has its
+ * genesis learned at the observer's first pass.
+ */
+export const PUBLIC_CHAINS: Readonly<Record<number, PublicChain>> = {
+  56: { name: "BNB Smart Chain", genesisHash: "0x0d21840abff46b96c84b2ac9e10e4f5cdaeb5693cb665db62a2f3b02d2d57b5b", confirmationsFloor: 15 },
+  1: { name: "Ethereum", genesisHash: "0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3", confirmationsFloor: 12 },
 };

@@ -1,6 +1,6 @@
 import { ConfigError } from "@payin/config";
 import { describe, expect, it } from "vitest";
-import { MAINNET_RAILS, railsFromEnv } from "./index.js";
+import { isLoopbackHost, MAINNET_RAILS, railsFromEnv } from "./index.js";
 
 const BSC_USDT = "0x55d398326f99059ff775485246999027b3197955";
 const BSC_USDC = "0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d";
@@ -22,7 +22,8 @@ describe("railsFromEnv", () => {
     const { rails, watchAfterExpiryMs } = railsFromEnv({});
     expect(rails.bep20).toMatchObject({
       chainId: 56,
-      rpcUrl: undefined,
+      rpcUrls: [],
+      genesisHash: "0x0d21840abff46b96c84b2ac9e10e4f5cdaeb5693cb665db62a2f3b02d2d57b5b",
       token: { asset: "usdt", contract: BSC_USDT, decimals: 18 },
       otherTokens: [{ asset: "usdc", contract: BSC_USDC, decimals: 18 }],
       confirmations: 15,
@@ -49,7 +50,8 @@ describe("railsFromEnv", () => {
       WATCH_AFTER_EXPIRY_S: "60",
     });
     expect(rails.bep20).toMatchObject({
-      rpcUrl: "http://127.0.0.1:8545",
+      rpcUrls: ["http://127.0.0.1:8545"],
+      genesisHash: undefined,
       chainId: 1_337_056,
       token: { asset: "usdt", contract: "0x00000000000000000000000000000000000000a1", decimals: 18 },
       otherTokens: [{ asset: "usdc", contract: "0x00000000000000000000000000000000000000a2", decimals: 18 }],
@@ -160,15 +162,63 @@ describe("railsFromEnv", () => {
   });
 
   it("reads each rail's pace within its bounds and answers a frozen configuration", () => {
-    const config = railsFromEnv({ ERC20_CONFIRMATIONS: "0", ERC20_POLL_INTERVAL_MS: "50", ERC20_MAX_BLOCK_RANGE: "1", ERC20_RPC_URL: "https://node.example" });
-    expect(config.rails.erc20).toMatchObject({ rail: "erc20", confirmations: 0, pollIntervalMs: 50, maxBlockRange: 1, rpcUrl: "https://node.example" });
+    const config = railsFromEnv({
+      ERC20_CHAIN_ID: "1337001",
+      ERC20_CONFIRMATIONS: "0",
+      ERC20_POLL_INTERVAL_MS: "50",
+      ERC20_MAX_BLOCK_RANGE: "1",
+      ERC20_RPC_URL: "https://node.example",
+    });
+    expect(config.rails.erc20).toMatchObject({ rail: "erc20", confirmations: 0, pollIntervalMs: 50, maxBlockRange: 1, rpcUrls: ["https://node.example"] });
     expect(config.rails.bep20).toMatchObject({ rail: "bep20", pollIntervalMs: 3_000 });
     expect(railsFromEnv({}).rails.erc20).toMatchObject({ pollIntervalMs: 12_000, maxBlockRange: 2_000 });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.rails)).toBe(true);
     expect(refusal({ BEP20_CONFIRMATIONS: "10001" })).toMatch(/BEP20_CONFIRMATIONS/);
+    expect(railsFromEnv({ BEP20_CONFIRMATIONS: "40" }).rails.bep20.confirmations).toBe(40);
     expect(refusal({ BEP20_MAX_BLOCK_RANGE: "1000001" })).toMatch(/BEP20_MAX_BLOCK_RANGE/);
     expect(refusal({ BEP20_POLL_INTERVAL_MS: "600001" })).toMatch(/BEP20_POLL_INTERVAL_MS/);
     expect(refusal({ BEP20_CHAIN_ID: "0" })).toMatch(/BEP20_CHAIN_ID/);
+  });
+
+  it("takes a list of endpoints, or one, never both, each https or plain http on a loopback host only, and never repeats a URL in its refusal", () => {
+    const { rails } = railsFromEnv({ BEP20_RPC_URLS: "https://a.example/key-1, https://b.example/key-2", ERC20_RPC_URL: "http://[::1]:8545" });
+    expect(rails.bep20.rpcUrls).toEqual(["https://a.example/key-1", "https://b.example/key-2"]);
+    expect(rails.erc20.rpcUrls).toEqual(["http://[::1]:8545"]);
+    expect(railsFromEnv({ BEP20_RPC_URL: "http://localhost:8545" }).rails.bep20.rpcUrls).toEqual(["http://localhost:8545"]);
+    expect(railsFromEnv({ BEP20_RPC_URLS: "http://127.0.0.9:1" }).rails.bep20.rpcUrls).toEqual(["http://127.0.0.9:1"]);
+    expect(Object.isFrozen(rails.bep20.rpcUrls)).toBe(true);
+    expect(refusal({ BEP20_RPC_URL: "https://a.example", BEP20_RPC_URLS: "https://b.example" })).toBe(
+      "configuration error: BEP20_RPC_URLS and BEP20_RPC_URL are both set; set one of them",
+    );
+    const plain = refusal({ BEP20_RPC_URLS: "https://a.example/k, http://bsc.example/secret-key" });
+    expect(plain).toBe(
+      "configuration error: BEP20_RPC_URLS's endpoint 2 must be an https: URL (http: is accepted on a loopback host only: 127.0.0.1, localhost, [::1])",
+    );
+    expect(plain).not.toContain("secret-key");
+    expect(refusal({ ERC20_RPC_URL: "http://10.0.0.1:8545" })).toMatch(/^configuration error: ERC20_RPC_URL must be an https: URL/);
+    expect(refusal({ ERC20_RPC_URL: "http://127.0.0.1.example.com" })).toMatch(/must be an https: URL/);
+    expect(refusal({ ERC20_RPC_URL: "ftp://node" })).toMatch(/ERC20_RPC_URL must be an https: URL/);
+    expect(refusal({ ERC20_RPC_URL: "not a url" })).toBe("configuration error: ERC20_RPC_URL is not a URL");
+    expect(refusal({ ERC20_RPC_URLS: "https://a.example, https://a.example" })).toBe("configuration error: ERC20_RPC_URLS names endpoint 2 twice");
+  });
+
+  it("holds the public chains to their confirmation floors (BSC 15, Ethereum 12) and their genesis blocks; a local chain takes what it is given", () => {
+    expect(refusal({ BEP20_CONFIRMATIONS: "14" })).toBe("configuration error: BEP20_CONFIRMATIONS must be at least 15 on BNB Smart Chain (chain 56), got 14");
+    expect(refusal({ ERC20_CONFIRMATIONS: "11" })).toBe("configuration error: ERC20_CONFIRMATIONS must be at least 12 on Ethereum (chain 1), got 11");
+    expect(railsFromEnv({ ERC20_CONFIRMATIONS: "12", BEP20_CONFIRMATIONS: "15" }).rails.erc20.confirmations).toBe(12);
+    // Unset, a rail on the other public chain takes that chain's floor.
+    expect(railsFromEnv({ BEP20_CHAIN_ID: "1", ERC20_CHAIN_ID: "56" }).rails.erc20.confirmations).toBe(15);
+    expect(railsFromEnv({ BEP20_CHAIN_ID: "1", ERC20_CHAIN_ID: "56" }).rails.bep20.confirmations).toBe(15);
+    // The floor follows the chain, not the rail.
+    expect(refusal({ BEP20_CHAIN_ID: "1", ERC20_CHAIN_ID: "56", BEP20_CONFIRMATIONS: "11" })).toMatch(/BEP20_CONFIRMATIONS must be at least 12 on Ethereum/);
+    const local = railsFromEnv({ BEP20_CHAIN_ID: "1337056", BEP20_CONFIRMATIONS: "0" }).rails.bep20;
+    expect(local).toMatchObject({ confirmations: 0, genesisHash: undefined });
+    expect(railsFromEnv({}).rails.erc20.genesisHash).toBe("0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3");
+  });
+
+  it("knows a loopback host when it sees one", () => {
+    for (const host of ["127.0.0.1", "127.255.0.3", "localhost", "LOCALHOST", "::1", "[::1]"]) expect(isLoopbackHost(host)).toBe(true);
+    for (const host of ["128.0.0.1", "10.0.0.1", "localhost.example", "127.0.0.1.nip.io", "::2", "0.0.0.0", "1127.0.0.1"]) expect(isLoopbackHost(host)).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
-import { ConfigError, int, list, optionalUrl, parseConfig, str, type Reader } from "@payin/config";
+import { ConfigError, int, list, optionalStr, parseConfig, str, type Reader } from "@payin/config";
 import { ASSETS, AmountError, RAIL_FOR_ASSET, canonicalAmount, isAsset, toBaseUnits, type Asset, type Rail } from "@payin/money";
-import { MAINNET_RAILS } from "./mainnet.js";
+import { MAINNET_RAILS, PUBLIC_CHAINS } from "./mainnet.js";
 
 /** A token watched on a rail. */
 export interface RailToken {
@@ -13,13 +13,20 @@ export interface RailToken {
 export interface RailConfig {
   rail: Rail;
   chainId: number;
-  /** The JSON-RPC endpoint; undefined when none is configured (the rail is then not observed). */
-  rpcUrl: string | undefined;
+  /**
+   * The JSON-RPC endpoints, in order of preference; empty when none is
+   * configured (the rail is then not observed). Reads fail over from one to
+   * the next; with two or more, a transfer counts only once another endpoint
+   * than the one that read it confirms it (docs/architecture.md, "Chain trust").
+   */
+  rpcUrls: readonly string[];
+  /** The chain's genesis block hash where it is known in advance (the public chains); else learned at the observer's first pass. */
+  genesisHash: `0x${string}` | undefined;
   /** The token an intent on this rail is paid in (routing's asset for the rail). */
   token: RailToken;
   /** The other tokens watched on the rail: their transfers are evidence (wrong token), never payment. */
   otherTokens: readonly RailToken[];
-  /** Blocks below the head that count as settled where the endpoint serves no `finalized` block. */
+  /** Blocks below the head a transfer needs before it settles, whatever `finalized` says (settled = min(finalized, head − confirmations)). */
   confirmations: number;
   pollIntervalMs: number;
   maxBlockRange: number;
@@ -73,7 +80,8 @@ function railConfig(rail: Rail, env: Record<string, string | undefined>): RailCo
   }));
   const read = parseConfig(
     {
-      [`${p}_RPC_URL`]: optionalUrl(["http:", "https:"]),
+      [`${p}_RPC_URL`]: optionalStr(),
+      [`${p}_RPC_URLS`]: list(),
       [`${p}_CHAIN_ID`]: int(defaults.chainId, 1, Number.MAX_SAFE_INTEGER),
       [`${p}_TOKENS`]: tokenList(mainnetTokens),
       [`${p}_CONFIRMATIONS`]: int(defaults.confirmations, 0, 10_000),
@@ -99,18 +107,62 @@ function railConfig(rail: Rail, env: Record<string, string | undefined>): RailCo
   } catch (error) {
     throw new ConfigError(`${p}_DUST_THRESHOLD`, `must be a decimal amount in token units: ${(error as AmountError).message}`);
   }
+  const chainId = read[`${p}_CHAIN_ID`] as number;
+  const publicChain = PUBLIC_CHAINS[chainId];
+  const configured = env[`${p}_CONFIRMATIONS`] !== undefined && env[`${p}_CONFIRMATIONS`] !== "";
+  // Unset, a rail's default is raised to its chain's floor (a rail may run on the other public chain).
+  const confirmations = configured ? (read[`${p}_CONFIRMATIONS`] as number) : Math.max(read[`${p}_CONFIRMATIONS`] as number, publicChain?.confirmationsFloor ?? 0);
+  if (publicChain && confirmations < publicChain.confirmationsFloor) {
+    throw new ConfigError(`${p}_CONFIRMATIONS`, `must be at least ${publicChain.confirmationsFloor} on ${publicChain.name} (chain ${chainId}), got ${confirmations}`);
+  }
   return {
     rail,
-    chainId: read[`${p}_CHAIN_ID`] as number,
-    rpcUrl: read[`${p}_RPC_URL`] as string | undefined,
+    chainId,
+    rpcUrls: endpoints(p, read[`${p}_RPC_URL`] as string | undefined, read[`${p}_RPC_URLS`] as readonly string[]),
+    genesisHash: publicChain?.genesisHash,
     token,
     otherTokens: tokens.filter((t) => t !== token),
-    confirmations: read[`${p}_CONFIRMATIONS`] as number,
+    confirmations,
     pollIntervalMs: read[`${p}_POLL_INTERVAL_MS`] as number,
     maxBlockRange: read[`${p}_MAX_BLOCK_RANGE`] as number,
     // A threshold finer than a token's decimals rounds up to its smallest unit.
     dustThreshold: (t) => baseUnitsAtLeast(dust, t.decimals),
   };
+}
+
+/** Host names that reach this machine only: the one place a plain `http:` endpoint is accepted. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * A rail's endpoints from `<P>_RPC_URLS` (a comma-separated list) or
+ * `<P>_RPC_URL` (one), not both: each `https:`, or `http:` on a loopback host
+ * only (a plain-text answer from elsewhere could be altered on the way), none
+ * twice. An error never repeats a URL (providers put API keys in them), only
+ * its position.
+ */
+function endpoints(p: string, single: string | undefined, many: readonly string[]): readonly string[] {
+  if (single !== undefined && many.length > 0) throw new ConfigError(`${p}_RPC_URLS`, `and ${p}_RPC_URL are both set; set one of them`);
+  const name = single !== undefined ? `${p}_RPC_URL` : `${p}_RPC_URLS`;
+  const urls = single !== undefined ? [single.trim()] : many;
+  const seen = new Set<string>();
+  urls.forEach((text, index) => {
+    const which = urls.length > 1 ? `'s endpoint ${index + 1}` : "";
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new ConfigError(`${name}${which}`, "is not a URL");
+    }
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
+      throw new ConfigError(`${name}${which}`, "must be an https: URL (http: is accepted on a loopback host only: 127.0.0.1, localhost, [::1])");
+    }
+    if (seen.has(url.href)) throw new ConfigError(name, `names endpoint ${index + 1} twice`);
+    seen.add(url.href);
+  });
+  return Object.freeze([...urls]);
 }
 
 /** `amount` in base units of a token with `decimals`, rounded up to a whole unit. */

@@ -32,13 +32,8 @@ const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4, applic
 pool.on("error", (error) => logger.warn({ reason: error.message }, "an idle database connection failed"));
 const payins = createServiceClient(payinsV1.PayinsService, { baseUrl: config.PAYINS_URL, serviceToken: config.SERVICE_CREDENTIAL });
 const observer = new Observer({ databaseUrl: config.DATABASE_URL, rails, store: new ObservationRepository(pool), payins, logger });
-try {
-  await observer.start();
-} catch (error) {
-  logger.fatal({ reason: (error as Error).message }, "the observer cannot start");
-  await pool.end();
-  process.exit(1);
-}
+// Starts without asking the chains anything: a provider outage leaves its rail not ready, never the process down.
+await observer.start();
 
 const server = http.createServer((req, res) => {
   if (req.method === "GET" && req.url === "/health") {

@@ -9,7 +9,7 @@ import { encodeFunctionData, erc20Abi, parseUnits, type Address, type Hex } from
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evmReader } from "../src/chain/evm-reader.js";
-import { describeRpcError, verifyRail } from "../src/observer/observer.js";
+import { describeRpcError } from "../src/observer/observer.js";
 import { RailObserver } from "../src/observer/rail-observer.js";
 import { WatchedSet } from "../src/observer/watched-set.js";
 import { ObservationRepository, type ObservationEvent } from "../src/store/observation-repository.js";
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 function observerOf(rail: "bep20" | "erc20"): RailObserver {
   const railConfig = config.rails[rail];
-  return new RailObserver({ rail: railConfig, reader: evmReader({ url: railConfig.rpcUrl! }), store, watched: new WatchedSet(store), logger });
+  return new RailObserver({ rail: railConfig, reader: evmReader({ urls: railConfig.rpcUrls }), store, watched: new WatchedSet(store), logger });
 }
 
 /** An allocated address (a fresh anvil account's, so tests can also spend from it) for a new intent on `rail`. */
@@ -185,29 +185,36 @@ describe("the chain observer", () => {
     expect(states).toEqual(["pending", "orphaned", "pending", "settled"]);
   });
 
-  it("refuses to run on a rail whose endpoint serves another chain, or whose token has other decimals than configured", async () => {
+  it("halts a rail whose endpoint serves another chain, or whose token has other decimals than configured, and reads nothing of it", async () => {
     const rail = config.rails.bep20;
-    const reader = evmReader({ url: rail.rpcUrl! });
-    await expect(verifyRail(rail, reader)).resolves.toBeUndefined();
-    await expect(verifyRail({ ...rail, chainId: 56 }, reader)).rejects.toThrow(/serves chain 1337056, not the configured 56/);
-    await expect(verifyRail({ ...rail, token: { ...rail.token, decimals: 6 } }, reader)).rejects.toThrow(/usdt at 0x[0-9a-f]{40} has 18 decimals on chain, not the configured 6/);
-    const other = rail.otherTokens[0]!;
-    await expect(verifyRail({ ...rail, otherTokens: [{ ...other, decimals: 6 }] }, reader)).rejects.toThrow(/usdc .* has 18 decimals/);
+    await pool.query(`delete from observer_cursors where rail = 'bep20'`);
+    const wrongChain = new RailObserver({ rail: { ...rail, chainId: 97 }, reader: evmReader({ urls: rail.rpcUrls }), store, watched: new WatchedSet(store), logger });
+    expect(await wrongChain.pass()).toMatchObject({ kind: "halted", halt: { kind: "chain_identity", reason: "the endpoint serves chain 1337056, not the configured 97" } });
+    const wrongDecimals = new RailObserver({ rail: { ...rail, token: { ...rail.token, decimals: 6 } }, reader: evmReader({ urls: rail.rpcUrls }), store, watched: new WatchedSet(store), logger });
+    expect(await wrongDecimals.pass()).toMatchObject({
+      kind: "halted",
+      halt: { kind: "configuration", reason: expect.stringMatching(/^usdt at 0x[0-9a-f]{40} has 18 decimals on chain, not the configured 6$/) },
+    });
+    const { rows } = await pool.query(`select halted_kind from observer_cursors where rail = 'bep20'`);
+    expect(rows).toEqual([{ halted_kind: "configuration" }]);
+    // Configured rightly again: the halt ends by itself at the next pass.
+    expect((await observerOf("bep20").pass()).kind).not.toBe("halted");
+    expect((await pool.query(`select halted_kind from observer_cursors where rail = 'bep20'`)).rows).toEqual([{ halted_kind: null }]);
   });
 });
 
 describe("what the observer says of an endpoint's failure", () => {
   it("never names the endpoint's URL (providers put API keys in it), in viem's errors or its own", async () => {
     const secretUrl = "http://127.0.0.1:9/v3/secret-api-key-123?token=also-secret";
-    const reader = evmReader({ url: secretUrl, timeoutMs: 2_000 });
+    const reader = evmReader({ urls: [secretUrl], timeoutMs: 2_000 });
     const error = await reader.headNumber().then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(String((error as Error).message)).toContain("secret-api-key-123"); // viem's own message names it
-    const said = describeRpcError(error, secretUrl);
+    const said = describeRpcError(error, ["https://other.example/key", secretUrl]);
     expect(said).not.toMatch(/secret-api-key-123|also-secret/);
     expect(said.length).toBeGreaterThan(0);
-    expect(describeRpcError(new Error(`request to ${secretUrl} failed\nmore`), secretUrl)).toBe("request to <endpoint> failed");
+    expect(describeRpcError(new Error(`request to ${secretUrl} failed\nmore`), [secretUrl])).toBe("request to <endpoint> failed");
   });
 });

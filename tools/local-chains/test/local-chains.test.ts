@@ -34,7 +34,7 @@ describe("local chains", () => {
 
   it("give the platform a rails configuration it accepts", () => {
     const { rails } = railsFromEnv(chains.env);
-    expect(rails.bep20).toMatchObject({ chainId: LOCAL_CHAIN_IDS.bep20, rpcUrl: chains.rails.bep20.chain.url, token: { asset: "usdt", decimals: 18 } });
+    expect(rails.bep20).toMatchObject({ chainId: LOCAL_CHAIN_IDS.bep20, rpcUrls: [chains.rails.bep20.chain.url], token: { asset: "usdt", decimals: 18 } });
     expect(rails.bep20.token.contract).toBe(chains.rails.bep20.tokens.usdt.address.toLowerCase());
     expect(rails.erc20).toMatchObject({ chainId: LOCAL_CHAIN_IDS.erc20, token: { asset: "usdc", decimals: 6 } });
     expect(rails.erc20.otherTokens.map((t) => t.asset)).toEqual(["usdt"]);

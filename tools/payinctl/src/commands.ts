@@ -325,11 +325,13 @@ const configurationCommands: Command[] = [
   {
     group: "readiness",
     action: "get",
-    summary: "whether a merchant can take pay-ins on each (asset, rail) pair, and why not",
+    summary: "whether a merchant can take pay-ins on each (asset, rail) pair (in a jurisdiction, or merchant-wide), and why not",
     args: MERCHANT,
+    options: { jurisdiction: { value: "CC" } },
     async run(op, input) {
       const merchantUuid = input.args[0]!;
-      return { readiness: readinessView(merchantUuid, (await op.allocation.getReadiness({ merchantUuid })).pairs) };
+      const jurisdiction = input.optional("jurisdiction");
+      return { readiness: readinessView(merchantUuid, (await op.allocation.getReadiness({ merchantUuid, jurisdiction })).pairs) };
     },
   },
 ];
@@ -531,6 +533,43 @@ const adminCommands: Command[] = [
   },
 ];
 
+const RAIL = [{ name: "RAIL", kind: "text" }] as const;
+
+/** A rail's observation as payinctl prints it. */
+function railView(r: { rail: string; chainId: bigint; nextBlock: bigint; settledThrough?: bigint; advancedAt?: { seconds: bigint; nanos: number }; halt?: { kind: string; reason: string; since?: { seconds: bigint; nanos: number } } }) {
+  const iso = (t?: { seconds: bigint; nanos: number }) => (t ? new Date(Number(t.seconds) * 1000 + Math.floor(t.nanos / 1e6)).toISOString() : null);
+  return {
+    rail: r.rail,
+    chain_id: Number(r.chainId),
+    next_block: Number(r.nextBlock),
+    settled_through: r.settledThrough === undefined ? null : Number(r.settledThrough),
+    advanced_at: iso(r.advancedAt),
+    halt: r.halt ? { kind: r.halt.kind, reason: r.halt.reason, since: iso(r.halt.since) } : null,
+  };
+}
+
+const railCommands: Command[] = [
+  {
+    group: "rail",
+    action: "list",
+    summary: "how the chain observation of each rail stands: next block, highest settled block, last pass, and a halt with its reason",
+    async run(op) {
+      return { rails: (await op.allocation.listRails({})).rails.map(railView) };
+    },
+  },
+  {
+    group: "rail",
+    action: "resume",
+    summary: "resumes a rail halted by a disagreement between endpoints or a finality violation, once you have looked into it",
+    args: RAIL,
+    async run(op, input) {
+      const rail = input.args[0]!;
+      const res = await op.change({ action: "rail.resume", target: { type: "rail" }, successRecordedBy: "payinctl" }, () => op.allocation.resumeRail({ rail }));
+      return { resumed: res.resumed, cleared: res.cleared ? { kind: res.cleared.kind, reason: res.cleared.reason } : null };
+    },
+  },
+];
+
 /** Every command, in the order the usage lists them. */
 export const COMMANDS: readonly Command[] = [
   ...merchantCommands,
@@ -539,5 +578,6 @@ export const COMMANDS: readonly Command[] = [
   ...credentialCommands,
   ...identityCommands,
   ...auditCommands,
+  ...railCommands,
   ...adminCommands,
 ];

@@ -30,6 +30,11 @@ export interface ProxyFaults {
   /** Every log in an eth_getLogs answer appears twice. */
   duplicateLogs?: boolean;
   /**
+   * eth_getLogs over a block range wider than `blocks` answers the JSON-RPC error a capped provider
+   * gives (code -32005, "exceed maximum block range: <blocks>"), as BSC's public endpoints do.
+   */
+  maxLogRange?: { blocks: number };
+  /**
    * eth_getLogs answers gain invented Transfer logs: for each item, a log of `contract`, topics
    * Transfer(from, to), data = value (uint256), in the block `blockNumber` (default: the highest
    * block the request covers) with that block's real hash, a never-mined transactionHash (one per
@@ -46,7 +51,7 @@ export interface ProxyFaults {
   tamperReceipts?: "missing" | "otherBlockHash" | "otherValue" | "failed";
 }
 
-const FAULT_KEYS = new Set(["outage", "rateLimit", "finalizedIsLatest", "lagLogs", "duplicateLogs", "inventLogs", "tamperReceipts"]);
+const FAULT_KEYS = new Set(["outage", "rateLimit", "finalizedIsLatest", "lagLogs", "duplicateLogs", "maxLogRange", "inventLogs", "tamperReceipts"]);
 const TAMPERINGS = new Set(["missing", "otherBlockHash", "otherValue", "failed"]);
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const UINT256_MAX = (1n << 256n) - 1n;
@@ -63,7 +68,7 @@ function wholeNumber(value: unknown, max = Number.MAX_SAFE_INTEGER): value is nu
 export function parseFaults(input: unknown): ProxyFaults {
   if (!isRecord(input)) throw new Error("faults must be a JSON object");
   for (const key of Object.keys(input)) if (!FAULT_KEYS.has(key)) throw new Error(`unknown fault "${key}"`);
-  const { outage, rateLimit, finalizedIsLatest, lagLogs, duplicateLogs, inventLogs, tamperReceipts } = input;
+  const { outage, rateLimit, finalizedIsLatest, lagLogs, duplicateLogs, maxLogRange, inventLogs, tamperReceipts } = input;
   for (const [name, flag] of [
     ["outage", outage],
     ["finalizedIsLatest", finalizedIsLatest],
@@ -75,6 +80,9 @@ export function parseFaults(input: unknown): ProxyFaults {
     throw new Error("rateLimit must be { count, retryAfterS } with whole numbers >= 0");
   }
   if (lagLogs !== undefined && !(isRecord(lagLogs) && wholeNumber(lagLogs.blocks))) throw new Error("lagLogs must be { blocks } with a whole number >= 0");
+  if (maxLogRange !== undefined && !(isRecord(maxLogRange) && wholeNumber(maxLogRange.blocks) && maxLogRange.blocks >= 1)) {
+    throw new Error("maxLogRange must be { blocks } with a whole number >= 1");
+  }
   if (tamperReceipts !== undefined && !(typeof tamperReceipts === "string" && TAMPERINGS.has(tamperReceipts))) {
     throw new Error(`tamperReceipts must be one of ${[...TAMPERINGS].join(", ")}`);
   }

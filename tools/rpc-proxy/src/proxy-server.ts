@@ -220,7 +220,7 @@ function asksFinalized(call: RpcCall): boolean {
 }
 
 function altersAnswer(faults: ProxyFaults, call: RpcCall): boolean {
-  if (call.method === "eth_getLogs") return Boolean(faults.lagLogs || faults.duplicateLogs || faults.inventLogs?.length);
+  if (call.method === "eth_getLogs") return Boolean(faults.lagLogs || faults.duplicateLogs || faults.maxLogRange || faults.inventLogs?.length);
   if (call.method === "eth_getTransactionReceipt") return faults.tamperReceipts !== undefined;
   return false;
 }
@@ -291,6 +291,12 @@ async function alterAnswer(state: ProxyState, faults: ProxyFaults, call: RpcCall
   if (call.method === "eth_getTransactionReceipt") return { ...answer, result: tamperReceipt(faults.tamperReceipts, answer.result) };
   if (!Array.isArray(answer.result)) return answer;
   const filter: LogFilter = Array.isArray(call.params) && isRecord(call.params[0]) ? call.params[0] : {};
+  if (faults.maxLogRange && typeof filter.blockHash !== "string") {
+    const [from, to] = await Promise.all([context.blockNumber(filter.fromBlock), context.blockNumber(filter.toBlock)]);
+    if (from !== null && to !== null && to - from + 1n > BigInt(faults.maxLogRange.blocks)) {
+      return { jsonrpc: answer.jsonrpc, id: answer.id, error: { code: -32005, message: `exceed maximum block range: ${faults.maxLogRange.blocks}` } };
+    }
+  }
   let logs = answer.result as RpcLog[];
   const invented = faults.inventLogs ?? [];
   if (invented.length > 0) {

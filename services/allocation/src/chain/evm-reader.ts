@@ -1,4 +1,16 @@
-import { createPublicClient, http, parseAbi, parseAbiItem, type Address, type Hex, type PublicClient } from "viem";
+import {
+  BaseError,
+  BlockNotFoundError,
+  createPublicClient,
+  http,
+  parseAbi,
+  parseAbiItem,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hex,
+  type PublicClient,
+} from "viem";
+import type { WitnessReceipt } from "../domain/observation/witness.js";
 
 /** What the observer keeps of a block. */
 export interface BlockHeader {
@@ -21,89 +33,384 @@ export interface TransferLog {
   blockHash: Hex;
 }
 
+/** Who a chain is: its id and its block 0. */
+export interface ChainIdentity {
+  chainId: number;
+  genesisHash: Hex;
+}
+
+/** An endpoint answered HTTP 429 (or said it is rate limiting): wait `retryAfterMs` before asking it again. */
+export class RpcRateLimitedError extends Error {
+  constructor(readonly retryAfterMs: number) {
+    super(`the endpoint is rate limiting; asking again in ${Math.ceil(retryAfterMs / 1000)} s`);
+    this.name = "RpcRateLimitedError";
+  }
+}
+
+/** The endpoint refused a log query's block range (or result count) as too large. */
+export class RangeTooLargeError extends Error {
+  constructor() {
+    super("the endpoint refused the block range as too large");
+    this.name = "RangeTooLargeError";
+  }
+}
+
+/** The endpoint cannot answer the logs of a block it was asked for by hash (it has not seen that block). */
+export class BlockUnknownError extends Error {
+  constructor(readonly blockNumber: bigint) {
+    super(`the endpoint does not know block ${blockNumber} yet`);
+    this.name = "BlockUnknownError";
+  }
+}
+
+/** An endpoint serves another chain than the rail's: its answers must not be used. */
+export class ChainIdentityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ChainIdentityError";
+  }
+}
+
+/** No endpoint other than the reading one can be asked (none configured answers). */
+export class WitnessUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`no second endpoint can confirm transfers: ${reason}`);
+    this.name = "WitnessUnavailableError";
+  }
+}
+
+/** A second endpoint's view, for confirming what the reading endpoint said. */
+export interface ChainWitness {
+  /** The hash the witness has at `number`, or null when it has no such block yet. */
+  blockHash(number: bigint): Promise<Hex | null>;
+  /** The witness's receipt of a transaction, or null when it has none. */
+  receipt(txHash: Hex): Promise<WitnessReceipt | null>;
+}
+
 /**
  * The JSON-RPC calls the observer makes, nothing else: heads, blocks, Transfer
- * logs of given contracts over a block range, a token's decimals. Every call is
- * counted (`calls`), for the bench's calls per block.
+ * logs of given contracts, a token's decimals, receipts. Every call is counted
+ * (`calls`), for the bench's calls per block. Reads fail over between the
+ * rail's endpoints; each endpoint's chain identity is checked before its first
+ * answer of every pass is used.
  */
 export interface ChainReader {
   readonly calls: number;
+  /** How many endpoints are configured. */
+  readonly endpoints: number;
+  /**
+   * Starts a pass: from now on each endpoint's chain id and genesis are checked
+   * again before its first answer is used (ChainIdentityError on a mismatch).
+   * With no genesis yet known, the first endpoint asked defines it.
+   */
+  beginPass(expected: { chainId: number; genesisHash: Hex | undefined }): void;
+  /** The identity of the endpoint now in use (checked as above). */
+  identity(): Promise<ChainIdentity>;
   chainId(): Promise<number>;
   headNumber(): Promise<bigint>;
   /** The chain's `finalized` block, or null where the endpoint serves none. */
   finalized(): Promise<BlockHeader | null>;
   block(number: bigint): Promise<BlockHeader>;
-  /** Transfer logs of `contracts` in [from, to]; a range the endpoint refuses as too large is read in halves. */
+  /** Transfer logs of `contracts` in [from, to]; RangeTooLargeError when the endpoint refuses the range. */
   transferLogs(contracts: readonly Address[], from: bigint, to: bigint): Promise<TransferLog[]>;
+  /** Transfer logs of `contracts` in the block of that hash; BlockUnknownError when the endpoint has not seen it. */
+  transferLogsAt(contracts: readonly Address[], block: { number: bigint; hash: Hex }): Promise<TransferLog[]>;
+  /** The receipt of a transaction as the reading endpoint has it, or null. */
+  receipt(txHash: Hex): Promise<WitnessReceipt | null>;
   decimals(contract: Address): Promise<number>;
+  /** Another endpoint than the one reading, or null when only one is configured. */
+  witness(): ChainWitness | null;
 }
 
 export const TRANSFER_EVENT = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 const DECIMALS_ABI = parseAbi(["function decimals() view returns (uint8)"]);
 
 /** Answers of providers that cap a log query's range or result count. */
-const RANGE_TOO_LARGE = /range|too many|limit|exceed|query returned more than|block range/i;
+const RANGE_TOO_LARGE = /block range|range (is )?too (large|wide|big)|too many (blocks|results|logs)|query returned more than|exceeds? (the )?(max|limit)|limit exceeded|response size/i;
+/** Answers that are rate limiting, whatever their HTTP status. */
+const RATE_LIMITED = /rate limit|too many requests|request limit reached|capacity exceeded/i;
 
 export interface EvmReaderOptions {
-  url: string;
+  /** The endpoints in order of preference (one or more). */
+  urls: readonly string[];
   /** Longest wait for one JSON-RPC answer (default 10 s). */
   timeoutMs?: number;
+  /** Wait after a 429 without a usable Retry-After (default 5 s). */
+  defaultRetryAfterMs?: number;
+  now?: () => number;
 }
 
-/** A ChainReader over viem's JSON-RPC client (no retries of its own: the observer's loop retries). */
+/** How a failed call is handled. */
+type Failure =
+  /** The endpoint cannot be reached or failed as a server (connection, timeout, 5xx): try the next. */
+  | { kind: "down" }
+  | { kind: "rate-limited"; retryAfterMs: number }
+  /** The endpoint answered a JSON-RPC error: an answer, not an outage. */
+  | { kind: "answer" };
+
+function statusOf(error: unknown): number | undefined {
+  let status: number | undefined;
+  if (error instanceof BaseError) {
+    error.walk((e) => {
+      const s = (e as { status?: unknown }).status;
+      if (typeof s === "number") status = s;
+      return false;
+    });
+  }
+  return status;
+}
+
+function headersOf(error: unknown): Headers | undefined {
+  let headers: Headers | undefined;
+  if (error instanceof BaseError) {
+    error.walk((e) => {
+      const h = (e as { headers?: unknown }).headers;
+      if (h instanceof Headers) headers = h;
+      return false;
+    });
+  }
+  return headers;
+}
+
+/** Milliseconds a Retry-After header asks for (seconds or an HTTP date), or undefined. */
+export function retryAfterMs(value: string | null | undefined, now: number): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function classify(error: unknown, now: number, fallbackRetryMs: number): Failure {
+  const status = statusOf(error);
+  const text = error instanceof BaseError ? `${error.shortMessage} ${error.details}` : String((error as Error)?.message ?? error);
+  if (status === 429 || RATE_LIMITED.test(text)) {
+    return { kind: "rate-limited", retryAfterMs: retryAfterMs(headersOf(error)?.get("retry-after"), now) ?? fallbackRetryMs };
+  }
+  let rpcAnswer = false;
+  if (error instanceof BaseError) error.walk((e) => (rpcAnswer ||= (e as BaseError).name === "RpcRequestError" && (status === undefined || status < 500)));
+  if (rpcAnswer) return { kind: "answer" };
+  return { kind: "down" };
+}
+
+interface Endpoint {
+  index: number;
+  client: PublicClient;
+  /** Until when it is rested after a 429 (epoch ms). */
+  restingUntil: number;
+  /** The pass in which its identity was last checked. */
+  checkedInPass: number;
+}
+
+const header = (block: { number: bigint | null; hash: Hex | null; parentHash: Hex; timestamp: bigint }): BlockHeader => {
+  if (block.number === null || block.hash === null) throw new Error("the endpoint answered a pending block");
+  return { number: block.number, hash: block.hash, parentHash: block.parentHash, timestamp: block.timestamp };
+};
+
+function toTransferLog(log: {
+  address: Address;
+  args: { from: Address; to: Address; value: bigint };
+  transactionHash: Hex;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: Hex;
+}): TransferLog {
+  return {
+    contract: log.address.toLowerCase() as Address,
+    from: log.args.from.toLowerCase() as Address,
+    to: log.args.to.toLowerCase() as Address,
+    value: log.args.value,
+    txHash: log.transactionHash,
+    logIndex: log.logIndex,
+    blockNumber: log.blockNumber,
+    blockHash: log.blockHash,
+  };
+}
+
+/**
+ * A ChainReader over viem's JSON-RPC clients, one per endpoint, with no
+ * retries of their own: a call goes to the endpoint in use and, when that one
+ * is down or rate limiting, to the next (the observer's loop retries the
+ * pass). An endpoint that answered 429 rests for its Retry-After.
+ */
 export function evmReader(options: EvmReaderOptions): ChainReader {
-  const client: PublicClient = createPublicClient({
-    transport: http(options.url, { retryCount: 0, timeout: options.timeoutMs ?? 10_000 }),
-    // viem answers getBlockNumber from a cache for its polling interval; the observer wants the chain's own answer.
-    cacheTime: 0,
-  });
+  if (options.urls.length === 0) throw new Error("a chain reader needs at least one endpoint");
+  const now = options.now ?? Date.now;
+  const fallbackRetryMs = options.defaultRetryAfterMs ?? 5_000;
+  const endpoints: Endpoint[] = options.urls.map((url, index) => ({
+    index,
+    client: createPublicClient({
+      transport: http(url, { retryCount: 0, timeout: options.timeoutMs ?? 10_000 }),
+      // viem answers getBlockNumber from a cache for its polling interval; the observer wants the chain's own answer.
+      cacheTime: 0,
+    }),
+    restingUntil: 0,
+    checkedInPass: -1,
+  }));
   let calls = 0;
-  const count = <T>(promise: Promise<T>): Promise<T> => {
-    calls++;
-    return promise;
+  let current = 0;
+  let pass = 0;
+  let expected: { chainId: number; genesisHash: Hex | undefined } | undefined;
+
+  const identityOf = async (endpoint: Endpoint): Promise<ChainIdentity> => {
+    calls += 2;
+    const [chainId, genesis] = await Promise.all([endpoint.client.getChainId(), endpoint.client.getBlock({ blockNumber: 0n })]);
+    if (genesis.hash === null) throw new Error("the endpoint answered a pending genesis block");
+    return { chainId, genesisHash: genesis.hash };
   };
-  const header = (block: { number: bigint | null; hash: Hex | null; parentHash: Hex; timestamp: bigint }): BlockHeader => {
-    if (block.number === null || block.hash === null) throw new Error("the endpoint answered a pending block");
-    return { number: block.number, hash: block.hash, parentHash: block.parentHash, timestamp: block.timestamp };
+
+  /** Checks an endpoint's identity once per pass, before its first answer is used. */
+  const verify = async (endpoint: Endpoint): Promise<void> => {
+    if (!expected || endpoint.checkedInPass === pass) return;
+    const seen = await identityOf(endpoint);
+    const which = endpoints.length > 1 ? `endpoint ${endpoint.index + 1}` : "the endpoint";
+    if (seen.chainId !== expected.chainId) throw new ChainIdentityError(`${which} serves chain ${seen.chainId}, not the configured ${expected.chainId}`);
+    expected.genesisHash ??= seen.genesisHash;
+    if (seen.genesisHash.toLowerCase() !== expected.genesisHash.toLowerCase()) {
+      throw new ChainIdentityError(`${which} serves a chain whose genesis block is ${seen.genesisHash}, not ${expected.genesisHash} (another chain under the same id)`);
+    }
+    endpoint.checkedInPass = pass;
   };
-  const logs = async (contracts: readonly Address[], from: bigint, to: bigint): Promise<TransferLog[]> => {
-    try {
-      const found = await count(client.getLogs({ address: [...contracts], event: TRANSFER_EVENT, fromBlock: from, toBlock: to, strict: true }));
-      return found.map((log) => ({
-        contract: log.address.toLowerCase() as Address,
-        from: log.args.from.toLowerCase() as Address,
-        to: log.args.to.toLowerCase() as Address,
-        value: log.args.value,
-        txHash: log.transactionHash,
-        logIndex: log.logIndex,
-        blockNumber: log.blockNumber,
-        blockHash: log.blockHash,
-      }));
-    } catch (error) {
-      if (to > from && RANGE_TOO_LARGE.test(String((error as Error).message))) {
-        const middle = from + (to - from) / 2n;
-        return [...(await logs(contracts, from, middle)), ...(await logs(contracts, middle + 1n, to))];
+
+  /**
+   * Runs `call` on the endpoint in use, failing over in order to the others
+   * (except `exclude`) while one is down or rate limiting. Throws the JSON-RPC
+   * answer of an endpoint as it is, or, when none could answer,
+   * RpcRateLimitedError if one was rate limiting, else the last failure.
+   */
+  const run = async <T>(call: (client: PublicClient) => Promise<T>, exclude?: number, start = current): Promise<{ value: T; endpoint: number }> => {
+    let lastError: unknown;
+    let shortestRest: number | undefined;
+    for (let step = 0; step < endpoints.length; step++) {
+      const endpoint = endpoints[(start + step) % endpoints.length]!;
+      if (endpoint.index === exclude) continue;
+      const waitMs = endpoint.restingUntil - now();
+      if (waitMs > 0) {
+        shortestRest = Math.min(shortestRest ?? waitMs, waitMs);
+        continue;
       }
+      try {
+        await verify(endpoint);
+        calls++;
+        const value = await call(endpoint.client);
+        return { value, endpoint: endpoint.index };
+      } catch (error) {
+        if (error instanceof ChainIdentityError) throw error;
+        const failure = classify(error, now(), fallbackRetryMs);
+        if (failure.kind === "answer") throw error;
+        lastError = error;
+        if (failure.kind === "rate-limited") {
+          endpoint.restingUntil = now() + failure.retryAfterMs;
+          shortestRest = Math.min(shortestRest ?? failure.retryAfterMs, failure.retryAfterMs);
+        }
+      }
+    }
+    if (shortestRest !== undefined && (lastError === undefined || classify(lastError, now(), fallbackRetryMs).kind === "rate-limited")) {
+      throw new RpcRateLimitedError(shortestRest);
+    }
+    throw lastError ?? new WitnessUnavailableError("every other endpoint is resting after a 429");
+  };
+
+  /** A call on the reading endpoint; a failover makes the endpoint that answered the one in use. */
+  const read = async <T>(call: (client: PublicClient) => Promise<T>): Promise<T> => {
+    const { value, endpoint } = await run(call);
+    current = endpoint;
+    return value;
+  };
+
+  const logsOf = (client: PublicClient, contracts: readonly Address[], filter: { fromBlock: bigint; toBlock: bigint } | { blockHash: Hex }) =>
+    client.getLogs({ address: [...contracts], event: TRANSFER_EVENT, strict: true, ...filter });
+
+  const receiptOn = async (client: PublicClient, txHash: Hex): Promise<WitnessReceipt | null> => {
+    try {
+      const receipt = await client.getTransactionReceipt({ hash: txHash });
+      return {
+        status: receipt.status,
+        blockHash: receipt.blockHash,
+        blockNumber: receipt.blockNumber,
+        logs: receipt.logs.map((log) => ({ logIndex: log.logIndex, address: log.address, topics: log.topics, data: log.data })),
+      };
+    } catch (error) {
+      if (error instanceof TransactionReceiptNotFoundError) return null;
       throw error;
     }
   };
+
   return {
     get calls() {
       return calls;
     },
-    chainId: () => count(client.getChainId()),
-    headNumber: () => count(client.getBlockNumber({ cacheTime: 0 })),
+    endpoints: endpoints.length,
+    beginPass(next) {
+      pass++;
+      expected = { ...next };
+    },
+    identity: async () => {
+      const endpoint = endpoints[current]!;
+      if (expected) {
+        // Reading through `read` checks the endpoint (and fails over); the identity is then what was checked.
+        await read(async () => undefined);
+        return { chainId: expected.chainId, genesisHash: expected.genesisHash! };
+      }
+      return identityOf(endpoint);
+    },
+    chainId: () => read((c) => c.getChainId()),
+    headNumber: () => read((c) => c.getBlockNumber({ cacheTime: 0 })),
     finalized: async () => {
       try {
-        return header(await count(client.getBlock({ blockTag: "finalized" })));
+        return header(await read((c) => c.getBlock({ blockTag: "finalized" })));
       } catch (error) {
         // Endpoints without the tag answer an error (unknown block tag) or nothing.
-        if (/finalized|block tag|not found|invalid/i.test(String((error as Error).message))) return null;
+        if (error instanceof BlockNotFoundError) return null;
+        if (classify(error, now(), fallbackRetryMs).kind === "answer" && /finalized|block tag|not found|invalid|unknown block/i.test(String((error as Error).message))) return null;
         throw error;
       }
     },
-    block: async (number) => header(await count(client.getBlock({ blockNumber: number }))),
-    transferLogs: logs,
-    decimals: async (contract) => Number(await count(client.readContract({ address: contract, abi: DECIMALS_ABI, functionName: "decimals" }))),
+    block: async (number) => header(await read((c) => c.getBlock({ blockNumber: number }))),
+    transferLogs: async (contracts, from, to) => {
+      try {
+        return (await read((c) => logsOf(c, contracts, { fromBlock: from, toBlock: to }))).map(toTransferLog);
+      } catch (error) {
+        if (classify(error, now(), fallbackRetryMs).kind === "answer" && RANGE_TOO_LARGE.test(error instanceof BaseError ? `${error.shortMessage} ${error.details}` : String(error))) {
+          throw new RangeTooLargeError();
+        }
+        throw error;
+      }
+    },
+    transferLogsAt: async (contracts, block) => {
+      try {
+        return (await read((c) => logsOf(c, contracts, { blockHash: block.hash }))).map(toTransferLog);
+      } catch (error) {
+        // EIP-234: an endpoint that has not seen the block answers an error, never an empty list.
+        if (classify(error, now(), fallbackRetryMs).kind === "answer") throw new BlockUnknownError(block.number);
+        throw error;
+      }
+    },
+    receipt: (txHash) => read((c) => receiptOn(c, txHash)),
+    decimals: (contract) => read(async (c) => Number(await c.readContract({ address: contract, abi: DECIMALS_ABI, functionName: "decimals" }))),
+    witness: () => {
+      if (endpoints.length < 2) return null;
+      const reading = current;
+      const ask = async <T>(call: (client: PublicClient) => Promise<T>): Promise<T> => {
+        try {
+          return (await run(call, reading, (reading + 1) % endpoints.length)).value;
+        } catch (error) {
+          if (error instanceof ChainIdentityError) throw error;
+          if (classify(error, now(), fallbackRetryMs).kind === "answer") throw error;
+          throw new WitnessUnavailableError(error instanceof RpcRateLimitedError ? error.message : "every other endpoint is down");
+        }
+      };
+      return {
+        blockHash: (number) =>
+          ask(async (c) => {
+            try {
+              return (await c.getBlock({ blockNumber: number })).hash;
+            } catch (error) {
+              if (error instanceof BlockNotFoundError) return null;
+              throw error;
+            }
+          }),
+        receipt: (txHash) => ask((c) => receiptOn(c, txHash)),
+      };
+    },
   };
 }

@@ -3,7 +3,7 @@ import type { Logger } from "@payin/logging";
 import type { Rail } from "@payin/money";
 import type { payinsV1 } from "@payin/proto";
 import type { RailConfig, RailsConfig } from "@payin/rails";
-import { evmReader, type ChainReader } from "../chain/evm-reader.js";
+import { evmReader, RpcRateLimitedError, type ChainReader } from "../chain/evm-reader.js";
 import type { ObservationRepository } from "../store/observation-repository.js";
 import { Lease } from "./rail-lease.js";
 import { OutboxRelay } from "./outbox-relay.js";
@@ -16,9 +16,17 @@ export interface RailStatus {
   chainId: number;
   /** No endpoint configured: not observed. */
   configured: boolean;
+  /** How many endpoints are configured (two or more: transfers are confirmed by a second one before they settle). */
+  endpoints: number;
   leaseHeld: boolean;
   lastPassAt: string | null;
   lastError: string | null;
+  /** Why the rail credits nothing now (it is provider_not_ready), or null. */
+  halted: { kind: string; reason: string; since: string } | null;
+  /** Transfers due to settle that wait for a second endpoint's confirmation after the last pass. */
+  awaitingConfirmation: number;
+  /** Blocks one log query spans now (halved from the configured range when a provider refused a range). */
+  blockRange: number;
 }
 
 export interface ObserverOptions {
@@ -36,13 +44,13 @@ export interface ObserverOptions {
 
 /**
  * What an error of a rail's endpoint may say in logs and on /health: viem's
- * short message without its details, and never the endpoint's URL (providers
- * put API keys in it).
+ * short message without its details, and never an endpoint's URL (providers
+ * put API keys in them).
  */
-export function describeRpcError(error: unknown, rpcUrl: string | undefined): string {
+export function describeRpcError(error: unknown, rpcUrls: readonly string[]): string {
   const text = (error as { shortMessage?: string }).shortMessage ?? (error instanceof Error ? error.message : String(error));
   let safe = text;
-  if (rpcUrl) {
+  for (const rpcUrl of rpcUrls) {
     safe = safe.split(rpcUrl).join("<endpoint>");
     try {
       const url = new URL(rpcUrl);
@@ -54,22 +62,6 @@ export function describeRpcError(error: unknown, rpcUrl: string | undefined): st
     }
   }
   return safe.split("\n")[0]!;
-}
-
-/**
- * Checks each token's `decimals()` on its chain against the configuration, and
- * the chain id: an observer of the wrong chain or token would credit wrongly.
- * Throws naming the first mismatch.
- */
-export async function verifyRail(rail: RailConfig, reader: ChainReader): Promise<void> {
-  const chainId = await reader.chainId();
-  if (chainId !== rail.chainId) throw new Error(`${rail.rail}: the endpoint serves chain ${chainId}, not the configured ${rail.chainId}`);
-  for (const token of [rail.token, ...rail.otherTokens]) {
-    const decimals = await reader.decimals(token.contract);
-    if (decimals !== token.decimals) {
-      throw new Error(`${rail.rail}: ${token.asset} at ${token.contract} has ${decimals} decimals on chain, not the configured ${token.decimals}`);
-    }
-  }
 }
 
 /**
@@ -105,27 +97,37 @@ export class Observer {
     return [...this.statuses.values()];
   }
 
-  /** Verifies every configured rail (throws on a mismatch), then starts the loops. */
+  /**
+   * Starts a loop per configured rail and the relay. Nothing is asked of the
+   * endpoints here: a rail whose endpoints are down, serve another chain or
+   * another token is reported (not ready, /health and the log say why) and
+   * tried again every poll interval, while the other rail is observed.
+   */
   async start(): Promise<void> {
     const { rails, logger } = this.options;
-    const observers: { rail: RailConfig; observer: RailObserver }[] = [];
     for (const rail of Object.values(rails.rails)) {
-      this.statuses.set(rail.rail, { rail: rail.rail, chainId: rail.chainId, configured: !!rail.rpcUrl, leaseHeld: false, lastPassAt: null, lastError: null });
-      if (!rail.rpcUrl) {
+      this.statuses.set(rail.rail, {
+        rail: rail.rail,
+        chainId: rail.chainId,
+        configured: rail.rpcUrls.length > 0,
+        endpoints: rail.rpcUrls.length,
+        leaseHeld: false,
+        lastPassAt: null,
+        lastError: null,
+        halted: null,
+        awaitingConfirmation: 0,
+        blockRange: rail.maxBlockRange,
+      });
+      if (rail.rpcUrls.length === 0) {
         logger.warn({ rail: rail.rail }, "no JSON-RPC endpoint configured for this rail: it is not observed");
         continue;
       }
-      const reader = this.options.readerOf?.(rail) ?? evmReader({ url: rail.rpcUrl });
-      try {
-        await verifyRail(rail, reader);
-      } catch (error) {
-        throw new Error(describeRpcError(error, rail.rpcUrl));
-      }
+      if (rail.rpcUrls.length === 1) logger.warn({ rail: rail.rail }, "one JSON-RPC endpoint configured: transfers are not confirmed by a second one before they settle");
+      const reader = this.options.readerOf?.(rail) ?? evmReader({ urls: rail.rpcUrls });
       const watched = new WatchedSet(this.options.store);
       this.watchedSets.push(watched);
-      observers.push({ rail, observer: new RailObserver({ rail, reader, store: this.options.store, watched, logger }) });
+      this.loop(rail, new RailObserver({ rail, reader, store: this.options.store, watched, logger }));
     }
-    for (const { rail, observer } of observers) this.loop(rail, observer);
     this.scheduleRelay(0);
   }
 
@@ -161,18 +163,24 @@ export class Observer {
           const outcome = await observer.pass();
           status.lastPassAt = new Date().toISOString();
           status.lastError = null;
+          status.blockRange = observer.blockRange;
+          status.halted = outcome.kind === "halted" ? { kind: outcome.halt.kind, reason: outcome.halt.reason, since: outcome.halt.since.toISOString() } : null;
+          if (outcome.kind === "read" || outcome.kind === "caught-up") status.awaitingConfirmation = outcome.confirmation.waiting;
           if (failing) this.options.logger.info({ rail: rail.rail }, "observing again");
           failing = false;
           this.options.onPass?.(rail.rail, outcome);
           // A full range (probably still behind the head) or a rewind: read on at once.
-          if (outcome.kind === "rewound") again = 0;
-          if (outcome.kind === "read" && outcome.to - outcome.from + 1n >= BigInt(rail.maxBlockRange)) again = 0;
+          if (outcome.kind === "rewound" && !outcome.finalityViolation) again = 0;
+          if (outcome.kind === "read" && outcome.to - outcome.from + 1n >= BigInt(observer.blockRange)) again = 0;
           if (outcome.kind === "retry") again = Math.min(again, 200);
           // Anything recorded goes to payins now.
-          if (outcome.kind !== "caught-up" || outcome.settledUpTo !== null) this.kickRelay();
+          if (outcome.kind !== "halted" && (outcome.kind !== "caught-up" || outcome.settledUpTo !== null)) this.kickRelay();
+          if (outcome.kind === "rewound" && outcome.finalityViolation) this.kickRelay();
         }
       } catch (error) {
-        status.lastError = describeRpcError(error, rail.rpcUrl);
+        status.lastError = describeRpcError(error, rail.rpcUrls);
+        // A 429 is honoured: the next pass waits what the endpoint asked for.
+        if (error instanceof RpcRateLimitedError) again = Math.max(again, error.retryAfterMs);
         if (!failing) this.options.logger.warn({ rail: rail.rail, reason: status.lastError }, "observation pass failed; trying again every poll interval");
         failing = true;
       }

@@ -1,18 +1,41 @@
 import type { Logger } from "@payin/logging";
 import type { RailConfig } from "@payin/rails";
-import type { Address } from "viem";
-import type { ChainReader, TransferLog } from "../chain/evm-reader.js";
-import { checkLinks, commonAncestor, nextRange, settledNumber, type BlockRef, type FetchedHeader } from "../domain/observation/chain-view.js";
+import type { Address, Hex } from "viem";
+import { BlockUnknownError, ChainIdentityError, RangeTooLargeError, WitnessUnavailableError, type ChainReader, type ChainWitness, type TransferLog } from "../chain/evm-reader.js";
+import {
+  checkLinks,
+  commonAncestor,
+  keptFloor,
+  nextRange,
+  settledNumber,
+  splitByHash,
+  uniqueLogs,
+  type BlockRef,
+  type FetchedHeader,
+} from "../domain/observation/chain-view.js";
 import { matchTransfers } from "../domain/observation/matching.js";
-import type { ObservationRepository } from "../store/observation-repository.js";
+import { witnessVerdict, type WitnessVerdict } from "../domain/observation/witness.js";
+import { STICKY_HALTS, type HaltKind, type ObservationRepository, type PendingTransfer, type RailHalt, type TransferKey } from "../store/observation-repository.js";
 import type { WatchedSet } from "./watched-set.js";
 
 /** What one pass did (for logs, tests and the bench). */
 export type PassOutcome =
-  | { kind: "read"; from: bigint; to: bigint; transfers: number; settledUpTo: bigint | null }
-  | { kind: "caught-up"; settledUpTo: bigint | null }
-  | { kind: "rewound"; ancestor: bigint; orphaned: number }
-  | { kind: "retry"; reason: string };
+  | { kind: "read"; from: bigint; to: bigint; transfers: number; settledUpTo: bigint | null; confirmation: ConfirmationOutcome }
+  | { kind: "caught-up"; settledUpTo: bigint | null; confirmation: ConfirmationOutcome }
+  | { kind: "rewound"; ancestor: bigint; orphaned: number; finalityViolation: boolean }
+  | { kind: "retry"; reason: string }
+  /** The rail is halted: nothing was read or settled. */
+  | { kind: "halted"; halt: RailHalt };
+
+/** What the second endpoint said of the transfers due to settle. */
+export interface ConfirmationOutcome {
+  /** Transfers a second endpoint was asked about. */
+  asked: number;
+  /** Transfers not settled yet because the second endpoint has not reached their block, or none could be asked. */
+  waiting: number;
+  /** Why none could be asked, when none could. */
+  unavailable: string | null;
+}
 
 export interface RailObserverDeps {
   rail: RailConfig;
@@ -23,8 +46,20 @@ export interface RailObserverDeps {
   now?: () => Date;
 }
 
-/** Most block headers asked for at once. */
+/** Most block headers (or per-block log reads) asked for at once. */
 const HEADER_CONCURRENCY = 8;
+
+/**
+ * Blocks below the settled point whose logs are still read block by block (by
+ * hash), so that an endpoint's backend lagging up to this far behind the head
+ * another backend answered cannot leave a log out of a range answer unseen.
+ */
+export const LOG_LAG_MARGIN = 32;
+
+/** Full-range reads after which a range halved for a provider's cap is tried doubled again. */
+const RANGE_REGROW_AFTER = 100;
+
+const NO_CONFIRMATION: ConfirmationOutcome = { asked: 0, waiting: 0, unavailable: null };
 
 async function inBatches<T, R>(items: readonly T[], size: number, run: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = [];
@@ -32,91 +67,299 @@ async function inBatches<T, R>(items: readonly T[], size: number, run: (item: T)
   return out;
 }
 
+const ascending = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+
+function sameLog(a: TransferLog, b: TransferLog): boolean {
+  return a.blockHash.toLowerCase() === b.blockHash.toLowerCase() && a.contract === b.contract && a.from === b.from && a.to === b.to && a.value === b.value;
+}
+
 /**
- * One rail's observation, one pass at a time: read the blocks after the
- * cursor (bounded range), match Transfer logs of the configured tokens to
- * watched addresses, keep the headers of blocks not yet settled, record it all
- * with the cursor; then settle what the chain has settled. A stored block that
- * is no longer canonical means a reorganisation: walk back to the common
- * ancestor and orphan what lay above it. The caller holds the rail's lease and
- * calls `pass` every poll interval.
+ * One rail's observation, one pass at a time. Each pass checks every endpoint
+ * it uses is still the rail's chain (chain id and genesis block), reads the
+ * blocks after the cursor (bounded range; the newest by block hash, so a
+ * lagging backend answers an error rather than leaving logs out), matches
+ * Transfer logs of the configured tokens to watched addresses, keeps the
+ * headers of the blocks near and above the settled point, records it all with
+ * the cursor; then settles what is settled (min of `finalized` and head −
+ * confirmations) once a second endpoint confirms it, where two or more are
+ * configured. A stored block that is no longer canonical means a
+ * reorganisation: walk back to the common ancestor; one below the settled
+ * point is a finality violation, which halts the rail. A halted rail reads
+ * and credits nothing. The caller holds the rail's lease.
  */
 export class RailObserver {
   private readonly now: () => Date;
   private readonly contracts: Address[];
-  /** The chain's genesis hash, read once: a cursor kept for another chain under the same id starts again. */
-  private genesis: `0x${string}` | undefined;
+  /** The chain's genesis hash: configured for the public chains, else learned at the first pass and kept for the process's life. */
+  private genesis: Hex | undefined;
+  /** The token decimals were checked against the configuration. */
+  private tokensChecked = false;
+  /** The largest range a log query asks for now: halved when a provider refuses one, regrown slowly. */
+  private maxRange: number;
+  private fullReads = 0;
 
   constructor(private readonly deps: RailObserverDeps) {
     this.now = deps.now ?? (() => new Date());
     this.contracts = [deps.rail.token, ...deps.rail.otherTokens].map((t) => t.contract);
+    this.genesis = deps.rail.genesisHash;
+    this.maxRange = deps.rail.maxBlockRange;
+  }
+
+  /** The log range in force (for health and tests). */
+  get blockRange(): number {
+    return this.maxRange;
   }
 
   async pass(): Promise<PassOutcome> {
-    const { rail, reader, store } = this.deps;
+    try {
+      return await this.observe();
+    } catch (error) {
+      if (error instanceof ChainIdentityError) return this.halt("chain_identity", error.message);
+      throw error;
+    }
+  }
+
+  private async observe(): Promise<PassOutcome> {
+    const { rail, reader, store, logger } = this.deps;
+    reader.beginPass({ chainId: rail.chainId, genesisHash: this.genesis });
     const head = await reader.headNumber();
     const finalized = await reader.finalized();
+    this.genesis = (await reader.identity()).genesisHash;
     const settled = settledNumber(head, finalized?.number ?? null, rail.confirmations);
-    this.genesis ??= (await reader.block(0n)).hash;
+
     const cursor = await store.cursor(rail.rail, { chainId: rail.chainId, genesisHash: this.genesis }, head, this.now());
-    if (cursor.restarted) this.deps.logger.warn({ rail: rail.rail }, "the rail's chain has another genesis block than the one observed before: observing it afresh from its head");
+    if (cursor.restarted) logger.warn({ rail: rail.rail }, "the rail's chain has another genesis block than the one observed before: observing it afresh from its head");
+    if (cursor.halt && STICKY_HALTS.includes(cursor.halt.kind)) return { kind: "halted", halt: cursor.halt };
+    if (!this.tokensChecked) {
+      const problem = await this.tokenProblem();
+      if (problem) return this.halt("configuration", problem);
+      this.tokensChecked = true;
+    }
+    if (cursor.halt) {
+      // Identity and configuration halts end once a pass finds the endpoints right again (this one got here).
+      const cleared = await store.clearHalt(rail.rail, ["chain_identity", "configuration"], this.now());
+      if (cleared) logger.warn({ rail: rail.rail, halt: cleared.kind, reason: cleared.reason }, "the rail's endpoints serve the configured chain again: observing again");
+    }
+
     const stored = await store.storedBlocks(rail.chainId);
     const storedByNumber = new Map(stored.map((b) => [b.number, b]));
     let next = cursor.nextBlock;
-    let outcome: PassOutcome;
 
     // The last block read must still be canonical; then so is every block linked below it.
     const tip = storedByNumber.get(next - 1n);
-    if (tip && (await reader.block(tip.number)).hash !== tip.hash) return this.rewind(next, stored);
+    if (tip && (await reader.block(tip.number)).hash !== tip.hash) return this.rewind(next, stored, cursor.settledThrough);
 
-    const range = nextRange(next, head, rail.maxBlockRange);
+    let outcome: PassOutcome;
+    const range = nextRange(next, head, this.maxRange);
     if (range) {
-      const logs = await reader.transferLogs(this.contracts, range.from, range.to);
-      // After the logs: an address allocated before any block they cover was mined is in the set.
-      await this.deps.watched.refresh(this.now());
-      const watched = this.deps.watched.addresses;
-      const matched = logs.filter((log) => watched.has(log.to));
-      const numbers = new Set<bigint>([range.to, ...matched.map((log) => log.blockNumber)]);
-      // Blocks not yet settled are all kept, to tell a reorganisation; settled ones only where a transfer needs its time.
-      const firstUnsettled = settled === null ? range.from : settled + 1n;
-      for (let n = firstUnsettled > range.from ? firstUnsettled : range.from; n <= range.to; n++) numbers.add(n);
-      const headers = await inBatches([...numbers].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), HEADER_CONCURRENCY, (n) => reader.block(n));
-      const check = checkLinks(storedByNumber.get(range.from - 1n), headers, matched.map(logBlock));
-      if (check.kind === "reorganised") return this.rewind(next, stored);
-      if (check.kind === "moving") return { kind: "retry", reason: check.reason };
-      const byNumber = new Map<bigint, FetchedHeader>(headers.map((h) => [h.number, h]));
-      const transfers = matchTransfers(rail, matched, watched, (n) => byNumber.get(n)!.timestamp);
-      const keep = headers.filter((h) => settled === null || h.number > settled || h.number === range.to);
-      await store.recordRead({ rail: rail.rail, chainId: rail.chainId, from: range.from, to: range.to, keep, transfers, now: this.now() });
-      for (const h of keep) storedByNumber.set(h.number, h);
-      next = range.to + 1n;
-      outcome = { kind: "read", from: range.from, to: range.to, transfers: transfers.length, settledUpTo: null };
+      const read = await this.read(range, settled, storedByNumber.get(range.from - 1n));
+      if (read.kind === "reorganised") return this.rewind(next, stored, cursor.settledThrough);
+      if (read.kind === "retry") return read;
+      next = read.to + 1n;
+      outcome = { kind: "read", from: range.from, to: read.to, transfers: read.transfers, settledUpTo: null, confirmation: NO_CONFIRMATION };
     } else {
       await store.touch(rail.rail, next, this.now());
-      outcome = { kind: "caught-up", settledUpTo: null };
+      outcome = { kind: "caught-up", settledUpTo: null, confirmation: NO_CONFIRMATION };
     }
 
     // Settle up to the settled block, but never past what was read (and linked to the verified tip).
     if (settled === null) return outcome;
     const upTo = settled < next - 1n ? settled : next - 1n;
     if (upTo < 0n) return outcome;
-    await store.settle({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, upTo, now: this.now() });
-    return { ...outcome, settledUpTo: upTo };
+    const settling = await this.settle(next, upTo);
+    if (settling.kind === "halted") return settling;
+    return { ...outcome, settledUpTo: upTo, confirmation: settling.confirmation };
   }
 
-  private async rewind(next: bigint, storedDescending: readonly BlockRef[]): Promise<PassOutcome> {
+  /** Why the configured tokens cannot be trusted on this chain, or null. */
+  private async tokenProblem(): Promise<string | null> {
+    const { rail, reader } = this.deps;
+    for (const token of [rail.token, ...rail.otherTokens]) {
+      const decimals = await reader.decimals(token.contract);
+      if (decimals !== token.decimals) return `${token.asset} at ${token.contract} has ${decimals} decimals on chain, not the configured ${token.decimals}`;
+    }
+    return null;
+  }
+
+  private async read(
+    range: { from: bigint; to: bigint },
+    settled: bigint | null,
+    below: BlockRef | undefined,
+  ): Promise<{ kind: "read"; to: bigint; transfers: number } | { kind: "reorganised" } | Extract<PassOutcome, { kind: "retry" }>> {
+    const { rail, reader, store } = this.deps;
+    const split = splitByHash(range, settled, LOG_LAG_MARGIN);
+    let logs: TransferLog[] = [];
+    if (split.rangeTo !== null) {
+      try {
+        logs = await reader.transferLogs(this.contracts, range.from, split.rangeTo);
+      } catch (error) {
+        if (!(error instanceof RangeTooLargeError) || this.maxRange === 1) throw error;
+        this.maxRange = Math.max(1, Math.floor(this.maxRange / 2));
+        this.fullReads = 0;
+        this.deps.logger.warn({ rail: rail.rail, blockRange: this.maxRange }, "the endpoint refused a log range as too large: reading smaller ranges from now on");
+        return { kind: "retry", reason: "log range halved" };
+      }
+    }
+    // Every block of the range was mined before the head was read: an address allocated before any of them is in the set now.
+    await this.deps.watched.refresh(this.now());
+    const watched = this.deps.watched.addresses;
+    // Headers: the last block read (the next pass's tip), blocks read by hash, blocks kept for reorganisations, blocks with a transfer.
+    const keepFrom = settled === null ? range.from : keptFloor(settled);
+    const firstHeader = [split.byHashFrom ?? range.to + 1n, keepFrom, range.to].reduce((a, b) => (a < b ? a : b));
+    const numbers = new Set<bigint>([range.to, ...logs.filter((log) => watched.has(log.to)).map((log) => log.blockNumber)]);
+    for (let n = firstHeader > range.from ? firstHeader : range.from; n <= range.to; n++) numbers.add(n);
+    let headers = await inBatches([...numbers].sort(ascending), HEADER_CONCURRENCY, (n) => this.deps.reader.block(n));
+    let to = range.to;
+    if (split.byHashFrom !== null) {
+      // Block by block, oldest first: the read ends below the first block the answering backend does not know yet.
+      const byHash = headers.filter((h) => h.number >= split.byHashFrom!);
+      for (let i = 0; i < byHash.length; i += HEADER_CONCURRENCY) {
+        const batch = byHash.slice(i, i + HEADER_CONCURRENCY);
+        const found = await Promise.allSettled(batch.map((h) => reader.transferLogsAt(this.contracts, { number: h.number, hash: h.hash })));
+        const unknown = found.findIndex((f) => f.status === "rejected");
+        for (const f of unknown === -1 ? found : found.slice(0, unknown)) logs = logs.concat((f as PromiseFulfilledResult<TransferLog[]>).value);
+        if (unknown === -1) continue;
+        const error = (found[unknown] as PromiseRejectedResult).reason as unknown;
+        if (!(error instanceof BlockUnknownError)) throw error;
+        to = error.blockNumber - 1n;
+        break;
+      }
+      if (to < range.from) return { kind: "retry", reason: `the endpoint does not know block ${range.from} yet` };
+      if (to < range.to) {
+        headers = headers.filter((h) => h.number <= to);
+        logs = logs.filter((log) => log.blockNumber <= to);
+      }
+    }
+    const unique = uniqueLogs(logs, sameLog);
+    if (unique === null) return { kind: "retry", reason: "the endpoint answered two different logs under one transaction and index" };
+    const matched = unique.filter((log) => watched.has(log.to));
+    const check = checkLinks(below, headers, matched.map(logBlock));
+    if (check.kind === "reorganised") return { kind: "reorganised" };
+    if (check.kind === "moving") return { kind: "retry", reason: check.reason };
+    const byNumber = new Map<bigint, FetchedHeader>(headers.map((h) => [h.number, h]));
+    const transfers = matchTransfers(rail, matched, watched, (n) => byNumber.get(n)!.timestamp);
+    const keep = headers.filter((h) => h.number >= keepFrom || h.number === to);
+    await store.recordRead({ rail: rail.rail, chainId: rail.chainId, from: range.from, to, keep, transfers, now: this.now() });
+    if (range.to - range.from + 1n >= BigInt(this.maxRange) && this.maxRange < rail.maxBlockRange && ++this.fullReads >= RANGE_REGROW_AFTER) {
+      this.maxRange = Math.min(rail.maxBlockRange, this.maxRange * 2);
+      this.fullReads = 0;
+    }
+    return { kind: "read", to, transfers: transfers.length };
+  }
+
+  /**
+   * Settles the pending transfers at or below `upTo`. With two or more
+   * endpoints, each only once another endpoint than the reading one confirms
+   * it; a transfer the second endpoint contradicts is never credited: it is
+   * orphaned when the reading endpoint no longer backs it either, and the rail
+   * halts, saying why.
+   */
+  private async settle(next: bigint, upTo: bigint): Promise<{ kind: "settled"; confirmation: ConfirmationOutcome } | Extract<PassOutcome, { kind: "halted" }>> {
+    const { rail, reader, store } = this.deps;
+    const keptFrom = keptFloor(upTo);
+    const witness = reader.witness();
+    if (!witness) {
+      await store.settle({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, upTo, keptFrom, now: this.now() });
+      return { kind: "settled", confirmation: NO_CONFIRMATION };
+    }
+    const due = await store.pendingUpTo(rail.chainId, upTo);
+    const confirmed: TransferKey[] = [];
+    const disputed: { transfer: PendingTransfer; reason: string }[] = [];
+    let waiting = 0;
+    let unavailable: string | null = null;
+    const ask = askOnce(witness);
+    for (const transfer of due) {
+      let verdict: WitnessVerdict;
+      try {
+        verdict = witnessVerdict(transfer, await ask.blockHash(transfer.blockNumber), await ask.receipt(transfer.txHash));
+      } catch (error) {
+        if (!(error instanceof WitnessUnavailableError)) throw error;
+        unavailable = error.message;
+        waiting = due.length - confirmed.length - disputed.length;
+        break;
+      }
+      if (verdict.kind === "confirmed") confirmed.push(transfer);
+      else if (verdict.kind === "not-yet") waiting++;
+      else disputed.push({ transfer, reason: verdict.reason });
+    }
+    const confirmation = { asked: due.length, waiting, unavailable };
+    if (unavailable) this.deps.logger.warn({ rail: rail.rail, waiting, reason: unavailable }, "transfers wait to settle: no second endpoint can confirm them");
+    await store.settle({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, upTo, keptFrom, keys: confirmed, now: this.now() });
+    if (disputed.length === 0) return { kind: "settled", confirmation };
+
+    // Does the reading endpoint itself still back what it reported? If not, the transfer was never on chain as recorded.
+    const own = askOnce({ blockHash: async (n) => (await reader.block(n)).hash, receipt: (tx) => reader.receipt(tx) });
+    const gone: TransferKey[] = [];
+    for (const { transfer } of disputed) {
+      const verdict = witnessVerdict(transfer, await own.blockHash(transfer.blockNumber).catch(() => null), await own.receipt(transfer.txHash));
+      if (verdict.kind !== "confirmed") gone.push(transfer);
+    }
+    await store.vanish({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, keys: gone, now: this.now() });
+    const first = disputed[0]!;
+    const reason = `endpoints disagree: ${first.reason}${disputed.length > 1 ? ` (and ${disputed.length - 1} more transfers)` : ""}; nothing of it is credited${
+      gone.length > 0 ? `, and ${gone.length} transfer${gone.length > 1 ? "s" : ""} the reading endpoint no longer backs ${gone.length > 1 ? "are" : "is"} orphaned` : ""
+    }`;
+    return this.halt("disagreement", reason);
+  }
+
+  private async halt(kind: HaltKind, reason: string): Promise<Extract<PassOutcome, { kind: "halted" }>> {
+    const { rail, store, logger } = this.deps;
+    const now = this.now();
+    const halt = (await store.halt(rail.rail, kind, reason, now)) ?? { kind, reason, since: now };
+    logger.error({ rail: rail.rail, halt: halt.kind, reason: halt.reason, alert: true }, "rail halted: nothing on it is credited until this is resolved");
+    return { kind: "halted", halt };
+  }
+
+  private async rewind(next: bigint, storedDescending: readonly BlockRef[], settledThrough: bigint | null): Promise<PassOutcome> {
     const { rail, reader, store, logger } = this.deps;
     let ancestor = await commonAncestor(storedDescending, async (n) => (await reader.block(n)).hash);
+    const deeperThanKept = ancestor === null;
     if (ancestor === null) {
       // Deeper than every kept block: read again from below the lowest one.
       const lowest = storedDescending.at(-1)?.number ?? next;
       ancestor = lowest > 0n ? lowest - 1n : 0n;
-      logger.error({ rail: rail.rail, ancestor: ancestor.toString() }, "reorganisation deeper than the blocks kept; reading again from below them");
+    }
+    const violation = deeperThanKept || (settledThrough !== null && ancestor < settledThrough);
+    let vanished = 0;
+    if (violation) {
+      // Settled transfers above the fork: still on the chain (perhaps in another block), or gone.
+      const gone: TransferKey[] = [];
+      for (const transfer of await store.settledAbove(rail.chainId, ancestor)) {
+        const receipt = await reader.receipt(transfer.txHash);
+        const verdict = receipt ? witnessVerdict({ ...transfer, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }, receipt.blockHash, receipt) : null;
+        if (verdict?.kind !== "confirmed") gone.push(transfer);
+      }
+      vanished = (await store.vanish({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, keys: gone, now: this.now() })).vanished;
     }
     const { orphaned } = await store.rewind({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, ancestor, now: this.now() });
-    logger.warn({ rail: rail.rail, ancestor: ancestor.toString(), orphaned }, "chain reorganised: transfers above the common ancestor orphaned");
-    return { kind: "rewound", ancestor, orphaned };
+    if (!violation) {
+      logger.warn({ rail: rail.rail, ancestor: ancestor.toString(), orphaned }, "chain reorganised: transfers above the common ancestor orphaned");
+      return { kind: "rewound", ancestor, orphaned, finalityViolation: false };
+    }
+    const reason = `finality violation: the chain reorganised below its settled block ${settledThrough ?? "(unknown)"}${
+      deeperThanKept ? ", deeper than every kept block" : ""
+    }; common ancestor ${ancestor}; ${vanished} settled transfer${vanished === 1 ? "" : "s"} no longer on chain (orphaned); blocks above the ancestor are read again once an operator resumes the rail`;
+    await this.halt("finality_violation", reason);
+    return { kind: "rewound", ancestor, orphaned, finalityViolation: true };
   }
+}
+
+/** Asks a witness once per block and once per transaction within one settle. */
+function askOnce(witness: ChainWitness): ChainWitness {
+  const blocks = new Map<bigint, Promise<Hex | null>>();
+  const receipts = new Map<string, ReturnType<ChainWitness["receipt"]>>();
+  return {
+    blockHash: (number) => {
+      let answer = blocks.get(number);
+      if (!answer) blocks.set(number, (answer = witness.blockHash(number)));
+      return answer;
+    },
+    receipt: (txHash) => {
+      let answer = receipts.get(txHash);
+      if (!answer) receipts.set(txHash, (answer = witness.receipt(txHash)));
+      return answer;
+    },
+  };
 }
 
 function logBlock(log: TransferLog): BlockRef {

@@ -12,6 +12,10 @@ import { PoolKeeper } from "../domain/pool-keeper.js";
 import { DEFAULT_OBSERVER_STALL_MS, getReadiness, type MerchantReadinessSource, type ReadinessDeps } from "../domain/readiness.js";
 import type { Logger } from "@payin/logging";
 import { observerHealth } from "../store/observer-health.js";
+import { railControl } from "../store/rail-control.js";
+import { isRail } from "@payin/money";
+import { callerNameOf, toTimestamp } from "@payin/rpc";
+import type { RailHalt } from "../store/observation-repository.js";
 import { allocationBatcher, WalletRepository } from "../store/wallet-repository.js";
 
 function uuid(field: string, value: string): string {
@@ -49,7 +53,28 @@ export function allocationHandlers(
     pool.allocated(allocation.merchantUuid, allocation.index);
     return { address: allocation.address, index: allocation.index, derivationPath: allocation.derivationPath };
   };
+  const rails = railControl(sql);
+  const haltToPb = (halt: RailHalt | null) => (halt ? { kind: halt.kind, reason: halt.reason, since: toTimestamp(halt.since) } : undefined);
   return {
+    async listRails() {
+      const list = await rails.list();
+      return {
+        rails: list.map((r) => ({
+          rail: r.rail,
+          chainId: BigInt(r.chainId),
+          nextBlock: r.nextBlock,
+          settledThrough: r.settledThrough ?? undefined,
+          advancedAt: toTimestamp(r.advancedAt),
+          halt: haltToPb(r.halt),
+        })),
+      };
+    },
+    async resumeRail(req, ctx) {
+      if (!isRail(req.rail)) throw new DomainError(AllocationReason.InvalidArgument, "rail must be one routing serves (bep20, erc20)");
+      const cleared = await rails.resume(req.rail, new Date());
+      if (cleared) logger.warn({ rail: req.rail, halt: cleared.kind, reason: cleared.reason, caller: callerNameOf(ctx.values) }, "rail resumed by an operator");
+      return { resumed: cleared !== null, cleared: haltToPb(cleared) };
+    },
     async setWallet(req) {
       const merchantUuid = uuid("merchant_uuid", req.merchantUuid);
       const wallet = await setWallet(repo(), { merchantUuid, xpub: req.xpub, now: new Date() });

@@ -12,8 +12,8 @@ export const CALLERS = allowCallers(allocationV1.AllocationService, {
   api: ["setWallet", "getWallet", "getReadiness"],
   // The hosted checkout: readiness before a checkout is created and while a payer starts.
   checkout: ["getReadiness"],
-  // The operator CLI: wallets and readiness.
-  payinctl: ["setWallet", "getWallet", "getReadiness"],
+  // The operator CLI: wallets, readiness, and the rails' observation (resuming a halted rail).
+  payinctl: ["setWallet", "getWallet", "getReadiness", "listRails", "resumeRail"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

@@ -3,12 +3,59 @@ import type pg from "pg";
 import type { BlockRef } from "../domain/observation/chain-view.js";
 import type { ObservedTransfer, Watch } from "../domain/observation/matching.js";
 
+/**
+ * Why a rail is halted: it credits nothing and is provider_not_ready until the
+ * halt is cleared. `chain_identity` and `configuration` clear themselves once
+ * a pass finds the endpoints right again; `disagreement` and
+ * `finality_violation` stay until an operator resumes the rail.
+ */
+export type HaltKind = "chain_identity" | "disagreement" | "finality_violation" | "configuration";
+
+/** The halts only an operator clears. */
+export const STICKY_HALTS: readonly HaltKind[] = ["disagreement", "finality_violation"];
+
+export interface RailHalt {
+  kind: HaltKind;
+  reason: string;
+  since: Date;
+}
+
 /** A rail's cursor: the next block to read, and when its observer last completed a pass. */
 export interface ObserverCursor {
   rail: Rail;
   chainId: number;
   nextBlock: bigint;
   advancedAt: Date;
+  /** The highest block settled so far (null before any): a reorganisation below it is a finality violation. */
+  settledThrough: bigint | null;
+  halt: RailHalt | null;
+}
+
+/** A pending transfer as a second endpoint is asked to confirm it. */
+export interface PendingTransfer {
+  txHash: `0x${string}`;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: string;
+  contract: string;
+  from: string;
+  to: string;
+  amount: bigint;
+}
+
+/** A transfer's key. */
+export interface TransferKey {
+  txHash: string;
+  logIndex: number;
+}
+
+function haltOf(row: Record<string, unknown>): RailHalt | null {
+  if (row.halted_kind === null || row.halted_kind === undefined) return null;
+  return { kind: row.halted_kind as HaltKind, reason: row.halted_reason as string, since: new Date(row.halted_at as string | Date) };
+}
+
+function settledThroughOf(row: Record<string, unknown>): bigint | null {
+  return row.settled_through === null || row.settled_through === undefined ? null : BigInt(row.settled_through as string);
 }
 
 /** What one event of the outbox tells payins. */
@@ -116,7 +163,10 @@ export class ObservationRepository {
          on conflict (rail) do nothing`,
         [rail, chain.chainId, chain.genesisHash, startBlock.toString(), now],
       );
-      const { rows } = await client.query(`select chain_id, genesis_hash, next_block, advanced_at from observer_cursors where rail = $1 for update`, [rail]);
+      const { rows } = await client.query(
+        `select chain_id, genesis_hash, next_block, advanced_at, settled_through, halted_kind, halted_reason, halted_at from observer_cursors where rail = $1 for update`,
+        [rail],
+      );
       const row = rows[0] as Record<string, unknown>;
       let restarted = false;
       if (Number(row.chain_id) !== chain.chainId || (row.genesis_hash as string).trim() !== chain.genesisHash) {
@@ -130,14 +180,23 @@ export class ObservationRepository {
         await this.enqueue(client, inChainOrder(orphaned).map(transferEvent), now);
         await client.query(`delete from observed_blocks where chain_id = $1`, [previous]);
         await client.query(
-          `update observer_cursors set chain_id = $2, genesis_hash = $3, next_block = $4, advanced_at = $5, updated_at = $5 where rail = $1`,
+          `update observer_cursors set chain_id = $2, genesis_hash = $3, next_block = $4, advanced_at = $5, updated_at = $5, settled_through = null where rail = $1`,
           [rail, chain.chainId, chain.genesisHash, startBlock.toString(), now],
         );
         row.next_block = startBlock.toString();
         row.advanced_at = now;
+        row.settled_through = null;
       }
       await client.query("commit");
-      return { rail, chainId: chain.chainId, nextBlock: BigInt(row.next_block as string), advancedAt: new Date(row.advanced_at as string), restarted };
+      return {
+        rail,
+        chainId: chain.chainId,
+        nextBlock: BigInt(row.next_block as string),
+        advancedAt: new Date(row.advanced_at as string),
+        settledThrough: settledThroughOf(row),
+        halt: haltOf(row),
+        restarted,
+      };
     } catch (error) {
       await client.query("rollback").catch(() => {});
       throw error;
@@ -148,13 +207,109 @@ export class ObservationRepository {
 
   /** Every rail's cursor (for readiness). */
   async cursors(): Promise<ObserverCursor[]> {
-    const { rows } = await this.pool.query(`select rail, chain_id, next_block, advanced_at from observer_cursors`);
+    const { rows } = await this.pool.query(
+      `select rail, chain_id, next_block, advanced_at, settled_through, halted_kind, halted_reason, halted_at from observer_cursors`,
+    );
     return rows.map((row: Record<string, unknown>) => ({
       rail: row.rail as Rail,
       chainId: Number(row.chain_id),
       nextBlock: BigInt(row.next_block as string),
       advancedAt: new Date(row.advanced_at as string),
+      settledThrough: settledThroughOf(row),
+      halt: haltOf(row),
     }));
+  }
+
+  /** A rail's halt, or null (also when it has no cursor yet). */
+  async haltOf(rail: Rail): Promise<RailHalt | null> {
+    const { rows } = await this.pool.query(`select halted_kind, halted_reason, halted_at from observer_cursors where rail = $1`, [rail]);
+    return rows[0] ? haltOf(rows[0] as Record<string, unknown>) : null;
+  }
+
+  /**
+   * Halts a rail (a rail without a cursor has nothing to halt). A sticky halt
+   * (STICKY_HALTS) is kept as it is: only an operator clears it; any other is
+   * replaced. Answers the halt in force.
+   */
+  async halt(rail: Rail, kind: HaltKind, reason: string, now: Date): Promise<RailHalt | null> {
+    const { rows } = await this.pool.query(
+      `update observer_cursors
+          set halted_kind = $2::text, halted_reason = $3, halted_at = case when halted_kind = $2::text then halted_at else $4 end, updated_at = $4
+        where rail = $1 and (halted_kind is null or not (halted_kind = any($5::text[])))
+        returning halted_kind, halted_reason, halted_at`,
+      [rail, kind, reason, now, STICKY_HALTS],
+    );
+    return rows[0] ? haltOf(rows[0] as Record<string, unknown>) : this.haltOf(rail);
+  }
+
+  /** Clears a rail's halt if it is of one of `kinds`; answers the halt cleared, or null. */
+  async clearHalt(rail: Rail, kinds: readonly HaltKind[], now: Date): Promise<RailHalt | null> {
+    const { rows } = await this.pool.query(
+      `update observer_cursors o set halted_kind = null, halted_reason = null, halted_at = null, updated_at = $3
+         from (select rail, halted_kind, halted_reason, halted_at from observer_cursors where rail = $1 for update) old_halt
+        where o.rail = old_halt.rail and old_halt.halted_kind = any($2::text[])
+        returning old_halt.halted_kind, old_halt.halted_reason, old_halt.halted_at`,
+      [rail, kinds, now],
+    );
+    return rows[0] ? haltOf(rows[0] as Record<string, unknown>) : null;
+  }
+
+  /** The pending transfers of a chain at or below `upTo`, in chain order. */
+  async pendingUpTo(chainId: number, upTo: bigint): Promise<PendingTransfer[]> {
+    const { rows } = await this.pool.query(
+      `select tx_hash, log_index, block_number, block_hash, contract, from_address, to_address, amount from observed_transfers
+        where chain_id = $1 and state = 'pending' and block_number <= $2 order by block_number, log_index`,
+      [chainId, upTo.toString()],
+    );
+    return rows.map((row: Record<string, unknown>) => ({
+      txHash: (row.tx_hash as string).trim() as `0x${string}`,
+      logIndex: Number(row.log_index),
+      blockNumber: BigInt(row.block_number as string),
+      blockHash: (row.block_hash as string).trim(),
+      contract: row.contract as string,
+      from: row.from_address as string,
+      to: row.to_address as string,
+      amount: BigInt(String(row.amount)),
+    }));
+  }
+
+  /** The settled transfers of a chain above `above` (to verify again after a finality violation), in chain order. */
+  async settledAbove(chainId: number, above: bigint): Promise<PendingTransfer[]> {
+    const { rows } = await this.pool.query(
+      `select tx_hash, log_index, block_number, block_hash, contract, from_address, to_address, amount from observed_transfers
+        where chain_id = $1 and state = 'settled' and block_number > $2 order by block_number, log_index`,
+      [chainId, above.toString()],
+    );
+    return rows.map((row: Record<string, unknown>) => ({
+      txHash: (row.tx_hash as string).trim() as `0x${string}`,
+      logIndex: Number(row.log_index),
+      blockNumber: BigInt(row.block_number as string),
+      blockHash: (row.block_hash as string).trim(),
+      contract: row.contract as string,
+      from: row.from_address as string,
+      to: row.to_address as string,
+      amount: BigInt(String(row.amount)),
+    }));
+  }
+
+  /**
+   * Transfers the chain no longer holds as they were recorded (a finality
+   * violation took them off, or no endpoint backs what one reported): orphaned,
+   * with when they vanished, and their outbox events; in one transaction.
+   */
+  async vanish(input: { rail: Rail; chainId: number; expectedNext: bigint; keys: readonly TransferKey[]; now: Date }): Promise<{ vanished: number }> {
+    if (input.keys.length === 0) return { vanished: 0 };
+    return this.inCursorTransaction(input.rail, input.expectedNext, async (client) => {
+      const { rows } = await client.query(
+        `update observed_transfers t set state = 'orphaned', version = version + 1, vanished_at = $4, updated_at = $4
+           from unnest($2::text[], $3::int[]) as k(tx_hash, log_index)
+          where t.chain_id = $1 and t.tx_hash = k.tx_hash and t.log_index = k.log_index and t.state <> 'orphaned'
+          returning ${TRANSFER_COLUMNS.split(",").map((c) => `t.${c.trim()}`).join(", ")}`,
+        [input.chainId, input.keys.map((k) => k.txHash), input.keys.map((k) => k.logIndex), input.now],
+      );
+      await this.enqueue(client, inChainOrder(rows).map(transferEvent), input.now);
+      return { vanished: rows.length };
+    });
   }
 
   /** The stored blocks of a chain, highest first. */
@@ -286,25 +441,36 @@ export class ObservationRepository {
       );
       await this.enqueue(client, inChainOrder(rows).map(transferEvent), input.now);
       await client.query(`delete from observed_blocks where chain_id = $1 and number > $2`, [input.chainId, input.ancestor.toString()]);
-      await client.query(`update observer_cursors set next_block = $2, updated_at = $3 where rail = $1`, [input.rail, (input.ancestor + 1n).toString(), input.now]);
+      await client.query(
+        `update observer_cursors set next_block = $2, updated_at = $3, settled_through = least(settled_through, $4) where rail = $1`,
+        [input.rail, (input.ancestor + 1n).toString(), input.now, input.ancestor.toString()],
+      );
       return { orphaned: rows.length };
     });
   }
 
   /**
-   * Settles the pending transfers at or below `upTo` (a block verified to be
-   * canonical and settled) and forgets the blocks below it; in one transaction.
+   * Settles pending transfers at or below `upTo` (a block verified to be
+   * canonical and settled): all of them, or only `keys` (those a second
+   * endpoint confirmed); records `upTo` as the highest settled block and
+   * forgets the kept blocks below keptFloor(upTo); in one transaction.
    */
-  async settle(input: { rail: Rail; chainId: number; expectedNext: bigint; upTo: bigint; now: Date }): Promise<{ settled: number }> {
+  async settle(input: { rail: Rail; chainId: number; expectedNext: bigint; upTo: bigint; keptFrom: bigint; keys?: readonly TransferKey[]; now: Date }): Promise<{ settled: number }> {
     return this.inCursorTransaction(input.rail, input.expectedNext, async (client) => {
+      const only = input.keys !== undefined;
       const { rows } = await client.query(
-        `update observed_transfers set state = 'settled', version = version + 1, updated_at = $3
-          where chain_id = $1 and block_number <= $2 and state = 'pending'
-          returning ${TRANSFER_COLUMNS}`,
-        [input.chainId, input.upTo.toString(), input.now],
+        `update observed_transfers t set state = 'settled', version = version + 1, updated_at = $3
+          where t.chain_id = $1 and t.block_number <= $2 and t.state = 'pending'
+            and (not $4::boolean or (t.tx_hash, t.log_index) in (select * from unnest($5::text[], $6::int[])))
+          returning ${TRANSFER_COLUMNS.split(",").map((c) => `t.${c.trim()}`).join(", ")}`,
+        [input.chainId, input.upTo.toString(), input.now, only, (input.keys ?? []).map((k) => k.txHash), (input.keys ?? []).map((k) => k.logIndex)],
       );
       await this.enqueue(client, inChainOrder(rows).map(transferEvent), input.now);
-      await client.query(`delete from observed_blocks where chain_id = $1 and number < $2`, [input.chainId, input.upTo.toString()]);
+      await client.query(`delete from observed_blocks where chain_id = $1 and number < $2`, [input.chainId, input.keptFrom.toString()]);
+      await client.query(`update observer_cursors set settled_through = greatest(coalesce(settled_through, $2), $2) where rail = $1`, [
+        input.rail,
+        input.upTo.toString(),
+      ]);
       return { settled: rows.length };
     });
   }

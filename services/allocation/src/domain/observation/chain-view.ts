@@ -24,14 +24,67 @@ export function nextRange(cursor: bigint, head: bigint, maxRange: number): { fro
 }
 
 /**
- * The highest block counted as settled: the chain's `finalized` block where the
- * endpoint serves one, else head − confirmations; null while the chain is
- * shorter than that.
+ * The highest block counted as settled: the lower of the chain's `finalized`
+ * block (where the endpoint serves one) and head − confirmations, so that
+ * settlement never rests on one tag (an endpoint whose `finalized` is its
+ * head settles nothing early); null while the chain is shorter than the
+ * confirmations.
  */
 export function settledNumber(head: bigint, finalized: bigint | null, confirmations: number): bigint | null {
-  if (finalized !== null) return finalized <= head ? finalized : head;
-  const settled = head - BigInt(confirmations);
-  return settled >= 0n ? settled : null;
+  const deep = head - BigInt(confirmations);
+  if (deep < 0n) return null;
+  return finalized !== null && finalized < deep ? finalized : deep;
+}
+
+/**
+ * Blocks kept below the settled point, so that the common ancestor of even a
+ * reorganisation of settled blocks is found among the kept hashes.
+ */
+export const KEPT_BELOW_SETTLED = 128n;
+
+/** The lowest block whose header is kept once blocks up to `settledThrough` are settled. */
+export function keptFloor(settledThrough: bigint): bigint {
+  const floor = settledThrough - KEPT_BELOW_SETTLED;
+  return floor > 0n ? floor : 0n;
+}
+
+/**
+ * Where a rail's logs are read from: by range up to `rangeTo` (blocks every
+ * backend of an endpoint has long had), block by block (by hash) above it, so
+ * that a backend that has not seen a block yet answers an error rather than
+ * leaving its logs out. The blocks above the settled point less a margin of
+ * `lagMargin` are read by hash.
+ */
+export function splitByHash(range: { from: bigint; to: bigint }, settled: bigint | null, lagMargin: number): { rangeTo: bigint | null; byHashFrom: bigint | null } {
+  const safe = settled === null ? range.from - 1n : settled - BigInt(lagMargin);
+  const rangeTo = safe < range.to ? safe : range.to;
+  return {
+    rangeTo: rangeTo >= range.from ? rangeTo : null,
+    byHashFrom: rangeTo < range.to ? (rangeTo >= range.from ? rangeTo + 1n : range.from) : null,
+  };
+}
+
+/** A log's place on its chain: unique per (tx hash, log index). */
+export interface LogKey {
+  txHash: string;
+  logIndex: number;
+  blockHash: string;
+}
+
+/**
+ * An endpoint's answer without repeats: a log listed twice (some providers
+ * do) is kept once; two different logs under one (tx hash, log index) are of
+ * two branches, and the answer is not used (null).
+ */
+export function uniqueLogs<T extends LogKey>(logs: readonly T[], same: (a: T, b: T) => boolean): T[] | null {
+  const byKey = new Map<string, T>();
+  for (const log of logs) {
+    const key = `${log.txHash.toLowerCase()}:${log.logIndex}`;
+    const seen = byKey.get(key);
+    if (seen === undefined) byKey.set(key, log);
+    else if (!same(seen, log)) return null;
+  }
+  return [...byKey.values()];
 }
 
 export type LinkCheck =

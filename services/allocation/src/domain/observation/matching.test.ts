@@ -14,7 +14,8 @@ const PAYER = "0x9999999999999999999999999999999999999999";
 const rail: RailConfig = {
   rail: "bep20",
   chainId: 1_337_056,
-  rpcUrl: undefined,
+  rpcUrls: [],
+  genesisHash: undefined,
   token: USDT,
   otherTokens: [USDC],
   confirmations: 2,

@@ -14,7 +14,173 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file payin/allocation/v1/allocation_service.proto.
  */
 export const file_payin_allocation_v1_allocation_service: GenFile = /*@__PURE__*/
-  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSKhAQoGV2FsbGV0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCRISCgpuZXh0X2luZGV4GAMgASgNEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjcKEFNldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCRIMCgR4cHViGAIgASgJIkAKEVNldFdhbGxldFJlc3BvbnNlEisKBndhbGxldBgBIAEoCzIbLnBheWluLmFsbG9jYXRpb24udjEuV2FsbGV0IikKEEdldFdhbGxldFJlcXVlc3QSFQoNbWVyY2hhbnRfdXVpZBgBIAEoCSJAChFHZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCJSChZBbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSEwoLaW50ZW50X3V1aWQYAiABKAkSDAoEcmFpbBgDIAEoCSJSChdBbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRIPCgdhZGRyZXNzGAEgASgJEg0KBWluZGV4GAIgASgNEhcKD2Rlcml2YXRpb25fcGF0aBgDIAEoCSJeCh1CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBI9CghyZXF1ZXN0cxgBIAMoCzIrLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVxdWVzdCJdCh5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVzcG9uc2USOwoHcmVzdWx0cxgBIAMoCzIqLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzdWx0IpcBChVBbGxvY2F0ZUFkZHJlc3NSZXN1bHQSQQoJYWxsb2NhdGVkGAEgASgLMiwucGF5aW4uYWxsb2NhdGlvbi52MS5BbGxvY2F0ZUFkZHJlc3NSZXNwb25zZUgAEjAKBWVycm9yGAIgASgLMh8ucGF5aW4uY29tbW9uLnYxLkJhdGNoSXRlbUVycm9ySABCCQoHb3V0Y29tZSIoCglBc3NldFJhaWwSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCSJxChNHZXRSZWFkaW5lc3NSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSLQoFcGFpcnMYAiADKAsyHi5wYXlpbi5hbGxvY2F0aW9uLnYxLkFzc2V0UmFpbBIUCgxqdXJpc2RpY3Rpb24YAyABKAkiiAEKDVBhaXJSZWFkaW5lc3MSDQoFYXNzZXQYASABKAkSDAoEcmFpbBgCIAEoCRINCgVyZWFkeRgDIAEoCBIPCgdyZWFzb25zGAQgAygJEjoKDHJlYXNvbl9jb2RlcxgFIAMoDjIkLnBheWluLmFsbG9jYXRpb24udjEuUmVhZGluZXNzUmVhc29uIkkKFEdldFJlYWRpbmVzc1Jlc3BvbnNlEjEKBXBhaXJzGAEgAygLMiIucGF5aW4uYWxsb2NhdGlvbi52MS5QYWlyUmVhZGluZXNzKtgCCg9SZWFkaW5lc3NSZWFzb24SIAocUkVBRElORVNTX1JFQVNPTl9VTlNQRUNJRklFRBAAEiYKIlJFQURJTkVTU19SRUFTT05fTUVSQ0hBTlRfSU5BQ1RJVkUQARIuCipSRUFESU5FU1NfUkVBU09OX09QRVJBVElOR19QUk9GSUxFX01JU1NJTkcQAhImCiJSRUFESU5FU1NfUkVBU09OX1BBWUlOX05PVF9BTExPV0VEEAMSKQolUkVBRElORVNTX1JFQVNPTl9BU1NFVF9OT1RfQ09ORklHVVJFRBAEEiUKIVJFQURJTkVTU19SRUFTT05fV0FMTEVUX05PVF9SRUFEWRAFEigKJFJFQURJTkVTU19SRUFTT05fQUxMT0NBVE9SX05PVF9SRUFEWRAGEicKI1JFQURJTkVTU19SRUFTT05fUFJPVklERVJfTk9UX1JFQURZEAcyogQKEUFsbG9jYXRpb25TZXJ2aWNlEloKCVNldFdhbGxldBIlLnBheWluLmFsbG9jYXRpb24udjEuU2V0V2FsbGV0UmVxdWVzdBomLnBheWluLmFsbG9jYXRpb24udjEuU2V0V2FsbGV0UmVzcG9uc2USWgoJR2V0V2FsbGV0EiUucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRXYWxsZXRSZXF1ZXN0GiYucGF5aW4uYWxsb2NhdGlvbi52MS5HZXRXYWxsZXRSZXNwb25zZRJsCg9BbGxvY2F0ZUFkZHJlc3MSKy5wYXlpbi5hbGxvY2F0aW9uLnYxLkFsbG9jYXRlQWRkcmVzc1JlcXVlc3QaLC5wYXlpbi5hbGxvY2F0aW9uLnYxLkFsbG9jYXRlQWRkcmVzc1Jlc3BvbnNlEoEBChZCYXRjaEFsbG9jYXRlQWRkcmVzc2VzEjIucGF5aW4uYWxsb2NhdGlvbi52MS5CYXRjaEFsbG9jYXRlQWRkcmVzc2VzUmVxdWVzdBozLnBheWluLmFsbG9jYXRpb24udjEuQmF0Y2hBbGxvY2F0ZUFkZHJlc3Nlc1Jlc3BvbnNlEmMKDEdldFJlYWRpbmVzcxIoLnBheWluLmFsbG9jYXRpb24udjEuR2V0UmVhZGluZXNzUmVxdWVzdBopLnBheWluLmFsbG9jYXRpb24udjEuR2V0UmVhZGluZXNzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
+  fileDesc("CixwYXlpbi9hbGxvY2F0aW9uL3YxL2FsbG9jYXRpb25fc2VydmljZS5wcm90bxITcGF5aW4uYWxsb2NhdGlvbi52MSISChBMaXN0UmFpbHNSZXF1ZXN0IkgKEUxpc3RSYWlsc1Jlc3BvbnNlEjMKBXJhaWxzGAEgAygLMiQucGF5aW4uYWxsb2NhdGlvbi52MS5SYWlsT2JzZXJ2YXRpb24i1QEKD1JhaWxPYnNlcnZhdGlvbhIMCgRyYWlsGAEgASgJEhAKCGNoYWluX2lkGAIgASgEEhIKCm5leHRfYmxvY2sYAyABKAQSHAoPc2V0dGxlZF90aHJvdWdoGAQgASgESACIAQESLwoLYWR2YW5jZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEisKBGhhbHQYBiABKAsyHS5wYXlpbi5hbGxvY2F0aW9uLnYxLlJhaWxIYWx0QhIKEF9zZXR0bGVkX3Rocm91Z2giUwoIUmFpbEhhbHQSDAoEa2luZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSKQoFc2luY2UYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiEKEVJlc3VtZVJhaWxSZXF1ZXN0EgwKBHJhaWwYASABKAkiVQoSUmVzdW1lUmFpbFJlc3BvbnNlEg8KB3Jlc3VtZWQYASABKAgSLgoHY2xlYXJlZBgCIAEoCzIdLnBheWluLmFsbG9jYXRpb24udjEuUmFpbEhhbHQioQEKBldhbGxldBIVCg1tZXJjaGFudF91dWlkGAEgASgJEgwKBHhwdWIYAiABKAkSEgoKbmV4dF9pbmRleBgDIAEoDRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI3ChBTZXRXYWxsZXRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkSDAoEeHB1YhgCIAEoCSJAChFTZXRXYWxsZXRSZXNwb25zZRIrCgZ3YWxsZXQYASABKAsyGy5wYXlpbi5hbGxvY2F0aW9uLnYxLldhbGxldCIpChBHZXRXYWxsZXRSZXF1ZXN0EhUKDW1lcmNoYW50X3V1aWQYASABKAkiQAoRR2V0V2FsbGV0UmVzcG9uc2USKwoGd2FsbGV0GAEgASgLMhsucGF5aW4uYWxsb2NhdGlvbi52MS5XYWxsZXQiUgoWQWxsb2NhdGVBZGRyZXNzUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEhMKC2ludGVudF91dWlkGAIgASgJEgwKBHJhaWwYAyABKAkiUgoXQWxsb2NhdGVBZGRyZXNzUmVzcG9uc2USDwoHYWRkcmVzcxgBIAEoCRINCgVpbmRleBgCIAEoDRIXCg9kZXJpdmF0aW9uX3BhdGgYAyABKAkiXgodQmF0Y2hBbGxvY2F0ZUFkZHJlc3Nlc1JlcXVlc3QSPQoIcmVxdWVzdHMYASADKAsyKy5wYXlpbi5hbGxvY2F0aW9uLnYxLkFsbG9jYXRlQWRkcmVzc1JlcXVlc3QiXQoeQmF0Y2hBbGxvY2F0ZUFkZHJlc3Nlc1Jlc3BvbnNlEjsKB3Jlc3VsdHMYASADKAsyKi5wYXlpbi5hbGxvY2F0aW9uLnYxLkFsbG9jYXRlQWRkcmVzc1Jlc3VsdCKXAQoVQWxsb2NhdGVBZGRyZXNzUmVzdWx0EkEKCWFsbG9jYXRlZBgBIAEoCzIsLnBheWluLmFsbG9jYXRpb24udjEuQWxsb2NhdGVBZGRyZXNzUmVzcG9uc2VIABIwCgVlcnJvchgCIAEoCzIfLnBheWluLmNvbW1vbi52MS5CYXRjaEl0ZW1FcnJvckgAQgkKB291dGNvbWUiKAoJQXNzZXRSYWlsEg0KBWFzc2V0GAEgASgJEgwKBHJhaWwYAiABKAkicQoTR2V0UmVhZGluZXNzUmVxdWVzdBIVCg1tZXJjaGFudF91dWlkGAEgASgJEi0KBXBhaXJzGAIgAygLMh4ucGF5aW4uYWxsb2NhdGlvbi52MS5Bc3NldFJhaWwSFAoManVyaXNkaWN0aW9uGAMgASgJIogBCg1QYWlyUmVhZGluZXNzEg0KBWFzc2V0GAEgASgJEgwKBHJhaWwYAiABKAkSDQoFcmVhZHkYAyABKAgSDwoHcmVhc29ucxgEIAMoCRI6CgxyZWFzb25fY29kZXMYBSADKA4yJC5wYXlpbi5hbGxvY2F0aW9uLnYxLlJlYWRpbmVzc1JlYXNvbiJJChRHZXRSZWFkaW5lc3NSZXNwb25zZRIxCgVwYWlycxgBIAMoCzIiLnBheWluLmFsbG9jYXRpb24udjEuUGFpclJlYWRpbmVzcyrYAgoPUmVhZGluZXNzUmVhc29uEiAKHFJFQURJTkVTU19SRUFTT05fVU5TUEVDSUZJRUQQABImCiJSRUFESU5FU1NfUkVBU09OX01FUkNIQU5UX0lOQUNUSVZFEAESLgoqUkVBRElORVNTX1JFQVNPTl9PUEVSQVRJTkdfUFJPRklMRV9NSVNTSU5HEAISJgoiUkVBRElORVNTX1JFQVNPTl9QQVlJTl9OT1RfQUxMT1dFRBADEikKJVJFQURJTkVTU19SRUFTT05fQVNTRVRfTk9UX0NPTkZJR1VSRUQQBBIlCiFSRUFESU5FU1NfUkVBU09OX1dBTExFVF9OT1RfUkVBRFkQBRIoCiRSRUFESU5FU1NfUkVBU09OX0FMTE9DQVRPUl9OT1RfUkVBRFkQBhInCiNSRUFESU5FU1NfUkVBU09OX1BST1ZJREVSX05PVF9SRUFEWRAHMt0FChFBbGxvY2F0aW9uU2VydmljZRJaCglTZXRXYWxsZXQSJS5wYXlpbi5hbGxvY2F0aW9uLnYxLlNldFdhbGxldFJlcXVlc3QaJi5wYXlpbi5hbGxvY2F0aW9uLnYxLlNldFdhbGxldFJlc3BvbnNlEloKCUdldFdhbGxldBIlLnBheWluLmFsbG9jYXRpb24udjEuR2V0V2FsbGV0UmVxdWVzdBomLnBheWluLmFsbG9jYXRpb24udjEuR2V0V2FsbGV0UmVzcG9uc2USbAoPQWxsb2NhdGVBZGRyZXNzEisucGF5aW4uYWxsb2NhdGlvbi52MS5BbGxvY2F0ZUFkZHJlc3NSZXF1ZXN0GiwucGF5aW4uYWxsb2NhdGlvbi52MS5BbGxvY2F0ZUFkZHJlc3NSZXNwb25zZRKBAQoWQmF0Y2hBbGxvY2F0ZUFkZHJlc3NlcxIyLnBheWluLmFsbG9jYXRpb24udjEuQmF0Y2hBbGxvY2F0ZUFkZHJlc3Nlc1JlcXVlc3QaMy5wYXlpbi5hbGxvY2F0aW9uLnYxLkJhdGNoQWxsb2NhdGVBZGRyZXNzZXNSZXNwb25zZRJjCgxHZXRSZWFkaW5lc3MSKC5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFJlYWRpbmVzc1JlcXVlc3QaKS5wYXlpbi5hbGxvY2F0aW9uLnYxLkdldFJlYWRpbmVzc1Jlc3BvbnNlEloKCUxpc3RSYWlscxIlLnBheWluLmFsbG9jYXRpb24udjEuTGlzdFJhaWxzUmVxdWVzdBomLnBheWluLmFsbG9jYXRpb24udjEuTGlzdFJhaWxzUmVzcG9uc2USXQoKUmVzdW1lUmFpbBImLnBheWluLmFsbG9jYXRpb24udjEuUmVzdW1lUmFpbFJlcXVlc3QaJy5wYXlpbi5hbGxvY2F0aW9uLnYxLlJlc3VtZVJhaWxSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_payin_common_v1_error_detail]);
+
+/**
+ * @generated from message payin.allocation.v1.ListRailsRequest
+ */
+export type ListRailsRequest = Message<"payin.allocation.v1.ListRailsRequest"> & {
+};
+
+/**
+ * Describes the message payin.allocation.v1.ListRailsRequest.
+ * Use `create(ListRailsRequestSchema)` to create a new message.
+ */
+export const ListRailsRequestSchema: GenMessage<ListRailsRequest> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 0);
+
+/**
+ * @generated from message payin.allocation.v1.ListRailsResponse
+ */
+export type ListRailsResponse = Message<"payin.allocation.v1.ListRailsResponse"> & {
+  /**
+   * One per rail the observer has a cursor for, by rail name.
+   *
+   * @generated from field: repeated payin.allocation.v1.RailObservation rails = 1;
+   */
+  rails: RailObservation[];
+};
+
+/**
+ * Describes the message payin.allocation.v1.ListRailsResponse.
+ * Use `create(ListRailsResponseSchema)` to create a new message.
+ */
+export const ListRailsResponseSchema: GenMessage<ListRailsResponse> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 1);
+
+/**
+ * Where one rail's chain observation stands.
+ *
+ * @generated from message payin.allocation.v1.RailObservation
+ */
+export type RailObservation = Message<"payin.allocation.v1.RailObservation"> & {
+  /**
+   * @generated from field: string rail = 1;
+   */
+  rail: string;
+
+  /**
+   * @generated from field: uint64 chain_id = 2;
+   */
+  chainId: bigint;
+
+  /**
+   * The next block the observer reads.
+   *
+   * @generated from field: uint64 next_block = 3;
+   */
+  nextBlock: bigint;
+
+  /**
+   * The highest block settled so far; unset before any.
+   *
+   * @generated from field: optional uint64 settled_through = 4;
+   */
+  settledThrough?: bigint | undefined;
+
+  /**
+   * When the observer last completed a pass on the rail.
+   *
+   * @generated from field: google.protobuf.Timestamp advanced_at = 5;
+   */
+  advancedAt?: Timestamp | undefined;
+
+  /**
+   * Set while the rail is halted: it credits nothing and is provider_not_ready.
+   *
+   * @generated from field: payin.allocation.v1.RailHalt halt = 6;
+   */
+  halt?: RailHalt | undefined;
+};
+
+/**
+ * Describes the message payin.allocation.v1.RailObservation.
+ * Use `create(RailObservationSchema)` to create a new message.
+ */
+export const RailObservationSchema: GenMessage<RailObservation> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 2);
+
+/**
+ * Why a rail is halted.
+ *
+ * @generated from message payin.allocation.v1.RailHalt
+ */
+export type RailHalt = Message<"payin.allocation.v1.RailHalt"> & {
+  /**
+   * "chain_identity" (an endpoint serves another chain), "configuration" (a
+   * token's decimals on chain differ from the configured ones),
+   * "disagreement" (a second endpoint contradicts a transfer the reading one
+   * reported) or "finality_violation" (the chain reorganised below its
+   * settled block).
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * What happened, in words (never an endpoint's URL).
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 3;
+   */
+  since?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message payin.allocation.v1.RailHalt.
+ * Use `create(RailHaltSchema)` to create a new message.
+ */
+export const RailHaltSchema: GenMessage<RailHalt> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 3);
+
+/**
+ * @generated from message payin.allocation.v1.ResumeRailRequest
+ */
+export type ResumeRailRequest = Message<"payin.allocation.v1.ResumeRailRequest"> & {
+  /**
+   * "bep20" or "erc20".
+   *
+   * @generated from field: string rail = 1;
+   */
+  rail: string;
+};
+
+/**
+ * Describes the message payin.allocation.v1.ResumeRailRequest.
+ * Use `create(ResumeRailRequestSchema)` to create a new message.
+ */
+export const ResumeRailRequestSchema: GenMessage<ResumeRailRequest> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 4);
+
+/**
+ * @generated from message payin.allocation.v1.ResumeRailResponse
+ */
+export type ResumeRailResponse = Message<"payin.allocation.v1.ResumeRailResponse"> & {
+  /**
+   * True when a halt was cleared.
+   *
+   * @generated from field: bool resumed = 1;
+   */
+  resumed: boolean;
+
+  /**
+   * The halt that was cleared, when one was.
+   *
+   * @generated from field: payin.allocation.v1.RailHalt cleared = 2;
+   */
+  cleared?: RailHalt | undefined;
+};
+
+/**
+ * Describes the message payin.allocation.v1.ResumeRailResponse.
+ * Use `create(ResumeRailResponseSchema)` to create a new message.
+ */
+export const ResumeRailResponseSchema: GenMessage<ResumeRailResponse> = /*@__PURE__*/
+  messageDesc(file_payin_allocation_v1_allocation_service, 5);
 
 /**
  * @generated from message payin.allocation.v1.Wallet
@@ -55,7 +221,7 @@ export type Wallet = Message<"payin.allocation.v1.Wallet"> & {
  * Use `create(WalletSchema)` to create a new message.
  */
 export const WalletSchema: GenMessage<Wallet> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 0);
+  messageDesc(file_payin_allocation_v1_allocation_service, 6);
 
 /**
  * @generated from message payin.allocation.v1.SetWalletRequest
@@ -79,7 +245,7 @@ export type SetWalletRequest = Message<"payin.allocation.v1.SetWalletRequest"> &
  * Use `create(SetWalletRequestSchema)` to create a new message.
  */
 export const SetWalletRequestSchema: GenMessage<SetWalletRequest> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 1);
+  messageDesc(file_payin_allocation_v1_allocation_service, 7);
 
 /**
  * @generated from message payin.allocation.v1.SetWalletResponse
@@ -96,7 +262,7 @@ export type SetWalletResponse = Message<"payin.allocation.v1.SetWalletResponse">
  * Use `create(SetWalletResponseSchema)` to create a new message.
  */
 export const SetWalletResponseSchema: GenMessage<SetWalletResponse> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 2);
+  messageDesc(file_payin_allocation_v1_allocation_service, 8);
 
 /**
  * @generated from message payin.allocation.v1.GetWalletRequest
@@ -113,7 +279,7 @@ export type GetWalletRequest = Message<"payin.allocation.v1.GetWalletRequest"> &
  * Use `create(GetWalletRequestSchema)` to create a new message.
  */
 export const GetWalletRequestSchema: GenMessage<GetWalletRequest> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 3);
+  messageDesc(file_payin_allocation_v1_allocation_service, 9);
 
 /**
  * @generated from message payin.allocation.v1.GetWalletResponse
@@ -130,7 +296,7 @@ export type GetWalletResponse = Message<"payin.allocation.v1.GetWalletResponse">
  * Use `create(GetWalletResponseSchema)` to create a new message.
  */
 export const GetWalletResponseSchema: GenMessage<GetWalletResponse> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 4);
+  messageDesc(file_payin_allocation_v1_allocation_service, 10);
 
 /**
  * @generated from message payin.allocation.v1.AllocateAddressRequest
@@ -161,7 +327,7 @@ export type AllocateAddressRequest = Message<"payin.allocation.v1.AllocateAddres
  * Use `create(AllocateAddressRequestSchema)` to create a new message.
  */
 export const AllocateAddressRequestSchema: GenMessage<AllocateAddressRequest> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 5);
+  messageDesc(file_payin_allocation_v1_allocation_service, 11);
 
 /**
  * @generated from message payin.allocation.v1.AllocateAddressResponse
@@ -195,7 +361,7 @@ export type AllocateAddressResponse = Message<"payin.allocation.v1.AllocateAddre
  * Use `create(AllocateAddressResponseSchema)` to create a new message.
  */
 export const AllocateAddressResponseSchema: GenMessage<AllocateAddressResponse> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 6);
+  messageDesc(file_payin_allocation_v1_allocation_service, 12);
 
 /**
  * @generated from message payin.allocation.v1.BatchAllocateAddressesRequest
@@ -214,7 +380,7 @@ export type BatchAllocateAddressesRequest = Message<"payin.allocation.v1.BatchAl
  * Use `create(BatchAllocateAddressesRequestSchema)` to create a new message.
  */
 export const BatchAllocateAddressesRequestSchema: GenMessage<BatchAllocateAddressesRequest> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 7);
+  messageDesc(file_payin_allocation_v1_allocation_service, 13);
 
 /**
  * @generated from message payin.allocation.v1.BatchAllocateAddressesResponse
@@ -233,7 +399,7 @@ export type BatchAllocateAddressesResponse = Message<"payin.allocation.v1.BatchA
  * Use `create(BatchAllocateAddressesResponseSchema)` to create a new message.
  */
 export const BatchAllocateAddressesResponseSchema: GenMessage<BatchAllocateAddressesResponse> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 8);
+  messageDesc(file_payin_allocation_v1_allocation_service, 14);
 
 /**
  * AllocateAddressResult answers one allocation of a batch.
@@ -268,7 +434,7 @@ export type AllocateAddressResult = Message<"payin.allocation.v1.AllocateAddress
  * Use `create(AllocateAddressResultSchema)` to create a new message.
  */
 export const AllocateAddressResultSchema: GenMessage<AllocateAddressResult> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 9);
+  messageDesc(file_payin_allocation_v1_allocation_service, 15);
 
 /**
  * An asset on a rail, e.g. usdt on bep20.
@@ -292,7 +458,7 @@ export type AssetRail = Message<"payin.allocation.v1.AssetRail"> & {
  * Use `create(AssetRailSchema)` to create a new message.
  */
 export const AssetRailSchema: GenMessage<AssetRail> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 10);
+  messageDesc(file_payin_allocation_v1_allocation_service, 16);
 
 /**
  * @generated from message payin.allocation.v1.GetReadinessRequest
@@ -328,7 +494,7 @@ export type GetReadinessRequest = Message<"payin.allocation.v1.GetReadinessReque
  * Use `create(GetReadinessRequestSchema)` to create a new message.
  */
 export const GetReadinessRequestSchema: GenMessage<GetReadinessRequest> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 11);
+  messageDesc(file_payin_allocation_v1_allocation_service, 17);
 
 /**
  * The readiness of one (asset, rail) pair.
@@ -376,7 +542,7 @@ export type PairReadiness = Message<"payin.allocation.v1.PairReadiness"> & {
  * Use `create(PairReadinessSchema)` to create a new message.
  */
 export const PairReadinessSchema: GenMessage<PairReadiness> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 12);
+  messageDesc(file_payin_allocation_v1_allocation_service, 18);
 
 /**
  * @generated from message payin.allocation.v1.GetReadinessResponse
@@ -395,7 +561,7 @@ export type GetReadinessResponse = Message<"payin.allocation.v1.GetReadinessResp
  * Use `create(GetReadinessResponseSchema)` to create a new message.
  */
 export const GetReadinessResponseSchema: GenMessage<GetReadinessResponse> = /*@__PURE__*/
-  messageDesc(file_payin_allocation_v1_allocation_service, 13);
+  messageDesc(file_payin_allocation_v1_allocation_service, 19);
 
 /**
  * Why a pair is not ready: the readiness reason codes of the contract, in the
@@ -546,6 +712,33 @@ export const AllocationService: GenService<{
     methodKind: "unary";
     input: typeof GetReadinessRequestSchema;
     output: typeof GetReadinessResponseSchema;
+  },
+  /**
+   * How the chain observation of each rail with a cursor stands, for
+   * operators: the next block to read, the highest block settled, when the
+   * observer last completed a pass, and whether the rail is halted and why.
+   *
+   * @generated from rpc payin.allocation.v1.AllocationService.ListRails
+   */
+  listRails: {
+    methodKind: "unary";
+    input: typeof ListRailsRequestSchema;
+    output: typeof ListRailsResponseSchema;
+  },
+  /**
+   * Resumes a halted rail once an operator has looked into why it halted:
+   * clears a halt of a disagreement between endpoints or of a finality
+   * violation (halts of chain identity and configuration end by themselves
+   * when a pass finds the endpoints right again). The observer reads on from
+   * its cursor at its next pass. Idempotent: `resumed` is false when the rail
+   * was not halted that way. INVALID_ARGUMENT for a rail routing does not serve.
+   *
+   * @generated from rpc payin.allocation.v1.AllocationService.ResumeRail
+   */
+  resumeRail: {
+    methodKind: "unary";
+    input: typeof ResumeRailRequestSchema;
+    output: typeof ResumeRailResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_payin_allocation_v1_allocation_service, 0);

@@ -1,0 +1,54 @@
+import type { PreparedStatement, SqlClient } from "@payin/db";
+import type { Rail } from "@payin/money";
+import { STICKY_HALTS, type RailHalt } from "./observation-repository.js";
+
+/** A rail's observation as operators see it. */
+export interface RailObservationView {
+  rail: Rail;
+  chainId: number;
+  nextBlock: bigint;
+  settledThrough: bigint | null;
+  advancedAt: Date;
+  halt: RailHalt | null;
+}
+
+const LIST_RAILS: PreparedStatement = {
+  name: "allocation.list-rails",
+  text: `select rail, chain_id, next_block, settled_through, advanced_at, halted_kind, halted_reason, halted_at from observer_cursors order by rail`,
+};
+
+/** Clears a sticky halt under the cursor's row lock; answers the halt cleared. */
+const RESUME_RAIL: PreparedStatement = {
+  name: "allocation.resume-rail",
+  text: `with old_halt as (select rail, halted_kind, halted_reason, halted_at from observer_cursors where rail = $1 and halted_kind = any($2::text[]) for update)
+         update observer_cursors o set halted_kind = null, halted_reason = null, halted_at = null, updated_at = $3
+           from old_halt where o.rail = old_halt.rail
+         returning old_halt.halted_kind, old_halt.halted_reason, old_halt.halted_at`,
+};
+
+function haltOf(row: Record<string, unknown>): RailHalt | null {
+  if (row.halted_kind === null || row.halted_kind === undefined) return null;
+  return { kind: row.halted_kind as RailHalt["kind"], reason: row.halted_reason as string, since: new Date(row.halted_at as string | Date) };
+}
+
+/** The operators' view and control of the observer's rails (allocation's cursors). */
+export function railControl(sql: SqlClient) {
+  return {
+    async list(): Promise<RailObservationView[]> {
+      const rows = await sql.query(LIST_RAILS, []);
+      return rows.map((row) => ({
+        rail: row.rail as Rail,
+        chainId: Number(row.chain_id),
+        nextBlock: BigInt(row.next_block as string),
+        settledThrough: row.settled_through === null ? null : BigInt(row.settled_through as string),
+        advancedAt: new Date(row.advanced_at as string | Date),
+        halt: haltOf(row),
+      }));
+    },
+    /** Clears a halt only an operator clears (STICKY_HALTS); null when the rail had none. */
+    async resume(rail: Rail, now: Date): Promise<RailHalt | null> {
+      const [row] = await sql.query(RESUME_RAIL, [rail, STICKY_HALTS, now]);
+      return row ? haltOf(row) : null;
+    },
+  };
+}
