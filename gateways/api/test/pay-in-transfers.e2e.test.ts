@@ -29,10 +29,12 @@ import {
 
 const { TransferState } = payinsV1;
 
-const TRANSFERS_KEYS = ["asset", "data", "expected_amount", "intent_uuid", "pagination", "pending_amount", "rail", "received_amount"];
+const TRANSFERS_KEYS = [
+  "after_paid_amount", "asset", "data", "dust_count", "expected_amount", "intent_uuid", "pagination", "pending_amount", "rail", "received_amount",
+];
 const TRANSFER_KEYS = ["amount", "asset", "block_number", "block_time", "chain_id", "flags", "from_address", "log_index", "rail", "state", "tx_hash"];
-const FLAG_KEYS = ["dust", "late", "wrong_network", "wrong_token"];
-const NO_FLAGS = { late: false, wrong_network: false, wrong_token: false, dust: false };
+const FLAG_KEYS = ["after_paid", "dust", "late", "wrong_network", "wrong_token"];
+const NO_FLAGS = { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: false };
 
 /** Chain ids of the rails as the test reports them (the observer's are configured; payins keeps what it is told). */
 const BSC = 56;
@@ -169,6 +171,8 @@ describe("transfers of a pay-in intent", () => {
       expected_amount: "10.5",
       received_amount: "0",
       pending_amount: "0",
+      after_paid_amount: "0",
+      dust_count: 0,
       data: [],
       pagination: { total: 0, limit: 20, offset: 0 },
     });
@@ -212,6 +216,8 @@ describe("transfers of a pay-in intent", () => {
       expected_amount: "12.5",
       received_amount: "0",
       pending_amount: "12.5",
+      after_paid_amount: "0",
+      dust_count: 0,
       data: [item],
       pagination: { total: 1, limit: 20, offset: 0 },
     });
@@ -267,7 +273,7 @@ describe("transfers of a pay-in intent", () => {
     );
     const res = await transfers(a.uuid, a.token, intent.intent_uuid);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ asset: "usdt", rail: "bep20", expected_amount: "10", received_amount: "0", pending_amount: "0" });
+    expect(res.body).toMatchObject({ asset: "usdt", rail: "bep20", expected_amount: "10", received_amount: "0", pending_amount: "0", dust_count: 1 });
     const data = res.body.data as any[];
     // Oldest block first.
     expect(data.map((t) => t.block_number)).toEqual([200, 201, 202, 203, 204]);
@@ -277,7 +283,7 @@ describe("transfers of a pay-in intent", () => {
     expect(paged.status, paged.text).toBe(200);
     expect((paged.body.data as any[]).map((t) => t.block_number)).toEqual([201, 202]);
     expect(paged.body.pagination).toEqual({ total: 5, limit: 2, offset: 1 });
-    expect(paged.body).toMatchObject({ expected_amount: "10", received_amount: "0", pending_amount: "0" });
+    expect(paged.body).toMatchObject({ expected_amount: "10", received_amount: "0", pending_amount: "0", dust_count: 1 });
     for (const t of data) {
       expectKeys(t, TRANSFER_KEYS);
       expectKeys(t.flags, FLAG_KEYS);
@@ -309,6 +315,58 @@ describe("transfers of a pay-in intent", () => {
     await record(transfer(intent.intent_uuid, to, { ...usdc, amountBaseUnits: "15000000", blockNumber: 502, state: TransferState.SETTLED }));
     expect((await transfers(a.uuid, a.token, intent.intent_uuid)).body).toMatchObject({ received_amount: "25", pending_amount: "5.25" });
     expect(await statusOf(intent.intent_uuid)).toBe("paid");
+  });
+});
+
+describe("transfers after paid and in pages", () => {
+  it("flags what arrives after paid, sums it as the amount to give back, and keeps the intent paid", async () => {
+    const intent = await createIntent({ asset: "usdt", amount: "12.5" });
+    const at = recentBlockTime();
+    const full = "12500000000000000000";
+    await record(armed(intent.intent_uuid), transfer(intent.intent_uuid, intent.address, { amountBaseUnits: full, blockNumber: 300, blockTime: at, state: TransferState.SETTLED }));
+    expect(await statusOf(intent.intent_uuid)).toBe("paid");
+    // Paid twice, then topped up: both after paid, each given back once settled.
+    const again = { amountBaseUnits: full, blockNumber: 301, blockTime: at, txHash: newHash() };
+    await record(
+      transfer(intent.intent_uuid, intent.address, { ...again, state: TransferState.PENDING }),
+      transfer(intent.intent_uuid, intent.address, { amountBaseUnits: "250000000000000000", blockNumber: 302, blockTime: at, state: TransferState.SETTLED }),
+    );
+    const pending = await transfers(a.uuid, a.token, intent.intent_uuid);
+    expect(pending.status, pending.text).toBe(200);
+    expect(pending.body).toMatchObject({ received_amount: "12.5", pending_amount: "0", after_paid_amount: "0.25" });
+    expect((pending.body.data as any[]).map((t) => [t.amount, t.state, t.flags.after_paid])).toEqual([
+      ["12.5", "settled", false],
+      ["12.5", "pending", true],
+      ["0.25", "settled", true],
+    ]);
+    await record(transfer(intent.intent_uuid, intent.address, { ...again, state: TransferState.SETTLED, version: 2 }));
+    const settled = await transfers(a.uuid, a.token, intent.intent_uuid);
+    expect(settled.body).toMatchObject({ expected_amount: "12.5", received_amount: "12.5", pending_amount: "0", after_paid_amount: "12.75" });
+    expect(settled.body.data[1]).toMatchObject({ amount: "12.5", state: "settled", flags: { ...NO_FLAGS, after_paid: true } });
+    expect(await statusOf(intent.intent_uuid)).toBe("paid");
+  });
+
+  it("pages 300 zero-value transfers: a bounded page, every one counted, the amounts over all of them", async () => {
+    const intent = await createIntent({ asset: "usdt", amount: "10" });
+    const at = recentBlockTime();
+    const spam = Array.from({ length: 300 }, (_, n) =>
+      transfer(intent.intent_uuid, intent.address, { amountBaseUnits: "0", blockNumber: 1_000 + n, blockTime: at, state: TransferState.SETTLED, dust: true }),
+    );
+    await record(armed(intent.intent_uuid), transfer(intent.intent_uuid, intent.address, { amountBaseUnits: "4000000000000000000", blockNumber: 999, blockTime: at, state: TransferState.SETTLED }), ...spam);
+    const first = await transfers(a.uuid, a.token, intent.intent_uuid);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toMatchObject({ received_amount: "4", pending_amount: "0", after_paid_amount: "0", dust_count: 300 });
+    expect(first.body.pagination).toEqual({ total: 301, limit: 20, offset: 0 });
+    expect(first.body.data).toHaveLength(20);
+    expect(first.body.data[0]).toMatchObject({ block_number: 999, amount: "4", flags: NO_FLAGS });
+    // A page is small whatever the spam: 20 transfers.
+    expect(first.text.length).toBeLessThan(12_000);
+    const last = await transfers(a.uuid, a.token, intent.intent_uuid, "?limit=100&offset=250");
+    expect(last.body.pagination).toEqual({ total: 301, limit: 100, offset: 250 });
+    expect((last.body.data as any[]).map((t) => t.block_number)).toEqual(Array.from({ length: 51 }, (_, n) => 1_249 + n));
+    expect(last.body).toMatchObject({ received_amount: "4", dust_count: 300 });
+    const past = await transfers(a.uuid, a.token, intent.intent_uuid, "?offset=5000");
+    expect(past.body).toMatchObject({ data: [], pagination: { total: 301, limit: 20, offset: 5000 }, received_amount: "4", dust_count: 300 });
   });
 });
 

@@ -105,6 +105,10 @@ const schemas: Record<string, Schema> = {
       wrong_network: { type: "boolean", description: "on the other rail than the intent's: never pays" },
       wrong_token: { type: "boolean", description: "another watched token than the intent's asset: never pays" },
       dust: { type: "boolean", description: "below the rail's dust threshold, or zero: never counted" },
+      after_paid: {
+        type: "boolean",
+        description: "first seen once the intent was already paid (a second payment, a top-up): never counted, never changes the status; money to give back",
+      },
     }),
   }),
   PayInTransferList: object({
@@ -114,6 +118,12 @@ const schemas: Record<string, Schema> = {
     expected_amount: str({ description: "canonical decimal" }),
     received_amount: str({ description: "settled transfers that count toward expected_amount, canonical decimal" }),
     pending_amount: str({ description: "seen, not yet settled, transfers that would count, canonical decimal" }),
+    after_paid_amount: str({
+      description:
+        "settled transfers of the intent's token on its rail flagged after_paid and not dust (late ones included), canonical decimal: " +
+        "what the merchant gives back",
+    }),
+    dust_count: int({ minimum: 0, description: "transfers flagged dust among all of them (pagination.total), listed only page by page" }),
     data: { type: "array", description: "the page of the transfers seen for the intent, oldest block first", items: ref("PayInTransfer") },
     pagination: ref("Pagination"),
   }),
@@ -410,7 +420,9 @@ const OPERATIONS: Record<string, Op> = {
     description:
       "Every transfer seen to the intent's address, oldest block first, with received_amount (settled transfers that count) and " +
       "pending_amount (seen, not settled, that would count). The intent is paid only from settled transfers of its token on its rail, " +
-      "none late or dust. The amounts sum every transfer; data is a page of them (limit, offset). Same access and 404 as reading the intent.",
+      "none late, dust or after_paid. after_paid_amount sums the settled transfers of its token on its rail that arrived once it was " +
+      "already paid: the amount to give back. The amounts and dust_count cover every transfer; data is a page of them (limit, offset), " +
+      "pagination.total counts them all. Same access and 404 as reading the intent.",
     auth: "credential",
     query: [...PAGE],
     ok: { 200: "PayInTransferList" },

@@ -89,11 +89,14 @@ export function transferView(t: payinsV1.PayInTransfer) {
     from_address: t.fromAddress,
     amount: t.amount,
     state,
-    flags: { late: t.late, wrong_network: t.wrongNetwork, wrong_token: t.wrongToken, dust: t.dust },
+    flags: { late: t.late, wrong_network: t.wrongNetwork, wrong_token: t.wrongToken, dust: t.dust, after_paid: t.afterPaid },
   };
 }
 
-/** Transfers response: the intent's terms, what counts so far, and every transfer seen. */
+/**
+ * Transfers response: the intent's terms, what counts so far, what came after
+ * it was paid (to give back), how many transfers are dust, and a page of them.
+ */
 export function transfersView(intentUuid: string, res: payinsV1.ListPayInTransfersResponse, page: ListPage) {
   return {
     intent_uuid: intentUuid,
@@ -102,9 +105,12 @@ export function transfersView(intentUuid: string, res: payinsV1.ListPayInTransfe
     expected_amount: res.expectedAmount,
     received_amount: res.receivedAmount,
     pending_amount: res.pendingAmount,
-    // The amounts sum every transfer; the page is a window on the list, oldest block first.
-    data: res.transfers.slice(page.offset, page.offset + page.limit).map(transferView),
-    pagination: pagination(res.transfers.length, page),
+    after_paid_amount: res.afterPaidAmount,
+    // Counted over every transfer, like the amounts: spam is counted, not listed beyond the page.
+    dust_count: Number(res.dustCount),
+    // The page payins read (in SQL), oldest block first.
+    data: res.transfers.map(transferView),
+    pagination: pagination(res.total, page),
   };
 }
 
@@ -262,7 +268,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
     await authorise(deps, ctx, "merchant.payin.read");
     const page = listPage(readQuery(ctx, PAGE_PARAMETERS));
     const intentUuid = ctx.params.intent_uuid!;
-    const res = await deps.payins.listPayInTransfers({ merchantUuid: ctx.params.merchant_uuid!, intentUuid }).catch((error: unknown) => {
+    const res = await deps.payins.listPayInTransfers({ merchantUuid: ctx.params.merchant_uuid!, intentUuid, limit: page.limit, offset: rpcOffset(page.offset) }).catch((error: unknown) => {
       throw error instanceof ConnectError && reasonOf(error) === "PAY_IN_INTENT_NOT_FOUND" ? intentNotFound() : error;
     });
     ctx.body = transfersView(intentUuid, res, page);

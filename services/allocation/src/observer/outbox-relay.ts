@@ -59,8 +59,9 @@ export const UNKNOWN_INTENT_GRACE_MS = 10 * 60_000;
  * Carries the outbox to payins (RecordObservations), oldest first, and deletes
  * what payins acknowledged: a crash between the two sends it again, which
  * payins answers without recording anything twice. Payins' answers set when
- * each intent's watch ends: its deadline plus the watching margin, or now once
- * paid.
+ * each intent's watch ends: its deadline plus the watching margin, paid or not
+ * (what arrives after paid is evidence payins flags after_paid, money the
+ * merchant gives back), or now for an intent payins never stored.
  */
 export class OutboxRelay {
   constructor(
@@ -84,7 +85,6 @@ export class OutboxRelay {
       const unknown = new Set(res.intents.filter((s) => !s.known).map((s) => s.intentUuid));
       const ends = res.intents.flatMap((s) => {
         if (!s.known) return [];
-        if (s.paid) return [{ intentUuid: s.intentUuid, watchUntil: now }];
         const expiresAt = fromTimestamp(s.expiresAt);
         return expiresAt ? [{ intentUuid: s.intentUuid, watchUntil: new Date(expiresAt.getTime() + this.deps.watchAfterExpiryMs) }] : [];
       });
