@@ -16,6 +16,7 @@ export default {
     "services/allocation/src/domain/eip55.ts",
     "services/allocation/src/domain/observation/chain-view.ts",
     "services/allocation/src/domain/observation/matching.ts",
+    "services/allocation/src/domain/observation/witness.ts",
     "libs/rails/src/rails.ts",
     "libs/otp/src/**/*.ts",
     "services/identity/src/domain/totp.ts",

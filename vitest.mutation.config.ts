@@ -12,7 +12,7 @@ export default defineConfig({
       "services/payins/src/domain/**/*.test.ts",
       "libs/ids/src/countries.test.ts",
       "services/allocation/src/domain/{hd,eip55}.test.ts",
-      "services/allocation/src/domain/observation/{chain-view,matching}.test.ts",
+      "services/allocation/src/domain/observation/{chain-view,matching,witness}.test.ts",
       "libs/rails/src/rails.test.ts",
       "services/identity/src/domain/{totp,password}.test.ts",
       "libs/otp/src/**/*.test.ts",
