@@ -18,6 +18,7 @@ export default {
     "services/allocation/src/domain/observation/matching.ts",
     "services/allocation/src/domain/observation/witness.ts",
     "libs/rails/src/rails.ts",
+    "libs/rails/src/minimum.ts",
     "libs/otp/src/**/*.ts",
     "services/identity/src/domain/totp.ts",
     "services/identity/src/domain/password.ts",

@@ -14,6 +14,7 @@ export default defineConfig({
       "services/allocation/src/domain/{hd,eip55}.test.ts",
       "services/allocation/src/domain/observation/{chain-view,matching,witness}.test.ts",
       "libs/rails/src/rails.test.ts",
+      "libs/rails/src/minimum.test.ts",
       "services/identity/src/domain/{totp,password}.test.ts",
       "libs/otp/src/**/*.test.ts",
       "gateways/checkout/src/presentation/{presentation-state,payer-view,evidence,payment-terms,decimal,time,qr,start-refusal}.test.ts",

@@ -144,7 +144,7 @@ describe("create pay-in intent", () => {
   it.each([
     ["010.500", "10.5"],
     ["5.000", "5"],
-    ["0.000001", "0.000001"],
+    ["0.0010", "0.001"],
     ["1000000000", "1000000000"],
     ["007", "7"],
   ])("returns amount %s as the canonical %s (also on read)", async (amount, canonical) => {
@@ -402,6 +402,46 @@ describe("create pay-in intent: 400", () => {
     expect(res.status).toBe(201);
     expect(Number(ALLOCATION_REFERENCE.exec(res.body.allocation_reference)![1])).toBe(totalBefore);
     totalBefore += 1;
+  });
+});
+
+describe("create pay-in intent: the rail's minimum", () => {
+  let shop: TestMerchant;
+  beforeAll(async () => {
+    shop = await e2e.operator.merchant({ name: "Small Change" });
+  }, 120_000);
+
+  it("refuses an amount below the rail's dust threshold (0.001 by default) with 400 naming the minimum, and stores nothing", async () => {
+    const key = newKey();
+    for (const [asset, amount, token] of [
+      ["usdt", "0.0001", "USDT on BEP20"],
+      ["usdt", "0.000999", "USDT on BEP20"],
+      ["usdc", "0.0005", "USDC on ERC20"],
+    ]) {
+      const res = await e2e.api.create(shop.uuid, shop.token, createBody({ asset, amount }), key);
+      const error = expectError(res, 400, "VALIDATION_ERROR");
+      expect(error.message).toBe(`amount must be at least 0.001 ${token} (smaller transfers are dust and never count)`);
+    }
+    const list = await e2e.api.list(shop.uuid, shop.token);
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual([]);
+    expect(list.body.pagination.total).toBe(0);
+    // The key was not kept for the refused payload, and no address was taken:
+    // the same key with a payable amount makes the merchant's first intent.
+    const ok = await e2e.api.create(shop.uuid, shop.token, createBody({ asset: "usdt", amount: "0.001" }), key);
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.headers.get("idempotent-replayed")).toBeNull();
+    expect(ok.body.expected_amount).toBe("0.001");
+    expect(ok.body.allocation_reference).toBe("m/44'/60'/0'/0/0");
+  });
+
+  it("accepts the minimum on either rail", async () => {
+    for (const asset of ["usdt", "usdc"]) {
+      const res = await e2e.api.create(shop.uuid, shop.token, createBody({ asset, amount: "0.001000" }));
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.expected_amount).toBe("0.001");
+    }
+    expect(await e2e.api.total(shop)).toBe(3);
   });
 });
 

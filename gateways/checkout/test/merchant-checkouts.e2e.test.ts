@@ -196,6 +196,33 @@ describe("merchant checkouts", () => {
     expect(edge.status).toBe(201);
   });
 
+  it("refuses (400) an amount that could never be paid on a chosen pair, naming its minimum next to the amount, creating nothing", async () => {
+    const before = await checkoutCount(e2e, shop.uuid);
+    const intentsBefore = await payInCount(e2e, shop.uuid);
+    const form = await admin.get("/merchant/checkouts/new");
+    expect(form.status, form.text).toBe(200);
+    const csrf = csrfTokenIn(form.text);
+    const dust = await admin.post("/merchant/checkouts/new", checkoutForm(csrf, { amount: "0.0005" }));
+    expect(dust.status).toBe(400);
+    expect(textOf(dust.text, "amount-error")).toContain("Amount must be at least 0.001 USDT on BEP20 (smaller transfers are dust and never count).");
+    expect(elementById(dust.text, "amount")!.attributes["aria-invalid"]).toBe("true");
+    // What was typed stays, to be corrected.
+    expect(dust.text).toContain('value="0.0005"');
+    expect(dust.text).toContain("Order 1001: two mugs");
+    // With two pairs, the minimum of each applies (here USDC on ERC20's, the same 0.001 by default).
+    const both = await postPairs(admin, "/merchant/checkouts/new", [
+      ["csrf_token", csrf], ["description", "Two ways to pay"], ["amount", "0.0009"], ["jurisdiction", "DE"], ["pair", "usdc/erc20"], ["pair", "usdt/bep20"],
+    ]);
+    expect(both.status).toBe(400);
+    expect(textOf(both.text, "amount-error")).toContain("Amount must be at least 0.001 USDC on ERC20");
+    expect(await checkoutCount(e2e, shop.uuid)).toBe(before);
+    expect(await payInCount(e2e, shop.uuid)).toBe(intentsBefore);
+    // The minimum itself is taken.
+    const edge = await admin.post("/merchant/checkouts/new", checkoutForm(csrf, { amount: "0.001" }));
+    expect(edge.status).toBe(201);
+    expect(await checkoutCount(e2e, shop.uuid)).toBe(before + 1);
+  });
+
   it("lets a merchant_member see the lists but neither create nor disable a checkout", async () => {
     const open = await makeCheckout(shop, { reference: "MEMBER-SEES" });
     const before = await checkoutCount(e2e, shop.uuid);

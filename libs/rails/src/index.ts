@@ -6,3 +6,6 @@
  */
 export { MAINNET_RAILS, PUBLIC_CHAINS, type PublicChain, type RailDefaults } from "./mainnet.js";
 export { isLoopbackHost, railsFromEnv, RAIL_ENV_PREFIX, type RailConfig, type RailToken, type RailsConfig } from "./rails.js";
+export {
+  minimumAmount, minimumUnits, payability, payableTerms, payableTermsOf, type NotPayableReason, type Payability, type PayableTerms,
+} from "./minimum.js";

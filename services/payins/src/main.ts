@@ -1,12 +1,14 @@
-import { loadConfig } from "@payin/config";
+import { ConfigError, loadConfig } from "@payin/config";
 import { migrate, openOrm } from "@payin/db";
 import { createLogger } from "@payin/logging";
+import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import { allocationV1, merchantsV1 } from "@payin/proto";
 import { createServiceClient, domainErrorInterceptor, requestLogFields, runService } from "@payin/rpc";
 import { addressAllocator } from "./clients/allocation.js";
 import { merchantDirectory } from "./clients/merchants.js";
 import { followPayinContextFeed, type FeedFollower } from "./clients/payin-context-feed.js";
 import { configSchema } from "./config.js";
+import type { RailMinimums } from "./domain/pay-in-intent.js";
 import { PayinContextCache } from "./domain/payin-context-cache.js";
 import { CALLERS } from "./rpc/callers.js";
 import { serviceReasonCodes } from "./rpc/reason-codes.js";
@@ -14,6 +16,17 @@ import { createPayinsService, SERVICE_NAMES } from "./service.js";
 import { ormOptions } from "./store/orm.js";
 
 const config = loadConfig(configSchema);
+// The rails as the observer reads them (the launcher gives every process one
+// environment): an amount below a rail's dust threshold, or finer than its
+// token's unit, is refused at creation, since it could never be counted.
+let rails: RailMinimums;
+try {
+  rails = payableTermsOf(railsFromEnv());
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(78);
+}
 const logger = createLogger("payins", { mixin: requestLogFields });
 if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
 const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
@@ -42,7 +55,7 @@ await runService({
   name: "payins",
   services: SERVICE_NAMES,
   routes: createPayinsService({
-    orm, logger, merchants: contexts, allocator: addressAllocator(allocation), checkoutPaymentWindowS: config.CHECKOUT_PAYMENT_WINDOW_S,
+    orm, logger, merchants: contexts, allocator: addressAllocator(allocation), rails, checkoutPaymentWindowS: config.CHECKOUT_PAYMENT_WINDOW_S,
   }),
   interceptors: [domainErrorInterceptor("payins", serviceReasonCodes, logger)],
   callers: config.SERVICE_CALLER_DIGESTS,

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, openOrm, sqlClient, type MikroORM } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
+import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import { createTestDatabase } from "@payin/testing";
 import { createPayInIntent, type AddressAllocator, type CreateDeps, type MerchantDirectory, type PayInStore } from "../src/domain/create-pay-in-intent.js";
 import { ormOptions } from "../src/store/orm.js";
@@ -57,7 +58,7 @@ describe("a create retried after it failed past its allocation", () => {
   });
 
   const deps = (store: PayInStore, allocate: AddressAllocator): CreateDeps => ({
-    store, merchants, allocator: allocate, newUuid: uuidv7, now: () => new Date(),
+    store, merchants, allocator: allocate, rails: payableTermsOf(railsFromEnv({})), newUuid: uuidv7, now: () => new Date(),
   });
 
   it("gets the address the failed attempt was given (no gap), and then replays", async () => {

@@ -6,6 +6,7 @@ import { deriveCredential } from "@payin/config";
 import { migrate, openOrm, sqlClient, type MikroORM } from "@payin/db";
 import { DomainError } from "@payin/errors";
 import { uuidv7 } from "@payin/ids";
+import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import { SERVICES, startProcess, stopProcess, type RunningProcess } from "@payin/launcher";
 import { merchantsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
@@ -58,7 +59,7 @@ const allocator: AddressAllocator = {
 async function create(merchantUuid: string): Promise<string> {
   try {
     await createPayInIntent(
-      { store: repo, merchants: cache, allocator, newUuid: uuidv7, now: () => new Date() },
+      { store: repo, merchants: cache, allocator, rails: payableTermsOf(railsFromEnv({})), newUuid: uuidv7, now: () => new Date() },
       { merchantUuid, idempotencyKey: `k-${uuidv7()}`, asset: "usdt", amount: "10", jurisdiction: "DE", expiresAt: new Date(Date.now() + 3_600_000), reference: undefined },
     );
     return "created";

@@ -45,7 +45,13 @@ const schemas: Record<string, Schema> = {
   PayInIntentCreateRequest: object(
     {
       asset: str({ enum: ["usdt", "usdc"] }),
-      amount: str({ pattern: "^\\d+(\\.\\d+)?$", description: "> 0, at most 6 decimals after trimming, at most 1000000000" }),
+      amount: str({
+        pattern: "^\\d+(\\.\\d+)?$",
+        description:
+          "> 0, at most 6 decimals after trimming, at most 1000000000; and payable on the asset's rail: at least the rail's dust " +
+          "threshold (0.001 unless the deployment configures another) and a whole number of the token's smallest unit, else 400 " +
+          "VALIDATION_ERROR naming the minimum (a smaller transfer is dust and never counts)",
+      }),
       jurisdiction,
       expires_at: str({ format: "date-time", description: "in UTC (Z or +00:00); must lie in the future" }),
       reference: nullable(str({ maxLength: 255 })),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@payin/errors";
+import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import {
   checkoutNotFound,
   chosenPair,
@@ -20,6 +21,8 @@ import {
   type CreateCheckoutRequest,
 } from "./checkout-session.js";
 
+/** The mainnet defaults: USDT of 18 decimals on BEP20, USDC of 6 on ERC20, both from 0.001. */
+const RAILS = payableTermsOf(railsFromEnv({}));
 const USDT: CheckoutPair = { asset: "usdt", rail: "bep20" };
 const USDC: CheckoutPair = { asset: "usdc", rail: "erc20" };
 const now = new Date("2026-11-27T12:00:00.000Z");
@@ -42,7 +45,7 @@ describe("validateCreateCheckout", () => {
   };
   const refusal = (req: CreateCheckoutRequest) => {
     try {
-      validateCreateCheckout(req);
+      validateCreateCheckout(req, RAILS);
     } catch (error) {
       expect(error).toBeInstanceOf(DomainError);
       return (error as DomainError).reason;
@@ -51,8 +54,8 @@ describe("validateCreateCheckout", () => {
   };
 
   it("keeps the canonical amount and the pairs in order", () => {
-    expect(validateCreateCheckout(ok)).toEqual({ ...ok, amount: "10.5" });
-    expect(validateCreateCheckout({ ...ok, reference: undefined, description: undefined })).toMatchObject({ reference: null, description: null });
+    expect(validateCreateCheckout(ok, RAILS)).toEqual({ ...ok, amount: "10.5" });
+    expect(validateCreateCheckout({ ...ok, reference: undefined, description: undefined }, RAILS)).toMatchObject({ reference: null, description: null });
   });
 
   it.each([
@@ -111,7 +114,7 @@ describe("field rules' messages", () => {
   const ok: CreateCheckoutRequest = { merchantUuid: "m", reference: undefined, description: undefined, amount: "5", jurisdiction: "DE", pairs: [USDT] };
   const message = (over: Partial<CreateCheckoutRequest>) => {
     try {
-      validateCreateCheckout({ ...ok, ...over });
+      validateCreateCheckout({ ...ok, ...over }, RAILS);
     } catch (error) {
       expect(error).toMatchObject({ reason: "VALIDATION_ERROR" });
       return (error as DomainError).message;
@@ -146,7 +149,53 @@ describe("field rules' messages", () => {
 
   it("keeps only the routed asset and rail of each pair, in the merchant's order", () => {
     const pairs = [{ ...USDC, extra: "x" }, { ...USDT }];
-    expect(validateCreateCheckout({ ...ok, pairs }).pairs).toEqual([USDC, USDT]);
+    expect(validateCreateCheckout({ ...ok, pairs }, RAILS).pairs).toEqual([USDC, USDT]);
+  });
+});
+
+describe("the amount's minimum on every chosen pair", () => {
+  const ok: CreateCheckoutRequest = { merchantUuid: "m", reference: undefined, description: undefined, amount: "5", jurisdiction: "DE", pairs: [USDT] };
+  /** USDC with 2 decimals and dust below 0.5 on ERC20; USDT as on mainnet. */
+  const coarse = payableTermsOf(railsFromEnv({
+    ERC20_DUST_THRESHOLD: "0.5",
+    ERC20_TOKENS: "usdc:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48:2",
+  }));
+  const verdict = (over: Partial<CreateCheckoutRequest>, rails = RAILS) => {
+    try {
+      return validateCreateCheckout({ ...ok, ...over }, rails).amount;
+    } catch (error) {
+      expect(error).toBeInstanceOf(DomainError);
+      expect(error).toMatchObject({ reason: "VALIDATION_ERROR" });
+      return (error as DomainError).message;
+    }
+  };
+
+  it("refuses an amount below a pair's dust threshold, naming the minimum", () => {
+    expect(verdict({ amount: "0.0005" })).toBe("amount must be at least 0.001 USDT on BEP20 (smaller transfers are dust and never count)");
+    expect(verdict({ amount: "0.000999", pairs: [USDC] })).toBe("amount must be at least 0.001 USDC on ERC20 (smaller transfers are dust and never count)");
+  });
+
+  it("takes the minimum itself, canonical", () => {
+    expect(verdict({ amount: "0.0010" })).toBe("0.001");
+    expect(verdict({ amount: "0.001", pairs: [USDC, USDT] })).toBe("0.001");
+  });
+
+  it("applies every chosen pair's minimum, whichever the payer takes", () => {
+    expect(verdict({ amount: "0.1", pairs: [USDT] }, coarse)).toBe("0.1");
+    expect(verdict({ amount: "0.1", pairs: [USDT, USDC] }, coarse)).toBe("amount must be at least 0.5 USDC on ERC20 (smaller transfers are dust and never count)");
+    expect(verdict({ amount: "0.1", pairs: [USDC, USDT] }, coarse)).toBe("amount must be at least 0.5 USDC on ERC20 (smaller transfers are dust and never count)");
+    expect(verdict({ amount: "0.5", pairs: [USDT, USDC] }, coarse)).toBe("0.5");
+  });
+
+  it("refuses an amount finer than a chosen token's smallest unit", () => {
+    expect(verdict({ amount: "1.005", pairs: [USDT, USDC] }, coarse)).toBe(
+      "amount must be a whole multiple of 0.01 USDC on ERC20, the token's smallest unit (at least 0.5)",
+    );
+    expect(verdict({ amount: "1.005", pairs: [USDT] }, coarse)).toBe("1.005");
+  });
+
+  it("checks the amount's form first", () => {
+    expect(verdict({ amount: "0.0000001" })).toBe("amount must have at most 6 decimal places");
   });
 });
 
@@ -240,7 +289,7 @@ const request: CreateCheckoutRequest = {
 };
 
 async function created(mem: ReturnType<typeof memoryStore>, n: number, over: Partial<CreateCheckoutRequest> = {}) {
-  const deps = { store: mem.store, newUuid: () => uuid(n), now: () => at(n * 1000), paymentWindowS: 900 };
+  const deps = { store: mem.store, newUuid: () => uuid(n), now: () => at(n * 1000), paymentWindowS: 900, rails: RAILS };
   return createCheckoutSession(deps, { ...request, ...over });
 }
 
@@ -269,6 +318,15 @@ describe("createCheckoutSession", () => {
   it("stores nothing when a field rule refuses", async () => {
     const mem = memoryStore();
     await expect(created(mem, 1, { amount: "-1" })).rejects.toMatchObject({ reason: "VALIDATION_ERROR" });
+    expect(mem.calls).toEqual([]);
+  });
+
+  it("stores nothing for an amount that could never be paid on one of its pairs", async () => {
+    const mem = memoryStore();
+    await expect(created(mem, 1, { amount: "0.0005" })).rejects.toMatchObject({
+      reason: "VALIDATION_ERROR",
+      message: "amount must be at least 0.001 USDC on ERC20 (smaller transfers are dust and never count)",
+    });
     expect(mem.calls).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { DomainError } from "@payin/errors";
 import { charLength } from "@payin/http/text";
 import { isUuid } from "@payin/ids";
 import { ROUTED_PAIRS, type Asset, type Rail } from "@payin/money";
-import { checkJurisdiction, MAX_REFERENCE_LENGTH, validAmount, type PayInStatus } from "./pay-in-intent.js";
+import { checkJurisdiction, checkPayable, MAX_REFERENCE_LENGTH, validAmount, type PayInStatus, type RailMinimums } from "./pay-in-intent.js";
 import { MAX_LIMIT } from "./read-pay-in-intents.js";
 import { CheckoutReason, PayinsReason } from "./reasons.js";
 
@@ -99,8 +99,12 @@ export function routedPair(pair: { asset: string; rail: string }): CheckoutPair 
   return { asset: routed.asset, rail: routed.rail };
 }
 
-/** A new session's fields, after every field rule (VALIDATION_ERROR otherwise). */
-export function validateCreateCheckout(req: CreateCheckoutRequest): Omit<CheckoutSession, "checkoutUuid" | "state" | "intentUuid" | "paymentWindowS" | "createdAt" | "updatedAt"> {
+/**
+ * A new session's fields, after every field rule (VALIDATION_ERROR otherwise):
+ * the amount must be payable on every chosen pair's rail, since the payer may
+ * choose any of them.
+ */
+export function validateCreateCheckout(req: CreateCheckoutRequest, rails: RailMinimums): Omit<CheckoutSession, "checkoutUuid" | "state" | "intentUuid" | "paymentWindowS" | "createdAt" | "updatedAt"> {
   const reference = optionalText(req.reference, "reference", MAX_REFERENCE_LENGTH);
   const description = optionalText(req.description, "description", MAX_DESCRIPTION_LENGTH);
   const amount = validAmount(req.amount);
@@ -108,6 +112,7 @@ export function validateCreateCheckout(req: CreateCheckoutRequest): Omit<Checkou
   if (req.pairs.length === 0) invalid("a checkout needs at least one asset/rail pair");
   const pairs = req.pairs.map(routedPair);
   if (new Set(pairs.map((p) => p.asset)).size !== pairs.length) invalid("each asset/rail pair may be given once");
+  for (const pair of pairs) checkPayable(amount, pair, rails);
   return { merchantUuid: req.merchantUuid, reference, description, amount, jurisdiction: req.jurisdiction, pairs };
 }
 
@@ -180,11 +185,13 @@ export interface CreateCheckoutDeps {
   now: () => Date;
   /** The payment window new sessions get. */
   paymentWindowS: number;
+  /** What an amount must meet on each rail to ever be paid (the rails configuration's). */
+  rails: RailMinimums;
 }
 
 /** Creates an open session and answers it with its token (the only time the token is known). */
 export async function createCheckoutSession(deps: CreateCheckoutDeps, req: CreateCheckoutRequest): Promise<{ session: CheckoutSession; token: string }> {
-  const fields = validateCreateCheckout(req);
+  const fields = validateCreateCheckout(req, deps.rails);
   const now = deps.now();
   const session: CheckoutSession = {
     ...fields,

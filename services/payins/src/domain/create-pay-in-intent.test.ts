@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@payin/errors";
+import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import { refusal } from "@payin/testing/refusal";
 import {
   authorise,
@@ -95,6 +96,8 @@ function fakes(options: { claim?: (newIntentUuid: string) => KeyClaim; context?:
         return behaviour.allocate();
       },
     },
+    // The mainnet defaults: USDT of 18 decimals on BEP20, USDC of 6 on ERC20, both from 0.001.
+    rails: payableTermsOf(railsFromEnv({})),
     newUuid: () => `0192a3b4-0000-7000-8000-00000000000${++uuids}`,
     now: () => NOW,
     onReleaseError: (error) => calls.releaseErrors.push(error),
@@ -151,6 +154,41 @@ describe("createPayInIntent: a failed create releases its claim", () => {
     expect(calls.allocations).toEqual([]);
     expect(calls.completed).toEqual([]);
     expect(calls.released).toEqual([[MERCHANT, "order-1-attempt", claimed]]);
+  });
+
+  it("refuses an amount below the rail's dust threshold, naming the minimum; stores nothing and releases the claim", async () => {
+    for (const [asset, amount, token] of [["usdt", "0.0001", "USDT on BEP20"], ["usdc", "0.000999", "USDC on ERC20"]]) {
+      const { deps, calls } = fakes();
+      expect(await refusal(createPayInIntent(deps, { ...request, asset: asset!, amount: amount! }))).toEqual({
+        reason: "VALIDATION_ERROR",
+        message: `amount must be at least 0.001 ${token} (smaller transfers are dust and never count)`,
+      });
+      expect(calls.allocations).toEqual([]);
+      expect(calls.completed).toEqual([]);
+      expect(calls.released).toEqual([[MERCHANT, "order-1-attempt", claimed]]);
+    }
+  });
+
+  it("takes the minimum itself", async () => {
+    const { deps } = fakes();
+    const { intent } = await createPayInIntent(deps, { ...request, amount: "0.001" });
+    expect(intent.expectedAmount).toBe("0.001");
+  });
+
+  it("refuses an amount finer than the token's smallest unit, by the rails it is given", async () => {
+    const { deps, calls } = fakes();
+    const cents = payableTermsOf(railsFromEnv({ ERC20_TOKENS: "usdc:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48:2", ERC20_DUST_THRESHOLD: "0.01" }));
+    expect(await refusal(createPayInIntent({ ...deps, rails: cents }, { ...request, amount: "10.005" }))).toEqual({
+      reason: "VALIDATION_ERROR",
+      message: "amount must be a whole multiple of 0.01 USDC on ERC20, the token's smallest unit (at least 0.01)",
+    });
+    expect(calls.allocations).toEqual([]);
+    expect((await createPayInIntent({ ...deps, rails: cents }, { ...request, amount: "10.01" })).intent.expectedAmount).toBe("10.01");
+  });
+
+  it("checks the amount before the merchant", async () => {
+    const { deps } = fakes({ context: null });
+    expect((await refusal(createPayInIntent(deps, { ...request, amount: "0.0001" }))).reason).toBe("VALIDATION_ERROR");
   });
 
   it("refuses a merchant that may not take pay-ins, before any address is allocated", async () => {
@@ -216,6 +254,14 @@ describe("createPayInIntent: a key used before", () => {
     expect(result.intent).toBe(stored);
     expect(calls.allocations).toEqual([]);
     expect(calls.completed).toEqual([]);
+    expect(calls.released).toEqual([]);
+  });
+
+  it("replays an intent created under a lower minimum than today's (the minimum applies to new intents)", async () => {
+    const tiny = { ...stored, expectedAmount: "0.0005" };
+    const hashOfTiny = validateCreate({ ...request, amount: "0.0005" }).requestHash;
+    const { deps, calls } = fakes({ claim: () => ({ kind: "completed", requestHash: hashOfTiny, intent: tiny }) });
+    expect(await createPayInIntent(deps, { ...request, amount: "0.0005" })).toEqual({ intent: tiny, replayed: true });
     expect(calls.released).toEqual([]);
   });
 

@@ -1,11 +1,13 @@
 import { DomainError } from "@payin/errors";
 import {
   checkNotExpired,
+  checkPayable,
   checkSamePayload,
   keyInUse,
   validateCreate,
   type CreateRequest,
   type PayInIntent,
+  type RailMinimums,
   type ValidCreateRequest,
 } from "./pay-in-intent.js";
 import { PayinsReason } from "./reasons.js";
@@ -74,6 +76,8 @@ export interface CreateDeps {
   store: PayInStore;
   merchants: MerchantDirectory;
   allocator: AddressAllocator;
+  /** What an amount must meet on each rail to ever be paid (the rails configuration's). */
+  rails: RailMinimums;
   newUuid: () => string;
   now: () => Date;
   /** Called when releasing a claim fails (the lease will free it later). */
@@ -91,8 +95,9 @@ export interface CreateResult {
  *   deadline, or after the merchant stopped being active);
  * - the same key with another payload is IDEMPOTENCY_KEY_REUSED;
  * - while a request with the key is in flight, others get IDEMPOTENCY_KEY_IN_USE.
- * A new intent needs an active merchant and gets its address before it is
- * stored; a failed request stores no intent and releases its key.
+ * A new intent needs an amount its rail can ever count (checkPayable) and an
+ * active merchant, and gets its address before it is stored; a failed request
+ * stores no intent and releases its key.
  */
 export async function createPayInIntent(deps: CreateDeps, request: CreateRequest): Promise<CreateResult> {
   const req = validateCreate(request);
@@ -118,6 +123,8 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
   }
   try {
     checkNotExpired(req, now);
+    // Like the deadline, for a new intent only: a replay answers what was created.
+    checkPayable(req.amount, req, deps.rails);
     authorise(context, req);
     const intent = await newIntent(deps, req, claim.intentUuid, now);
     await deps.store.completeKey(intent, req.idempotencyKey);

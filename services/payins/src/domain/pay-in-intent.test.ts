@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@payin/errors";
 import { charLength } from "@payin/http/text";
+import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import { authorise, type PayinContext } from "./create-pay-in-intent.js";
 import {
   checkNotExpired,
+  checkPayable,
   checkSamePayload,
   intentNotFound,
   keyInUse,
@@ -193,6 +195,49 @@ describe("validateCreate", () => {
     });
     expect(reasonOf(() => checkNotExpired(req, new Date("2030-01-01T00:00:00.001Z")))).toBe("VALIDATION_ERROR");
     expect(reasonOf(() => checkNotExpired(req, new Date("2029-12-31T23:59:59.999Z")))).toBeUndefined();
+  });
+});
+
+describe("checkPayable", () => {
+  const mainnet = payableTermsOf(railsFromEnv({}));
+  const custom = payableTermsOf(railsFromEnv({
+    BEP20_DUST_THRESHOLD: "0.5",
+    ERC20_TOKENS: "usdc:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48:2",
+  }));
+
+  it("takes an amount from the rail's minimum up, in whole units of its token", () => {
+    for (const amount of ["0.001", "0.0011", "10.5", "1000000000"]) {
+      expect(refusal(() => checkPayable(amount, { rail: "bep20" }, mainnet)), amount).toBeUndefined();
+      expect(refusal(() => checkPayable(amount, { rail: "erc20" }, mainnet)), amount).toBeUndefined();
+    }
+    expect(refusal(() => checkPayable("0.5", { rail: "bep20" }, custom))).toBeUndefined();
+    expect(refusal(() => checkPayable("0.01", { rail: "erc20" }, custom))).toBeUndefined();
+  });
+
+  it("refuses (VALIDATION_ERROR) an amount below the rail's dust threshold, naming the minimum", () => {
+    expect(refusal(() => checkPayable("0.0001", { rail: "bep20" }, mainnet))).toEqual({
+      reason: "VALIDATION_ERROR",
+      message: "amount must be at least 0.001 USDT on BEP20 (smaller transfers are dust and never count)",
+    });
+    expect(refusal(() => checkPayable("0.0005", { rail: "erc20" }, mainnet))).toEqual({
+      reason: "VALIDATION_ERROR",
+      message: "amount must be at least 0.001 USDC on ERC20 (smaller transfers are dust and never count)",
+    });
+    expect(refusal(() => checkPayable("0.499999", { rail: "bep20" }, custom))?.message).toBe(
+      "amount must be at least 0.5 USDT on BEP20 (smaller transfers are dust and never count)",
+    );
+  });
+
+  it("refuses (VALIDATION_ERROR) an amount finer than the token's smallest unit", () => {
+    expect(refusal(() => checkPayable("1.001", { rail: "erc20" }, custom))).toEqual({
+      reason: "VALIDATION_ERROR",
+      message: "amount must be a whole multiple of 0.01 USDC on ERC20, the token's smallest unit (at least 0.01)",
+    });
+  });
+
+  it("reads the pair's rail's terms, not another's", () => {
+    expect(refusal(() => checkPayable("0.1", { rail: "erc20" }, custom))).toBeUndefined();
+    expect(refusal(() => checkPayable("0.1", { rail: "bep20" }, custom))?.reason).toBe("VALIDATION_ERROR");
   });
 });
 

@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import { DomainError } from "@payin/errors";
 import { AmountError, canonicalAmount, isAsset, RAIL_FOR_ASSET, type Asset, type Rail } from "@payin/money";
 import { isCountryCode } from "@payin/ids/countries";
+import { payability, type PayableTerms } from "@payin/rails";
 import { PayinsReason } from "./reasons.js";
 import { charLength } from "@payin/http/text";
 
@@ -64,6 +65,22 @@ export function validAmount(text: string): string {
     if (error instanceof AmountError) invalid(error.message);
     throw error;
   }
+}
+
+/**
+ * Per rail, what an amount must meet to be paid there (the token's decimals and
+ * the rail's dust threshold): the rails configuration payins reads at boot.
+ */
+export type RailMinimums = Readonly<Record<Rail, PayableTerms>>;
+
+/**
+ * Refuses (VALIDATION_ERROR, naming the minimum) a canonical amount that could
+ * never be paid on the pair's rail: below its dust threshold, whose transfers
+ * never count, or finer than its token's smallest unit.
+ */
+export function checkPayable(amount: string, pair: { rail: Rail }, rails: RailMinimums): void {
+  const verdict = payability(amount, rails[pair.rail]);
+  if (!verdict.payable) invalid(verdict.message);
 }
 
 /** Refuses (VALIDATION_ERROR) anything but an assigned ISO 3166-1 alpha-2 code in upper case. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@payin/errors";
+import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import type { CheckoutRecord, CheckoutSession, CheckoutStore, StartTerms } from "./checkout-session.js";
 import { tokenHash } from "./checkout-session.js";
 import type { CreateDeps, KeyClaim, PayInStore } from "./create-pay-in-intent.js";
@@ -7,6 +8,8 @@ import type { PayInIntent } from "./pay-in-intent.js";
 import { checkoutIdempotencyKey, getCheckoutByToken, startCheckout, type StartCheckoutDeps } from "./start-checkout.js";
 
 const TOKEN = "t".repeat(43);
+/** The mainnet defaults' minimums (0.001). */
+const RAILS = payableTermsOf(railsFromEnv({}));
 const now = new Date("2026-11-27T12:00:00.000Z");
 
 /** One session in memory. */
@@ -54,6 +57,7 @@ const create = (store: PayInStore, created: PayInIntent[]): CreateDeps => ({
   },
   merchants: { payinContext: async () => ({ status: "active", ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "m", providerConnected: true, providerConnectedInJurisdiction: true }) },
   allocator: { allocate: async () => ({ address: "0x1", reference: "m/0" }) },
+  rails: RAILS,
   newUuid: () => "0190f000-0000-7000-8000-0000000000aa",
   now: () => now,
 });
@@ -223,6 +227,7 @@ function world(over: { session?: Partial<CheckoutSession>; start?: StartTerms | 
       store: keyStore,
       merchants: { payinContext: async () => ({ status: merchant.status, ruleEffect: "allow", payinPolicyEffect: "allow", operatingMode: "m", providerConnected: true, providerConnectedInJurisdiction: true }) },
       allocator: { allocate: async () => ({ address: "0x1", reference: "m/0" }) },
+      rails: RAILS,
       newUuid: () => INTENT,
       now: () => new Date(clock),
     },

@@ -11,7 +11,7 @@ import { recordObservations } from "../domain/record-observations.js";
 import { observationStore } from "../store/observation-store.js";
 import { reasonCodes } from "./reason-codes.js";
 import { createPayInIntent, type AddressAllocator, type MerchantDirectory } from "../domain/create-pay-in-intent.js";
-import { intentNotFound, type PayInIntent } from "../domain/pay-in-intent.js";
+import { intentNotFound, type PayInIntent, type RailMinimums } from "../domain/pay-in-intent.js";
 import { getPayInIntent, getPayInIntents, listPayInIntents } from "../domain/read-pay-in-intents.js";
 import { listPayInTransfers } from "../domain/list-transfers.js";
 import { PayInRepository } from "../store/pay-in-repository.js";
@@ -31,6 +31,11 @@ export interface PayinsDeps {
   logger: Logger;
   merchants: MerchantDirectory;
   allocator: AddressAllocator;
+  /**
+   * What an amount must meet on each rail to ever be paid: the token's decimals
+   * and the rail's dust threshold, from the rails configuration (main.ts).
+   */
+  rails: RailMinimums;
   /** Payment window of new checkout sessions, in seconds (default 30 minutes). */
   checkoutPaymentWindowS?: number;
 }
@@ -50,6 +55,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
     store,
     merchants: deps.merchants,
     allocator: deps.allocator,
+    rails: deps.rails,
     newUuid: uuidv7,
     now: () => new Date(),
     onReleaseError: (error: unknown) => deps.logger.warn({ err: error }, "could not release an idempotency key; its lease will"),
@@ -129,7 +135,13 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
     },
     async createCheckoutSession(req) {
       const { session, token } = await createCheckoutSession(
-        { store: checkouts, newUuid: uuidv7, now: () => new Date(), paymentWindowS: deps.checkoutPaymentWindowS ?? DEFAULT_PAYMENT_WINDOW_S },
+        {
+          store: checkouts,
+          newUuid: uuidv7,
+          now: () => new Date(),
+          paymentWindowS: deps.checkoutPaymentWindowS ?? DEFAULT_PAYMENT_WINDOW_S,
+          rails: deps.rails,
+        },
         {
           merchantUuid: req.merchantUuid,
           reference: req.reference,
