@@ -338,12 +338,12 @@ describe("PayinsService.ListPayInTransfers after paid", () => {
     };
   }
   const names = ["pays", "seen-before", "again"];
-  const storedFlags = async (intent: Intent) =>
-    (
-      await orm.em
-        .getConnection()
-        .execute(`select trim(tx_hash) as tx_hash, after_paid from pay_in_transfers where intent_uuid = ? order by block_number`, [intent.intentUuid])
-    ).map((r: { tx_hash: string; after_paid: boolean }) => [r.tx_hash, r.after_paid]);
+  const storedFlags = async (intent: Intent) => {
+    const rows: { tx_hash: string; after_paid: boolean }[] = await orm.em
+      .getConnection()
+      .execute(`select trim(tx_hash) as tx_hash, after_paid from pay_in_transfers where intent_uuid = ? order by block_number`, [intent.intentUuid]);
+    return rows.map((r) => [r.tx_hash, r.after_paid]);
+  };
 
   it("records a payment made after paid as after paid, gives its amount back once settled, keeps the flag through its states, and never moves the status", async () => {
     const intent = await createIntent();
