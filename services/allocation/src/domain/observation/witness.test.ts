@@ -98,11 +98,8 @@ describe("witnessVerdict", () => {
       expect(witnessVerdict(transfer, null, null)).toEqual({ kind: "not-yet" });
     });
 
-    it("disputes a receipt of a block it does not have", () => {
-      expect(witnessVerdict(transfer, null, receipt())).toEqual({
-        kind: "disputed",
-        reason: `the second endpoint has a receipt of log 4 of transaction ${TX} in block 1234 but not its block`,
-      });
+    it("answers not-yet for a receipt of a block it does not have yet (a load-balanced witness's backends may differ)", () => {
+      expect(witnessVerdict(transfer, null, receipt())).toEqual({ kind: "not-yet" });
     });
   });
 
@@ -168,6 +165,7 @@ describe("witnessVerdict", () => {
       ["with a recipient topic of bare hex", { topics: [TRANSFER_TOPIC, addressTopic(FROM), addressTopic(TO).slice(2).padStart(66, "0")] }],
       ["with a sender topic holding no hex", { topics: [TRANSFER_TOPIC, `0x${"0".repeat(24)}${"g".repeat(40)}`, addressTopic(TO)] }],
       ["with an empty sender topic", { topics: [TRANSFER_TOPIC, "", addressTopic(TO)] }],
+      ["with a recipient topic whose padding is not zero", { topics: [TRANSFER_TOPIC, addressTopic(FROM), `0x${"1".repeat(24)}${addressTopic(TO).slice(26)}`] }],
       ["with empty data", { data: "0x" }],
       ["with data of more than one word", { data: `${amountData(transfer.amount)}00` }],
       ["with data that is not hex", { data: `0x${"0".repeat(63)}z` }],
@@ -190,6 +188,6 @@ describe("witnessVerdict", () => {
 
   it("says which transfer and block in every reason", () => {
     const other = { ...transfer, txHash: "0xfeed", logIndex: 0, blockNumber: 7n };
-    expect(disputed(witnessVerdict(other, null, receipt()))).toBe("the second endpoint has a receipt of log 0 of transaction 0xfeed in block 7 but not its block");
+    expect(disputed(witnessVerdict(other, OTHER_BLOCK_HASH, receipt()))).toBe("the second endpoint has another block 7 than the one holding log 0 of transaction 0xfeed in block 7");
   });
 });
