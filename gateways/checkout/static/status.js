@@ -1,6 +1,7 @@
 // The payer page's one script. The page works without it; with it the page
 // follows the payment by itself (polls /status, reloads when the payload
-// changes, refreshes what has been seen now and then), counts down from the
+// changes, refreshes what has been seen now and then and reloads when the
+// amount still to send changed), counts down from the
 // server's clock, copies with an announced confirmation, switches QR codes
 // without a reload and prints the receipt.
 (function () {
@@ -143,6 +144,11 @@
       .then(function (html) {
         if (!html) return;
         var fresh = new DOMParser().parseFromString(html, "text/html");
+        // What the payer is asked to send changed (part of it arrived, or all of it):
+        // the amount, its copy button and the QR code change with it, so the page is drawn anew.
+        var freshAsk = fresh.getElementById("send-title");
+        var ask = document.getElementById("send-title");
+        if (freshAsk && ask && freshAsk.textContent !== ask.textContent) return location.reload();
         var freshLine = fresh.getElementById("payment-status");
         // The live region stays in place, so a change of its text is announced.
         if (freshLine && statusLine && freshLine.textContent !== statusLine.textContent) {

@@ -6,10 +6,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { mineBlocks, transferToken, type LocalRail } from "@payin/local-chains";
+import { ANVIL_MNEMONIC, mineBlocks, transferToken, type LocalRail } from "@payin/local-chains";
 import { merchantsV1, payinsV1 } from "@payin/proto";
-import { getAddress, parseUnits, type Address, type Hex } from "viem";
+import { erc20Abi, getAddress, parseUnits, type Address, type Hex } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
+import { signInFor } from "./merchant-support.js";
 import {
   awaitReadiness,
   decodeSvgQr,
@@ -17,6 +19,7 @@ import {
   eventually,
   expectNoInlineScriptOrStyle,
   expectSecurityHeaders,
+  merchantPerson,
   PageClient,
   readPlatformLog,
   readyMerchant,
@@ -484,21 +487,157 @@ describe("paying", () => {
     expect(await intentCount(merchant)).toBe(1);
   });
 
-  it("a partial transfer says only part arrived and stays unpaid", async () => {
+  it("after a partial transfer, asks for what is left: headline, copy value and the EIP-681 code", async () => {
     const merchant = await shop("Partial Shop");
-    const checkout = await newCheckout(merchant, { amount: "10" });
+    const checkout = await newCheckout(merchant, { amount: "9.99" });
     const intent = await started(checkout.token, "usdt/bep20");
-    await pay(checkout.token, "usdt/bep20", "4", intent.address!);
-    await settled(merchant, intent, "4");
+    const before = await payer().get(`/c/${checkout.token}`);
+    expect(element(before, "send-title").text).toBe("Send exactly 9.99 USDT");
+    expect(elementById(before.text, "received")).toBeNull();
+
+    await pay(checkout.token, "usdt/bep20", "5", intent.address!);
+    // Seen (pending or settled), the page asks for the rest.
+    const page = await eventually(
+      () => payer().get(`/c/${checkout.token}`),
+      (res) => elementById(res.text, "received") !== null,
+      "the page to show the partial payment",
+    );
+    expectHtmlPage(page, 200);
+    expect(element(page, "received").text).toBe("Received 5 USDT of 9.99 USDT");
+    expect(element(page, "send-title").text).toBe("Send the remaining 4.99 USDT");
+    expect(element(page, "amount").text).toBe("4.99");
+    const copies = [...page.text.matchAll(/data-copy="([^"]*)"/g)].map((m) => m[1]);
+    expect(copies).toContain("4.99");
+    expect(copies).not.toContain("9.99");
+    const remaining = { ...intent, expectedAmount: "4.99" };
+    expect(decodeSvgQr(element(page, "qr-eip681").inner)).toBe(eip681("usdt/bep20", remaining));
+    expect(eip681("usdt/bep20", remaining)).toMatch(/&uint256=4990000000000000000$/);
+    // The address's code asks the payer to enter the rest.
+    expect(element(page, "qr-address").text).toContain("enter 4.99");
+
+    await settled(merchant, intent, "5");
     const res = await status(checkout.token);
-    expect(res.json).toMatchObject({ paid: false, pay_in_status: "awaiting_payment", presentation_state: "awaiting_payment" });
+    expect(res.json).toMatchObject({ paid: false, pay_in_status: "awaiting_payment", presentation_state: "awaiting_payment", expected_amount: "9.99" });
+    const settledPage = await payer().get(`/c/${checkout.token}`);
+    expect(element(settledPage, "send-title").text).toBe("Send the remaining 4.99 USDT");
+    expect(decodeSvgQr(element(settledPage, "qr-eip681").inner)).toBe(eip681("usdt/bep20", remaining));
+    expect(textOfHtml(settledPage.text)).toContain("So far 5 USDT of 9.99 USDT has arrived.");
+    expect(elementById(settledPage.text, "receipt")).toBeNull();
+
+    // Paying what it asked for pays the intent: nothing over, nothing missing.
+    await transferToken(railOf("usdt/bep20"), e2e.chains!.payer, "usdt", intent.address as Address, "4.99");
+    await mineBlocks(railOf("usdt/bep20"), 3);
+    await eventually(() => status(checkout.token), (r) => r.json?.paid === true, "the rest to pay the checkout");
+    await settled(merchant, intent, "9.99");
+    const paidPage = await payer().get(`/c/${checkout.token}`);
+    element(paidPage, "receipt");
+    expect(textOfHtml(paidPage.text)).not.toMatch(/more than/i);
+  });
+
+  it("three hundred zero-value transfers to the address keep the page small: a few listed, the rest counted", async () => {
+    const merchant = await shop("Spammed Shop");
+    const checkout = await newCheckout(merchant, { amount: "9.99" });
+    const intent = await started(checkout.token, "usdt/bep20");
+    const local = railOf("usdt/bep20");
+    await mineBlocks(local, 1);
+    await eventually(async () => (await status(checkout.token)).json?.pay_in_status, (value) => value === "awaiting_payment", "the observer to watch the deposit address");
+
+    // Anyone may move zero tokens of anyone: transferFrom(payer, deposit address, 0) needs no allowance.
+    const spammer = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 7 });
+    const nonce = await local.publicClient.getTransactionCount({ address: spammer.address, blockTag: "pending" });
+    const hashes = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        local.deployer.writeContract({
+          address: local.tokens.usdt.address,
+          abi: erc20Abi,
+          functionName: "transferFrom",
+          args: [e2e.chains!.payer.address, intent.address as Address, 0n],
+          account: spammer,
+          chain: local.viemChain,
+          nonce: nonce + i,
+          gas: 100_000n,
+        }),
+      ),
+    );
+    await eventually(
+      async () => (await local.publicClient.getTransactionCount({ address: spammer.address, blockTag: "latest" })) - nonce,
+      (mined) => mined >= 300,
+      "the 300 transfers to be mined",
+      60_000,
+    );
+    const receipt = await local.publicClient.getTransactionReceipt({ hash: hashes.at(-1)! });
+    expect(receipt.status).toBe("success");
+    await mineBlocks(local, 3);
+    const seen = await eventually(
+      async () => (await e2e.payins.listPayInTransfers({ merchantUuid: merchant.uuid, intentUuid: intent.intentUuid })).transfers,
+      (transfers) => transfers.filter((t) => t.state === payinsV1.TransferState.SETTLED).length >= 300,
+      "the 300 zero-value transfers to be kept as evidence",
+      90_000,
+    );
+    expect(seen.every((t) => t.dust && t.amount === "0")).toBe(true);
+
     const page = await payer().get(`/c/${checkout.token}`);
     expectHtmlPage(page, 200);
-    const text = textOfHtml(page.text);
-    expect(text).toMatch(/partial|part of the (payment|amount)|remaining/i);
-    expect(text).toMatch(/\b4\b/);
-    expect(elementById(page.text, "receipt")).toBeNull();
-  });
+    expect(Buffer.byteLength(page.text), "the page stays small").toBeLessThan(30_000);
+    const messages = [...element(page, "evidence").inner.matchAll(/<li\b/g)];
+    expect(messages.length).toBe(4);
+    const evidence = element(page, "evidence").text;
+    expect(evidence).toContain("And 297 more very small transfers that do not count.");
+    expect(evidence.match(/A very small transfer of 0 USDT arrived/g)).toHaveLength(3);
+    // Nothing that counts arrived: the exact amount is still what is asked.
+    expect(element(page, "send-title").text).toBe("Send exactly 9.99 USDT");
+    expect((await status(checkout.token)).json).toMatchObject({ paid: false, pay_in_status: "awaiting_payment" });
+
+    // The merchant's detail of the checkout lists a few of them and counts the rest.
+    const merchantArea = await signInFor(e2e, await merchantPerson(e2e, [merchant.uuid]));
+    const detail = await merchantArea.get(`/merchant/checkouts/${checkout.checkoutUuid}`);
+    expect(detail.status).toBe(200);
+    expect(Buffer.byteLength(detail.text), "the merchant's page stays small").toBeLessThan(30_000);
+    const payIn = element(detail, "checkout-payin");
+    expect([...payIn.inner.matchAll(/<li\b/g)].length).toBe(5);
+    expect(element(detail, "transfers-not-listed").text).toBe(
+      "Not listed here: 295 more very small transfers (zero or below the dust threshold) that do not count. The API lists every transfer of this pay-in.",
+    );
+  }, 240_000);
+
+  it("a payment after the checkout was paid is evidence: the payer is told it does not count, the merchant what to give back", async () => {
+    const merchant = await shop("Twice Paid Shop");
+    const checkout = await newCheckout(merchant, { amount: "12.5", reference: "INV-TWICE" });
+    const intent = await started(checkout.token, "usdt/bep20");
+    await pay(checkout.token, "usdt/bep20", "12.5", intent.address!);
+    await eventually(() => status(checkout.token), (res) => res.json?.paid === true, "the checkout to be paid");
+
+    // The payer pays again, a little less.
+    const again = await transferToken(railOf("usdt/bep20"), e2e.chains!.payer, "usdt", intent.address as Address, "5");
+    await mineBlocks(railOf("usdt/bep20"), 3);
+    const listing = await eventually(
+      () => e2e.payins.listPayInTransfers({ merchantUuid: merchant.uuid, intentUuid: intent.intentUuid }),
+      (answer) => answer.afterPaidAmount === "5",
+      "the second payment to be kept as settled after-paid evidence",
+      60_000,
+    );
+    expect(listing.receivedAmount).toBe("12.5");
+    expect(listing.transfers.find((t) => t.txHash === again)?.afterPaid).toBe(true);
+
+    const page = await payer().get(`/c/${checkout.token}`);
+    expectHtmlPage(page, 200);
+    element(page, "receipt");
+    expect(element(page, "payment-status").text).toBe("Paid. Thank you!");
+    const evidence = element(page, "evidence").text;
+    expect(evidence).toContain("A further 5 USDT arrived after this payment was complete. It does not count; contact Twice Paid Shop to get it back.");
+    expect(withoutSpaces(evidence).toLowerCase()).toContain(again.toLowerCase());
+    expect(evidence).not.toMatch(/more than/i);
+    expect((await status(checkout.token)).json).toMatchObject({ paid: true, presentation_state: "paid" });
+
+    const merchantArea = await signInFor(e2e, await merchantPerson(e2e, [merchant.uuid]));
+    const detail = await merchantArea.get(`/merchant/checkouts/${checkout.checkoutUuid}`);
+    expect(detail.status).toBe(200);
+    expect(element(detail, "after-paid-amount").text).toBe("5 USDT on BNB Smart Chain (BEP20)");
+    const payIn = element(detail, "checkout-payin").text;
+    expect(payIn).toContain("Does not count: arrived after the pay-in was paid");
+    expect(payIn).toContain("To give back: 5 USDT.");
+    expect(payIn).toContain("Received (settled) 12.5");
+  }, 180_000);
 
   it("an over-payment pays and says more than the amount was received", async () => {
     const merchant = await shop("Generous Payer Shop");

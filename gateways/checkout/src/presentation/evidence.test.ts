@@ -1,10 +1,15 @@
 import { describe, expect, it } from "vitest";
 import {
+  amountDue,
+  boundTransfers,
   evidenceMessages,
   noEvidence,
+  PAYER_TRANSFER_LIMITS,
   paymentStatus,
   receiptEvidence,
   transferKind,
+  transferReasons,
+  unreadTransfers,
   type Evidence,
   type EvidenceContext,
   type EvidenceTransfer,
@@ -16,12 +21,17 @@ const later = (s: number) => new Date(t0.getTime() + s * 1000);
 function transfer(over: Partial<EvidenceTransfer> = {}): EvidenceTransfer {
   return {
     asset: "usdt", rail: "bep20", txHash: "0xaa", blockTime: t0, amount: "25.5", state: "settled",
-    late: false, wrongNetwork: false, wrongToken: false, dust: false, ...over,
+    late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false, ...over,
   };
 }
 
+/** Evidence whose list holds every transfer unless `total` or `dustCount` say there are more. */
 function evidence(over: Partial<Evidence> = {}): Evidence {
-  return { expectedAmount: "25.5", receivedAmount: "0", pendingAmount: "0", transfers: [], ...over };
+  const transfers = over.transfers ?? [];
+  return {
+    expectedAmount: "25.5", receivedAmount: "0", pendingAmount: "0", afterPaidAmount: "0",
+    total: transfers.length, dustCount: transfers.filter((t) => t.dust).length, ...over, transfers,
+  };
 }
 
 const awaiting: EvidenceContext = { asset: "usdt", rail: "bep20", merchantName: "Shop", state: "awaiting_payment" };
@@ -38,6 +48,49 @@ describe("transferKind", () => {
     expect(transferKind(transfer({ wrongToken: true, dust: true, late: true }))).toBe("wrong_token");
     expect(transferKind(transfer({ wrongNetwork: true, wrongToken: true }))).toBe("wrong_network");
     expect(transferKind(transfer({ state: "orphaned", wrongNetwork: true }))).toBe("dropped");
+    expect(transferKind(transfer({ afterPaid: true }))).toBe("after_paid");
+    expect(transferKind(transfer({ afterPaid: true, state: "pending" }))).toBe("after_paid");
+    // After the payment, it usually is after the deadline too: that it came after the payment names it.
+    expect(transferKind(transfer({ afterPaid: true, late: true }))).toBe("after_paid");
+    expect(transferKind(transfer({ afterPaid: true, dust: true }))).toBe("dust");
+    expect(transferKind(transfer({ afterPaid: true, wrongToken: true }))).toBe("wrong_token");
+  });
+
+  it("lists every reason, the naming one first", () => {
+    expect(transferReasons(transfer())).toEqual([]);
+    expect(transferReasons(transfer({ state: "orphaned", wrongNetwork: true, wrongToken: true, dust: true, afterPaid: true, late: true }))).toEqual([
+      "dropped", "wrong_network", "wrong_token", "dust", "after_paid", "late",
+    ]);
+    expect(transferReasons(transfer({ late: true, afterPaid: true }))).toEqual(["after_paid", "late"]);
+    expect(transferReasons(transfer({ state: "pending", late: true }))).toEqual(["late"]);
+  });
+});
+
+describe("boundTransfers", () => {
+  const kinds = (...list: string[]) => list.map((kind, i) => ({ i, kind: kind as ReturnType<typeof transferKind> }));
+  const bound = (items: { i: number; kind: ReturnType<typeof transferKind> }[], dust: number, total: number) => {
+    const b = boundTransfers(items, (item) => item.kind, { dust, total });
+    return { listed: b.listed.map((item) => item.i), moreDust: b.moreDust, more: b.more };
+  };
+
+  it("lists everything within the limits, in order", () => {
+    expect(bound(kinds("late", "dust", "counts"), 1, 3)).toEqual({ listed: [0, 1, 2], moreDust: 0, more: 0 });
+    expect(bound([], 1, 1)).toEqual({ listed: [], moreDust: 0, more: 0 });
+  });
+
+  it("lists at most the dust limit of dust, counting the rest, and keeps listing the others", () => {
+    expect(bound(kinds("dust", "dust", "dust", "late", "dust"), 2, 10)).toEqual({ listed: [0, 1, 3], moreDust: 2, more: 0 });
+    expect(bound(kinds("dust", "dust"), 0, 10)).toEqual({ listed: [], moreDust: 2, more: 0 });
+  });
+
+  it("lists at most the total, counting dust and others apart", () => {
+    expect(bound(kinds("late", "wrong_token", "dust", "late", "dust", "counts"), 5, 2)).toEqual({ listed: [0, 1], moreDust: 2, more: 2 });
+    expect(bound(kinds("dust", "late", "late"), 5, 2)).toEqual({ listed: [0, 1], moreDust: 0, more: 1 });
+  });
+
+  it("bounds three hundred zero-value transfers whatever their number", () => {
+    const spam = Array.from({ length: 300 }, (_, i) => ({ i, kind: "dust" as const }));
+    expect(bound(spam, 3, 10)).toEqual({ listed: [0, 1, 2], moreDust: 297, more: 0 });
   });
 });
 
@@ -106,6 +159,48 @@ describe("evidenceMessages", () => {
     ]);
   });
 
+  it("tells of a transfer that arrived after the payment was complete, and who gives it back", () => {
+    const messages = evidenceMessages(evidence({ receivedAmount: "25.5", transfers: [transfer({ txHash: "0x01" }), transfer({ txHash: "0x02", amount: "25.5", afterPaid: true, late: true })] }), paid);
+    expect(messages).toEqual([
+      { kind: "after_paid", tone: "warn", txHash: "0x02", text: "A further 25.5 USDT arrived after this payment was complete. It does not count; contact Shop to get it back." },
+    ]);
+  });
+
+  it("lists a few very small transfers and counts the rest, so spam cannot make the page long", () => {
+    const spam = Array.from({ length: 300 }, (_, i) => transfer({ txHash: `0xd${i}`, amount: "0", dust: true }));
+    const messages = evidenceMessages(evidence({ receivedAmount: "5", transfers: [...spam, transfer({ txHash: "0x05", amount: "5" })] }), awaiting);
+    expect(messages.map((m) => [m.kind, m.txHash])).toEqual([["partial", null], ["dust", "0xd0"], ["dust", "0xd1"], ["dust", "0xd2"], ["dust", null]]);
+    expect(messages.at(-1)!.text).toBe("And 297 more very small transfers that do not count.");
+    expect(messages.at(-1)!.tone).toBe("info");
+    const four = Array.from({ length: 4 }, (_, i) => transfer({ txHash: `0xd${i}`, dust: true }));
+    expect(evidenceMessages(evidence({ transfers: four }), awaiting).at(-1)!.text).toBe("And 1 more very small transfer that does not count.");
+    expect(evidenceMessages(evidence({ transfers: four.slice(0, 3) }), awaiting).map((m) => m.txHash)).toEqual(["0xd0", "0xd1", "0xd2"]);
+  });
+
+  it("counts the transfers beyond the list read: dust with dust, the others as not shown", () => {
+    const read = Array.from({ length: 1000 }, (_, i) => transfer({ txHash: `0xd${i}`, amount: "0", dust: true }));
+    const messages = evidenceMessages(evidence({ transfers: read, total: 1302, dustCount: 1300 }), awaiting);
+    expect(messages.map((m) => [m.kind, m.tone, m.text]).slice(3)).toEqual([
+      ["dust", "info", "And 1297 more very small transfers that do not count."],
+      ["more", "info", "And 2 more transfers not shown here."],
+    ]);
+    expect(evidenceMessages(evidence({ transfers: [], total: 1, dustCount: 0 }), awaiting).map((m) => m.text)).toEqual(["And 1 more transfer not shown here."]);
+  });
+
+  it("lists at most ten transfers that do not count and counts the others", () => {
+    expect(PAYER_TRANSFER_LIMITS).toEqual({ dust: 3, total: 10 });
+    const late = (n: number) => Array.from({ length: n }, (_, i) => transfer({ txHash: `0x${i}`, late: true }));
+    const messages = evidenceMessages(evidence({ transfers: late(12) }), expired);
+    expect(messages).toHaveLength(11);
+    expect(messages.slice(0, 10).map((m) => m.kind)).toEqual(Array(10).fill("late"));
+    expect(messages[10]).toEqual({ kind: "more", tone: "warn", txHash: null, text: "And 2 more transfers that do not count towards this payment. Contact Shop about them." });
+    expect(evidenceMessages(evidence({ transfers: late(11) }), expired).at(-1)!.text).toBe("And 1 more transfer that does not count towards this payment. Contact Shop about it.");
+    expect(evidenceMessages(evidence({ transfers: late(10) }), expired).map((m) => m.kind)).not.toContain("more");
+    // Transfers that count are never among the ten.
+    const counting = Array.from({ length: 20 }, (_, i) => transfer({ txHash: `0xc${i}`, amount: "1" }));
+    expect(evidenceMessages(evidence({ receivedAmount: "20", transfers: [...counting, ...late(10)] }), paid).map((m) => m.kind)).toEqual(Array(10).fill("late"));
+  });
+
   it("puts the totals before the transfers and names the totals without a hash", () => {
     const messages = evidenceMessages(evidence({ receivedAmount: "10", transfers: [transfer({ late: true })] }), awaiting);
     expect(messages.map((m) => [m.kind, m.txHash])).toEqual([["partial", null], ["late", "0xaa"]]);
@@ -141,6 +236,50 @@ describe("paymentStatus", () => {
   });
 });
 
+describe("amountDue", () => {
+  it("asks for the exact amount until something that counts is seen", () => {
+    expect(amountDue("9.99", null)).toEqual({ received: null, remaining: "9.99" });
+    expect(amountDue("9.99", noEvidence("9.99"))).toEqual({ received: null, remaining: "9.99" });
+    // Transfers that do not count change nothing.
+    expect(amountDue("9.99", evidence({ expectedAmount: "9.99", transfers: [transfer({ late: true, amount: "5" })] }))).toEqual({ received: null, remaining: "9.99" });
+  });
+
+  it("after part of it, asks for what is left, exactly", () => {
+    expect(amountDue("9.99", evidence({ receivedAmount: "5" }))).toEqual({ received: "5", remaining: "4.99" });
+    expect(amountDue("9.99", evidence({ pendingAmount: "5" }))).toEqual({ received: "5", remaining: "4.99" });
+    expect(amountDue("9.99", evidence({ receivedAmount: "3", pendingAmount: "2.5" }))).toEqual({ received: "5.5", remaining: "4.49" });
+    expect(amountDue("0.3", evidence({ receivedAmount: "0.1", pendingAmount: "0.1" }))).toEqual({ received: "0.2", remaining: "0.1" });
+    expect(amountDue("1", evidence({ receivedAmount: "0.000000000000000001" }))).toEqual({ received: "0.000000000000000001", remaining: "0.999999999999999999" });
+  });
+
+  it("asks for nothing once all of it, or more, is seen", () => {
+    expect(amountDue("9.99", evidence({ receivedAmount: "9.99" }))).toEqual({ received: "9.99", remaining: "0" });
+    expect(amountDue("9.99", evidence({ receivedAmount: "4.99", pendingAmount: "5" }))).toEqual({ received: "9.99", remaining: "0" });
+    expect(amountDue("9.99", evidence({ pendingAmount: "12" }))).toEqual({ received: "12", remaining: "0" });
+  });
+});
+
+describe("unreadTransfers", () => {
+  const dust = (n: number) => Array.from({ length: n }, (_, i) => transfer({ txHash: `0xd${i}`, amount: "0", dust: true }));
+
+  it("is none when the list holds every transfer", () => {
+    expect(unreadTransfers(evidence({ transfers: [transfer(), ...dust(2)] }))).toEqual({ dust: 0, other: 0 });
+    expect(unreadTransfers(noEvidence("1"))).toEqual({ dust: 0, other: 0 });
+  });
+
+  it("tells dust from the others among the transfers beyond the list", () => {
+    expect(unreadTransfers(evidence({ transfers: dust(1000), total: 1300, dustCount: 1290 }))).toEqual({ dust: 290, other: 10 });
+    expect(unreadTransfers(evidence({ transfers: [transfer(), ...dust(3)], total: 10, dustCount: 3 }))).toEqual({ dust: 0, other: 6 });
+    expect(unreadTransfers(evidence({ transfers: [transfer()], total: 5, dustCount: 4 }))).toEqual({ dust: 4, other: 0 });
+  });
+
+  it("never answers less than none, nor more dust than is unread", () => {
+    expect(unreadTransfers(evidence({ transfers: [transfer(), transfer()], total: 1, dustCount: 0 }))).toEqual({ dust: 0, other: 0 });
+    expect(unreadTransfers(evidence({ transfers: dust(2), total: 3, dustCount: 9 }))).toEqual({ dust: 1, other: 0 });
+    expect(unreadTransfers(evidence({ transfers: dust(2), total: 3, dustCount: 1 }))).toEqual({ dust: 0, other: 1 });
+  });
+});
+
 describe("receiptEvidence", () => {
   it("names the settled transfers that paid and when the last was mined", () => {
     const receipt = receiptEvidence(
@@ -154,6 +293,7 @@ describe("receiptEvidence", () => {
           transfer({ txHash: "0x04", state: "pending", blockTime: later(30) }),
           transfer({ txHash: "0x05", state: "orphaned", blockTime: later(40) }),
           transfer({ txHash: "0x06", wrongToken: true, blockTime: later(50) }),
+          transfer({ txHash: "0x07", afterPaid: true, blockTime: later(60) }),
         ],
       }),
     );

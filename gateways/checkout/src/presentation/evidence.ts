@@ -1,8 +1,10 @@
 /**
  * What the payer is told about the transfers seen for their payment (payins'
- * ListPayInTransfers): received and waiting for confirmation, part paid,
- * over-paid, and transfers that do not count (late, another token, another
- * network, dust, dropped by the network).
+ * ListPayInTransfers): received and waiting for confirmation, part paid (and
+ * what is left to send), over-paid, and transfers that do not count (late,
+ * another token, another network, dust, dropped by the network, arrived after
+ * the payment was complete). Spam cannot make a page long: beyond a few, the
+ * transfers that do not count are counted, not listed.
  */
 import { addDecimal, compareDecimal, isPositive, subtractDecimal } from "./decimal.js";
 import { networkName, tokenName } from "./payment-terms.js";
@@ -24,38 +26,106 @@ export interface EvidenceTransfer {
   wrongNetwork: boolean;
   wrongToken: boolean;
   dust: boolean;
+  /** Recorded after the intent was paid (a second payment, a top-up): never counts. */
+  afterPaid: boolean;
 }
 
+/** An intent's evidence, as payins answers it: its amounts and counts are over every transfer seen, its list may hold only the first of them. */
 export interface Evidence {
   expectedAmount: string;
   /** Settled transfers that count toward the expected amount. */
   receivedAmount: string;
   /** Transfers seen, not settled yet, that would count. */
   pendingAmount: string;
-  /** Oldest block first. */
+  /** Settled transfers of the intent's token on its network, recorded after it was paid, not dust: what the merchant gives back. */
+  afterPaidAmount: string;
+  /** The transfers read, oldest block first: every one, or the first of them when there are very many. */
   transfers: readonly EvidenceTransfer[];
+  /** How many transfers were seen in all. */
+  total: number;
+  /** How many of all of them are dust (zero, or below the dust threshold). */
+  dustCount: number;
 }
 
 /** No evidence: nothing seen yet. */
 export function noEvidence(expectedAmount: string): Evidence {
-  return { expectedAmount, receivedAmount: "0", pendingAmount: "0", transfers: [] };
+  return { expectedAmount, receivedAmount: "0", pendingAmount: "0", afterPaidAmount: "0", transfers: [], total: 0, dustCount: 0 };
+}
+
+/** The transfers seen but not read (beyond the list's end): how many of them are dust, and how many are not. */
+export function unreadTransfers(evidence: Pick<Evidence, "transfers" | "total" | "dustCount">): { dust: number; other: number } {
+  const unread = Math.max(0, evidence.total - evidence.transfers.length);
+  const dustRead = evidence.transfers.filter((transfer) => transfer.dust).length;
+  const dust = Math.min(unread, Math.max(0, evidence.dustCount - dustRead));
+  return { dust, other: unread - dust };
 }
 
 export type Tone = "info" | "ok" | "warn" | "bad";
 
 /** Why a transfer does not count, or `counts`. The first that applies names it. */
-export type TransferKind = "dropped" | "wrong_network" | "wrong_token" | "dust" | "late" | "counts";
+export type TransferKind = "dropped" | "wrong_network" | "wrong_token" | "dust" | "after_paid" | "late" | "counts";
 
-export function transferKind(transfer: EvidenceTransfer): TransferKind {
-  if (transfer.state === "orphaned") return "dropped";
-  if (transfer.wrongNetwork) return "wrong_network";
-  if (transfer.wrongToken) return "wrong_token";
-  if (transfer.dust) return "dust";
-  if (transfer.late) return "late";
-  return "counts";
+/** Every reason a transfer does not count, the one that names it first; none when it counts. */
+export function transferReasons(transfer: EvidenceTransfer): Exclude<TransferKind, "counts">[] {
+  const reasons: Exclude<TransferKind, "counts">[] = [];
+  if (transfer.state === "orphaned") reasons.push("dropped");
+  if (transfer.wrongNetwork) reasons.push("wrong_network");
+  if (transfer.wrongToken) reasons.push("wrong_token");
+  if (transfer.dust) reasons.push("dust");
+  // After `paid` a transfer is also often after the deadline: that it came after the payment says more.
+  if (transfer.afterPaid) reasons.push("after_paid");
+  if (transfer.late) reasons.push("late");
+  return reasons;
 }
 
-export type MessageKind = "received" | "partial" | "over" | Exclude<TransferKind, "counts">;
+export function transferKind(transfer: EvidenceTransfer): TransferKind {
+  return transferReasons(transfer)[0] ?? "counts";
+}
+
+/** What a list of transfers shows, and how many of the others it only counts. */
+export interface BoundedTransfers<T> {
+  /** In their order. */
+  listed: T[];
+  /** Dust (zero or very small) left out of the list. */
+  moreDust: number;
+  /** Others left out of the list. */
+  more: number;
+}
+
+export interface TransferLimits {
+  /** At most this many dust transfers are listed. */
+  dust: number;
+  /** At most this many transfers are listed in all. */
+  total: number;
+}
+
+/**
+ * Bounds a list of transfers whatever a sender does: at most `limits.dust`
+ * dust transfers and `limits.total` in all are listed, in their order; the
+ * rest are counted. Dust and zero-value transfers cost a spammer next to
+ * nothing, so they get the fewer places.
+ */
+export function boundTransfers<T>(items: readonly T[], kindOf: (item: T) => TransferKind, limits: TransferLimits): BoundedTransfers<T> {
+  const bounded: BoundedTransfers<T> = { listed: [], moreDust: 0, more: 0 };
+  let dust = 0;
+  for (const item of items) {
+    const isDust = kindOf(item) === "dust";
+    if (bounded.listed.length < limits.total && (!isDust || dust < limits.dust)) {
+      bounded.listed.push(item);
+      if (isDust) dust++;
+    } else if (isDust) {
+      bounded.moreDust++;
+    } else {
+      bounded.more++;
+    }
+  }
+  return bounded;
+}
+
+/** The payer's page lists at most this many transfers that do not count (3 of them dust), and counts the rest. */
+export const PAYER_TRANSFER_LIMITS: TransferLimits = { dust: 3, total: 10 };
+
+export type MessageKind = "received" | "partial" | "over" | "more" | Exclude<TransferKind, "counts">;
 
 export interface EvidenceMessage {
   kind: MessageKind;
@@ -108,7 +178,9 @@ export function evidenceMessages(evidence: Evidence, context: EvidenceContext): 
     say("over", "warn", `${counted} ${token} arrived, ${extra} ${token} more than the ${expected} ${token} asked for. Contact ${merchant} about the extra amount.`);
   }
 
-  for (const transfer of evidence.transfers) {
+  const notCounting = evidence.transfers.filter((transfer) => transferKind(transfer) !== "counts");
+  const bounded = boundTransfers(notCounting, transferKind, PAYER_TRANSFER_LIMITS);
+  for (const transfer of bounded.listed) {
     const kind = transferKind(transfer);
     const sent = `${transfer.amount} ${tokenName(transfer.asset)}`;
     const refund = `It does not count towards this payment. Contact ${merchant} to get it back.`;
@@ -127,12 +199,48 @@ export function evidenceMessages(evidence: Evidence, context: EvidenceContext): 
       case "dust":
         say(kind, "info", `A very small transfer of ${sent} arrived. It is too small to count towards this payment.`, transfer.txHash);
         break;
+      case "after_paid":
+        say(kind, "warn", `A further ${sent} arrived after this payment was complete. It does not count; contact ${merchant} to get it back.`, transfer.txHash);
+        break;
       case "late":
         say(kind, "bad", `${sent} arrived after the deadline. ${refund}`, transfer.txHash);
         break;
     }
   }
+  const unread = unreadTransfers(evidence);
+  const moreDust = bounded.moreDust + unread.dust;
+  if (moreDust > 0) {
+    say("dust", "info", `And ${moreDust} more very small ${plural(moreDust, "transfer that does", "transfers that do")} not count.`);
+  }
+  if (bounded.more > 0) {
+    say("more", "warn", `And ${bounded.more} more ${plural(bounded.more, "transfer that does", "transfers that do")} not count towards this payment. Contact ${merchant} about ${plural(bounded.more, "it", "them")}.`);
+  }
+  if (unread.other > 0) {
+    say("more", "info", `And ${unread.other} more ${plural(unread.other, "transfer", "transfers")} not shown here.`);
+  }
   return messages;
+}
+
+const plural = (count: number, one: string, many: string) => (count === 1 ? one : many);
+
+/**
+ * What is left to send: the expected amount until something that counts is
+ * seen (settled, or waiting for confirmation); then what is missing, with what
+ * has been received; "0" once all of it is seen. Exact decimal arithmetic.
+ */
+export interface AmountDue {
+  /** Seen so far that counts (settled and pending); null while nothing counts. */
+  received: string | null;
+  /** What the payer is asked to send now. */
+  remaining: string;
+}
+
+export function amountDue(expectedAmount: string, evidence: Evidence | null): AmountDue {
+  if (evidence === null) return { received: null, remaining: expectedAmount };
+  const counted = addDecimal(evidence.receivedAmount, evidence.pendingAmount);
+  if (!isPositive(counted)) return { received: null, remaining: expectedAmount };
+  if (compareDecimal(counted, expectedAmount) >= 0) return { received: counted, remaining: "0" };
+  return { received: counted, remaining: subtractDecimal(expectedAmount, counted) };
 }
 
 export interface PaymentStatus {

@@ -37,8 +37,17 @@ const started = (over: Partial<IntentSnapshot> = {}, extra: Partial<PageInput> =
 
 const open = (over: Partial<CheckoutSnapshot> = {}): PageInput => ({ ...snapshot(over), token: TOKEN, network: null, evidence: null, qr: "eip681" });
 
+const transferOf = (amount: string): Evidence["transfers"][number] => ({
+  asset: "usdt", rail: "bep20", txHash: "0xabc", blockTime: at(30), amount, state: "settled", late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false,
+});
+
+/** Evidence whose list holds every transfer unless `total` or `dustCount` say there are more. */
 function evidence(over: Partial<Evidence> = {}): Evidence {
-  return { expectedAmount: "25.5", receivedAmount: "0", pendingAmount: "0", transfers: [], ...over };
+  const transfers = over.transfers ?? [];
+  return {
+    expectedAmount: "25.5", receivedAmount: "0", pendingAmount: "0", afterPaidAmount: "0",
+    total: transfers.length, dustCount: transfers.filter((t) => t.dust).length, ...over, transfers,
+  };
 }
 
 describe("statusPayload", () => {
@@ -180,6 +189,10 @@ describe("payerPage while awaiting payment", () => {
     expect(page.title).toBe("Pay Shop");
     expect(page.payment).toEqual({
       amount: "25.5",
+      expectedAmount: "25.5",
+      due: true,
+      instruction: "Send exactly",
+      receivedText: null,
       token: "USDT",
       network: "BNB Smart Chain (BEP20)",
       label: "USDT on BNB Smart Chain (BEP20)",
@@ -224,6 +237,36 @@ describe("payerPage while awaiting payment", () => {
     expect(partial.messages.map((m) => m.text)).toEqual(["So far 5 USDT of 25.5 USDT has arrived. Send the remaining 20.5 USDT to the same address before the deadline."]);
   });
 
+  it("after part of the payment, asks for what is left: amount, copy value, payment request and its QR code", () => {
+    for (const seen of [{ receivedAmount: "5" }, { pendingAmount: "5" }, { receivedAmount: "2", pendingAmount: "3" }]) {
+      const page = payerPage(started({ expectedAmount: "9.99" }, { evidence: evidence({ expectedAmount: "9.99", ...seen }) }));
+      expect(page.payment).toMatchObject({
+        amount: "4.99",
+        expectedAmount: "9.99",
+        due: true,
+        instruction: "Send the remaining",
+        receivedText: "Received 5 USDT of 9.99 USDT",
+        eip681: `ethereum:0x55d398326f99059fF775485246999027B3197955@56/transfer?address=${ADDRESS}&uint256=4990000000000000000`,
+      });
+      expect(page.qr?.eip681Label).toBe(`QR code of a request to pay 4.99 USDT on BNB Smart Chain (BEP20) to ${ADDRESS}`);
+    }
+    // On a token of 6 decimals, in its base units.
+    const usdc = payerPage(started({ asset: "usdc", rail: "erc20", expectedAmount: "3.000001" }, { network: { chainId: 1, contract: BSC.contract, decimals: 6 }, evidence: evidence({ receivedAmount: "3" }) }));
+    expect(usdc.payment).toMatchObject({ amount: "0.000001", receivedText: "Received 3 USDC of 3.000001 USDC" });
+    expect(usdc.payment?.eip681).toMatch(/&uint256=1$/);
+    // Only what counts: a late transfer, or nothing yet, leaves the exact amount.
+    const none = payerPage(started({}, { evidence: evidence({ transfers: [{ ...transferOf("7"), late: true }] }) }));
+    expect(none.payment).toMatchObject({ amount: "25.5", instruction: "Send exactly", receivedText: null });
+  });
+
+  it("asks for nothing more once all of it is seen, even before it is confirmed, and shows no payment request", () => {
+    const page = payerPage(started({}, { evidence: evidence({ pendingAmount: "25.5" }) }));
+    expect(page.payment).toMatchObject({ amount: "0", due: false, instruction: "Nothing more to send", receivedText: "Received 25.5 USDT of 25.5 USDT", eip681: null, address: ADDRESS });
+    expect(page.qr).toBeNull();
+    expect(page).toMatchObject({ autoRefresh: true, poll: true, refreshEvidence: true });
+    expect(payerPage(started({}, { evidence: evidence({ receivedAmount: "20", pendingAmount: "10" }) })).payment).toMatchObject({ due: false, receivedText: "Received 30 USDT of 25.5 USDT" });
+  });
+
   it("has no payment details without the rail's terms or an address", () => {
     expect(payerPage(started({}, { network: null }))).toMatchObject({ payment: null, qr: null });
     // A session disabled after its start still shows its payment.
@@ -251,7 +294,7 @@ describe("payerPage once paid", () => {
   const paying = evidence({
     receivedAmount: "25.5",
     transfers: [
-      { asset: "usdt", rail: "bep20", txHash: "0xabc", blockTime: at(30), amount: "25.5", state: "settled", late: false, wrongNetwork: false, wrongToken: false, dust: false },
+      { asset: "usdt", rail: "bep20", txHash: "0xabc", blockTime: at(30), amount: "25.5", state: "settled", late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false },
     ],
   });
 
@@ -276,6 +319,14 @@ describe("payerPage once paid", () => {
     const page = payerPage(started({ status: "paid" }, { evidence: null, network: null }));
     expect(page.receipt).toMatchObject({ paidAt: { iso: "2026-11-27T11:59:50.000Z", text: "27 Nov 2026, 11:59:50 UTC" }, txHashes: [], address: ADDRESS.toLowerCase() });
     expect(payerPage(started({ status: "paid", updatedAt: null })).receipt?.paidAt).toBeNull();
+  });
+
+  it("tells of a further transfer after the payment, which the merchant gives back", () => {
+    const page = payerPage(started({ status: "paid" }, { evidence: { ...paying, transfers: [...paying.transfers, { ...transferOf("5"), txHash: "0xdef", afterPaid: true }] } }));
+    expect(page.messages).toEqual([
+      { kind: "after_paid", tone: "warn", txHash: "0xdef", text: "A further 5 USDT arrived after this payment was complete. It does not count; contact Shop to get it back." },
+    ]);
+    expect(page.receipt?.txHashes).toEqual(["0xabc"]);
   });
 
   it("tells of an over-payment on the receipt's page", () => {

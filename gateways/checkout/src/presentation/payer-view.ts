@@ -3,7 +3,7 @@
  * shows, computed from the session, its intent, the merchant, readiness, the
  * evidence and the server's clock. Pure; the route fetches, this decides.
  */
-import { evidenceMessages, isPendingPayment, paymentStatus, receiptEvidence, type Evidence, type EvidenceMessage, type PaymentStatus } from "./evidence.js";
+import { amountDue, evidenceMessages, isPendingPayment, paymentStatus, receiptEvidence, type Evidence, type EvidenceMessage, type PaymentStatus } from "./evidence.js";
 import { checksummed, eip681TransferUri, groupInFours, networkName, pairValue, tokenName, tokenOnNetwork } from "./payment-terms.js";
 import { presentationState, readyPairs, type CheckoutPair, type CheckoutState, type PayInStatus, type PresentationState } from "./presentation-state.js";
 import { formatCountdown, formatDuration, formatUtc, secondsLeft } from "./time.js";
@@ -124,8 +124,19 @@ export interface MethodOption {
 }
 
 export interface PaymentDetails {
-  /** The exact amount, a bare decimal number. */
+  /**
+   * What to send now, a bare decimal number: the exact amount, or once part of
+   * it is seen what is left; "0" once all of it is seen.
+   */
   amount: string;
+  /** The intent's amount. */
+  expectedAmount: string;
+  /** Whether anything is left to send (false once all of it is seen, confirmed or not). */
+  due: boolean;
+  /** What the amount is introduced with: "Send exactly", "Send the remaining", or "Nothing more to send". */
+  instruction: string;
+  /** "Received 5 USDT of 9.99 USDT" once something that counts is seen; else null. */
+  receivedText: string | null;
   token: string;
   network: string;
   /** "USDT on BNB Smart Chain (BEP20)". */
@@ -137,7 +148,8 @@ export interface PaymentDetails {
   address: string;
   /** The address in groups of four for reading. */
   addressGroups: string;
-  eip681: string;
+  /** The EIP-681 request for `amount`; null when nothing is due. */
+  eip681: string | null;
 }
 
 export interface Deadline {
@@ -222,7 +234,7 @@ export function payerPage(input: PageInput): PayerPage {
   const merchantName = merchant.displayName;
   const startable = state === "select_method" || state === "ready_to_start";
   const methods = startable ? readyPairs(input).map(methodOption) : [];
-  const payment = intent ? paymentDetails(intent, input.network) : null;
+  const payment = intent ? paymentDetails(intent, input.network, input.evidence) : null;
   const pending = isPendingPayment(input.evidence);
   const messages = intent && input.evidence ? evidenceMessages(input.evidence, { asset: intent.asset, rail: intent.rail, merchantName, state }) : [];
   const deadline = intent ? deadlineOf(intent.expiresAt, input.now) : null;
@@ -246,7 +258,7 @@ export function payerPage(input: PageInput): PayerPage {
     status: paymentStatus(state, input.evidence),
     messages,
     receipt: state === "paid" && intent ? receiptOf(intent, input, payment) : null,
-    qr: state === "awaiting_payment" && payment ? qrView(input.qr, pageHref, payment) : null,
+    qr: state === "awaiting_payment" && payment?.due ? qrView(input.qr, pageHref, payment) : null,
     autoRefresh: state === "awaiting_payment" || (state === "expired_for_payment" && pending),
     poll: startable || state === "awaiting_payment" || state === "expired_for_payment",
     refreshEvidence: state === "awaiting_payment" || (state === "expired_for_payment" && pending),
@@ -264,19 +276,29 @@ function methodOption(pair: CheckoutPair): MethodOption {
   };
 }
 
-function paymentDetails(intent: IntentSnapshot, network: NetworkTerms | null): PaymentDetails | null {
+const INSTRUCTIONS = { exact: "Send exactly", remaining: "Send the remaining", none: "Nothing more to send" } as const;
+
+/** The payment as the payer is asked for it now: after part of it is seen, what is left (a second scan never over-pays). */
+function paymentDetails(intent: IntentSnapshot, network: NetworkTerms | null, evidence: Evidence | null): PaymentDetails | null {
   if (!network || !intent.address) return null;
   const address = checksummed(intent.address);
+  const token = tokenName(intent.asset);
+  const { received, remaining } = amountDue(intent.expectedAmount, evidence);
+  const due = remaining !== "0";
   return {
-    amount: intent.expectedAmount,
-    token: tokenName(intent.asset),
+    amount: remaining,
+    expectedAmount: intent.expectedAmount,
+    due,
+    instruction: !due ? INSTRUCTIONS.none : received === null ? INSTRUCTIONS.exact : INSTRUCTIONS.remaining,
+    receivedText: received === null ? null : `Received ${received} ${token} of ${intent.expectedAmount} ${token}`,
+    token,
     network: networkName(intent.rail),
     label: tokenOnNetwork(intent),
     chainId: network.chainId,
     contract: checksummed(network.contract),
     address,
     addressGroups: groupInFours(address),
-    eip681: eip681TransferUri({ contract: network.contract, chainId: network.chainId, to: address, amount: intent.expectedAmount, decimals: network.decimals }),
+    eip681: due ? eip681TransferUri({ contract: network.contract, chainId: network.chainId, to: address, amount: remaining, decimals: network.decimals }) : null,
   };
 }
 

@@ -16,12 +16,13 @@ import { coalesce, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { AppDeps } from "../deps.js";
 import { readForm, requireSameOrigin } from "../http/form.js";
 import type { PublicAction } from "../http/rate-limit.js";
-import type { Evidence, EvidenceTransfer, TransferState } from "../presentation/evidence.js";
+import type { Evidence } from "../presentation/evidence.js";
 import { payerPage, qrChoice, statusPayload, type CheckoutSnapshot, type IntentSnapshot, type NetworkTerms } from "../presentation/payer-view.js";
 import { parsePairValue } from "../presentation/payment-terms.js";
 import type { CheckoutPair, CheckoutState, PayInStatus } from "../presentation/presentation-state.js";
 import { qrSvg } from "../presentation/qr.js";
 import { badPairRefusal, startRefusal, type StartRefusal } from "../presentation/start-refusal.js";
+import { evidenceOf } from "./evidence-of.js";
 
 /** A link's token: 32 random bytes in base64url. Anything else is answered as an unknown token. */
 const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
@@ -59,13 +60,6 @@ const PAY_IN_STATUSES: Readonly<Record<payinsV1.PayInStatus, PayInStatus | undef
   [payinsV1.PayInStatus.PAID]: "paid",
 };
 
-const TRANSFER_STATES: Readonly<Record<payinsV1.TransferState, TransferState>> = {
-  [payinsV1.TransferState.UNSPECIFIED]: "pending",
-  [payinsV1.TransferState.PENDING]: "pending",
-  [payinsV1.TransferState.SETTLED]: "settled",
-  [payinsV1.TransferState.ORPHANED]: "orphaned",
-};
-
 interface MerchantFacts {
   displayName: string;
   active: boolean;
@@ -96,8 +90,9 @@ export function publicRoutes(deps: AppDeps): Router {
     }
   }
 
-  // An intent's payment URI and address never change, and a payer's page reloads
-  // every few seconds: each code is drawn once (drawing is most of a page's cost).
+  // A payer's page reloads every few seconds and its codes rarely change (the
+  // payment URI only when part of the amount arrives: it then asks for what is
+  // left): each code is drawn once per text and label (drawing is most of a page's cost).
   const drawnQr = new Map<string, Promise<string>>();
   function drawQr(text: string, label: string): Promise<string> {
     const key = `${label}\n${text}`;
@@ -158,26 +153,7 @@ export function publicRoutes(deps: AppDeps): Router {
 
   /** The transfers seen for the intent (the page only: the poll never reads them). */
   async function readEvidence(merchantUuid: string, intentUuid: string): Promise<Evidence> {
-    const answer = await deps.payins.listPayInTransfers({ merchantUuid, intentUuid });
-    return {
-      expectedAmount: answer.expectedAmount,
-      receivedAmount: answer.receivedAmount || "0",
-      pendingAmount: answer.pendingAmount || "0",
-      transfers: answer.transfers.map(
-        (t): EvidenceTransfer => ({
-          asset: t.asset,
-          rail: t.rail,
-          txHash: t.txHash,
-          blockTime: fromTimestamp(t.blockTime) ?? null,
-          amount: t.amount,
-          state: TRANSFER_STATES[t.state],
-          late: t.late,
-          wrongNetwork: t.wrongNetwork,
-          wrongToken: t.wrongToken,
-          dust: t.dust,
-        }),
-      ),
-    };
+    return evidenceOf(await deps.payins.listPayInTransfers({ merchantUuid, intentUuid }));
   }
 
   function networkTerms(rail: string): NetworkTerms | null {
@@ -193,7 +169,7 @@ export function publicRoutes(deps: AppDeps): Router {
     const qr = typeof ctx.query.qr === "string" ? ctx.query.qr : null;
     const page = payerPage({ ...snapshot, token, network: snapshot.intent ? networkTerms(snapshot.intent.rail) : null, evidence, qr: qrChoice(qr) });
     const codes =
-      page.qr && page.payment
+      page.qr && page.payment?.eip681
         ? { eip681: await drawQr(page.payment.eip681, page.qr.eip681Label), address: await drawQr(page.payment.address, page.qr.addressLabel) }
         : null;
     ctx.type = "html";

@@ -401,6 +401,39 @@ describe("the payer's page in a browser", () => {
   );
 
   it(
+    "with JavaScript: after part of the payment arrives, the open page asks for the rest by itself (amount, copy, QR code)",
+    async () => {
+      const local = e2e.chains!.rails.bep20;
+      const merchant = await readyMerchant(e2e, "Part Payment Shop");
+      const { token } = await checkoutLink(merchant.uuid, { amount: "9.99", pairs: [["usdt", "bep20"]], reference: "inv-4004" });
+      const { page, problems } = await openPage(await openContext());
+      await page.goto(`/c/${token}`);
+      await submitForm(page, () => page.getByRole("button", { name: "Start payment" }).click());
+      await page.locator("#address").waitFor();
+      const status = await statusUntil(token, (s) => s.pay_in_status === "awaiting_payment", "the started intent to await payment");
+      await pageShows(page, (shown) => shown.pay_in_status === "awaiting_payment", "the page to show the armed intent");
+      const address = getAddress(status.address!);
+      const contract = getAddress(local.tokens.usdt.address);
+      expect(await textOf(page.locator("#send-title"))).toBe("Send exactly 9.99 USDT");
+
+      await transferToken(local, e2e.chains!.payer, "usdt", address as Address, "5");
+      await mineBlocks(local, 3);
+      // The test never reloads the page: the script sees what is asked has changed and draws it anew.
+      await waitForText(page.locator("#send-title"), (text) => text === "Send the remaining 4.99 USDT", "the open page to ask for the rest", 60_000);
+      await onSettledPage(page, async () => {
+        expect(await textOf(page.locator("#received"))).toBe("Received 5 USDT of 9.99 USDT");
+        expect(await page.locator('[data-copy="4.99"]').isVisible()).toBe(true);
+        expect(await page.locator('[data-copy="9.99"]').count()).toBe(0);
+      });
+      expect(await decodeQr(page.locator("#qr-eip681 svg"))).toBe(`ethereum:${contract}@${LOCAL_CHAIN_IDS.bep20}/transfer?address=${address}&uint256=${baseUnits("4.99", 18)}`);
+      await inspectPage(page, "payer-partial-payment");
+      expect((await statusOf(token)).paid).toBe(false);
+      expect(problems).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     "without JavaScript: starts through the form, switches QR by link, and shows paid and the receipt on reload",
     async () => {
       const local = e2e.chains!.rails.erc20;

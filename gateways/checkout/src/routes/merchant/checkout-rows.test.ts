@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { payinsV1 } from "@payin/proto";
 import { toTimestamp } from "@payin/rpc";
 import { describe, expect, it } from "vitest";
-import { checkoutRow, isSettledPayment, merchantCheckoutState, payInStatusView, presentationOf, type PayerConditions } from "./checkout-rows.js";
+import { checkoutRow, isSettledPayment, MERCHANT_TRANSFER_LIMITS, merchantCheckoutState, notListedText, payInStatusView, presentationOf, type PayerConditions } from "./checkout-rows.js";
 
 const { CheckoutState, PayInStatus, TransferState } = payinsV1;
 const deadline = new Date("2026-11-25T12:30:00.000Z");
@@ -23,7 +23,7 @@ const session = (state: payinsV1.CheckoutState, intentUuid?: string) =>
 const intent = (status: payinsV1.PayInStatus) =>
   create(payinsV1.PayInIntentSchema, { intentUuid: "i-1", status, asset: "usdt", rail: "bep20", expectedAmount: "10.5", address: "0xAbC", expiresAt: toTimestamp(deadline) });
 const ready: PayerConditions = { merchantActive: true, readyPairs: new Set(["usdt/bep20", "usdc/erc20"]) };
-const transfer = (over: Partial<{ state: payinsV1.TransferState; late: boolean; wrongNetwork: boolean; wrongToken: boolean; dust: boolean; txHash: string }> = {}) =>
+const transfer = (over: Partial<{ state: payinsV1.TransferState; late: boolean; wrongNetwork: boolean; wrongToken: boolean; dust: boolean; afterPaid: boolean; txHash: string; amount: string }> = {}) =>
   create(payinsV1.PayInTransferSchema, { txHash: "0x01", asset: "usdt", rail: "bep20", amount: "10.5", state: TransferState.SETTLED, ...over });
 
 describe("merchant-facing checkout state", () => {
@@ -58,6 +58,7 @@ describe("merchant-facing checkout state", () => {
     expect(isSettledPayment(transfer({ wrongNetwork: true }))).toBe(false);
     expect(isSettledPayment(transfer({ wrongToken: true }))).toBe(false);
     expect(isSettledPayment(transfer({ dust: true }))).toBe(false);
+    expect(isSettledPayment(transfer({ afterPaid: true }))).toBe(false);
   });
 
   it("builds a row with the deposit address and the settled transactions' hashes only", () => {
@@ -90,6 +91,66 @@ describe("merchant-facing checkout state", () => {
       settledTxHashes: [],
       createdAt: { text: "2026-11-25 12:00 UTC" },
     });
+  });
+});
+
+describe("the transfers of a checkout's pay-in, as its detail lists them", () => {
+  type Totals = { afterPaidAmount?: string; total?: bigint; dustCount?: bigint };
+  const listOf = (transfers: payinsV1.PayInTransfer[], totals: Totals = {}) =>
+    create(payinsV1.ListPayInTransfersResponseSchema, { receivedAmount: "10.5", pendingAmount: "0", transfers, ...totals });
+  const paidRow = (transfers: payinsV1.PayInTransfer[], totals: Totals = {}) => checkoutRow(session(CheckoutState.PAID, "i-1"), intent(PayInStatus.PAID), listOf(transfers, totals), ready, after);
+
+  it("lists what arrived after the pay-in was paid with the amount to give back, and payins' total of it", () => {
+    const row = paidRow([
+      transfer({ txHash: "0xaa" }),
+      transfer({ txHash: "0xbb", amount: "10.5", afterPaid: true, late: true }),
+      transfer({ txHash: "0xcc", amount: "2", afterPaid: true }),
+      transfer({ txHash: "0xdd", amount: "1", afterPaid: true, state: TransferState.PENDING }),
+      transfer({ txHash: "0xee", amount: "0", afterPaid: true, dust: true }),
+    ], { afterPaidAmount: "12.5" });
+    expect(row.transfers.map((t) => [t.txHash, t.counts, t.notes, t.giveBack])).toEqual([
+      ["0xaa", true, [], null],
+      ["0xbb", false, ["arrived after the pay-in was paid", "arrived after the deadline"], "10.5"],
+      ["0xcc", false, ["arrived after the pay-in was paid"], "2"],
+      // Not settled yet: it may still be dropped.
+      ["0xdd", false, ["arrived after the pay-in was paid"], null],
+      ["0xee", false, ["too small to count", "arrived after the pay-in was paid"], null],
+    ]);
+    expect(row.afterPaidAmount).toBe("12.5");
+    expect(row.settledTxHashes).toEqual(["0xaa"]);
+    expect(paidRow([transfer()]).afterPaidAmount).toBeNull();
+    expect(paidRow([transfer()], { afterPaidAmount: "0" }).afterPaidAmount).toBeNull();
+    expect(checkoutRow(session(CheckoutState.OPEN), undefined, undefined, ready, after)).toMatchObject({ afterPaidAmount: null, transfers: [], transfersNotListed: null });
+    expect(paidRow([transfer({ state: TransferState.ORPHANED })]).transfers[0]).toMatchObject({ counts: false, notes: ["no longer on the chain"], state: "dropped from the chain" });
+  });
+
+  it("lists a bounded number of transfers whatever the spam, and says how many more there are", () => {
+    expect(MERCHANT_TRANSFER_LIMITS).toEqual({ dust: 5, total: 50 });
+    const spam = Array.from({ length: 300 }, (_, i) => transfer({ txHash: `0xd${i}`, amount: "0", dust: true }));
+    const row = paidRow([transfer({ txHash: "0xaa" }), ...spam, transfer({ txHash: "0xbb", afterPaid: true })]);
+    expect(row.transfers.map((t) => t.txHash)).toEqual(["0xaa", "0xd0", "0xd1", "0xd2", "0xd3", "0xd4", "0xbb"]);
+    expect(row.transfersNotListed).toBe("Not listed here: 295 more very small transfers (zero or below the dust threshold) that do not count. The API lists every transfer of this pay-in.");
+    expect(row.settledTxHashes).toEqual(["0xaa"]);
+    const many = Array.from({ length: 60 }, (_, i) => transfer({ txHash: `0x${i}`, late: true }));
+    const crowded = paidRow(many);
+    expect(crowded.transfers).toHaveLength(50);
+    expect(crowded.transfersNotListed).toBe("Not listed here: 10 more transfers. The API lists every transfer of this pay-in.");
+    expect(paidRow([transfer()]).transfersNotListed).toBeNull();
+    // Beyond the first page payins answers, its counts say how many more there are.
+    const firstPage = paidRow(spam.slice(0, 100), { total: 320n, dustCount: 300n });
+    expect(firstPage.transfers).toHaveLength(5);
+    expect(firstPage.transfersNotListed).toBe(
+      "Not listed here: 20 more transfers and 295 more very small transfers (zero or below the dust threshold) that do not count. The API lists every transfer of this pay-in.",
+    );
+  });
+
+  it("says in words how many are not listed", () => {
+    expect(notListedText(0, 0)).toBeNull();
+    expect(notListedText(1, 0)).toBe("Not listed here: 1 more transfer. The API lists every transfer of this pay-in.");
+    expect(notListedText(0, 1)).toBe("Not listed here: 1 more very small transfer (zero or below the dust threshold) that does not count. The API lists every transfer of this pay-in.");
+    expect(notListedText(2, 3)).toBe(
+      "Not listed here: 2 more transfers and 3 more very small transfers (zero or below the dust threshold) that do not count. The API lists every transfer of this pay-in.",
+    );
   });
 });
 

@@ -2,13 +2,17 @@
  * Checkouts as the merchant's history and detail pages show them: a
  * merchant-facing state (the session's state and its pay-in intent), the
  * presentation state its payer's page is in (the contract's names), the
- * pay-in's canonical status, its deposit address, and the hash of each
- * settled transaction that counts toward it.
+ * pay-in's canonical status, its deposit address, the hash of each settled
+ * transaction that counts toward it, and the transfers seen (bounded: beyond a
+ * limit they are counted, not listed), with why each does not count and what
+ * arrived after the pay-in was paid, to give back.
  */
 import { isAsset, isRail } from "@payin/money";
 import { merchantsV1, payinsV1 } from "@payin/proto";
 import { fromTimestamp } from "@payin/rpc";
 import type { AppDeps } from "../../deps.js";
+import { isPositive } from "../../presentation/decimal.js";
+import { boundTransfers, transferKind, transferReasons, unreadTransfers, type EvidenceTransfer, type TransferKind, type TransferLimits } from "../../presentation/evidence.js";
 import {
   presentationState,
   type CheckoutPair,
@@ -17,6 +21,7 @@ import {
   type PresentationState,
 } from "../../presentation/presentation-state.js";
 import { pairLabel } from "../../presentation/readiness-reasons.js";
+import { evidenceOf, evidenceTransfer } from "../evidence-of.js";
 import { timeView, type Area, type TimeView } from "./area.js";
 
 const { CheckoutState, PayInStatus, TransferState } = payinsV1;
@@ -124,9 +129,10 @@ export function payInStatusView(status: payinsV1.PayInStatus): { code: string; t
   return { code, text: PAY_IN_STATUS_WORDS[code] ?? "Unknown" };
 }
 
-/** Whether a transfer counts toward its pay-in and is final: settled, in time, the right token on the right network, not dust. */
+/** Whether a transfer counts toward its pay-in and is final: settled, and no reason not to count (evidence.ts decides). */
 export function isSettledPayment(transfer: payinsV1.PayInTransfer): boolean {
-  return transfer.state === TransferState.SETTLED && !transfer.late && !transfer.wrongNetwork && !transfer.wrongToken && !transfer.dust;
+  const seen = evidenceTransfer(transfer);
+  return seen.state === "settled" && transferKind(seen) === "counts";
 }
 
 const TRANSFER_STATE_WORDS: Readonly<Record<number, string>> = {
@@ -134,6 +140,19 @@ const TRANSFER_STATE_WORDS: Readonly<Record<number, string>> = {
   [TransferState.SETTLED]: "settled",
   [TransferState.ORPHANED]: "dropped from the chain",
 };
+
+/** Why a transfer does not count, in a merchant's words (the reasons are evidence.ts's). */
+const REASON_WORDS: Readonly<Record<Exclude<TransferKind, "counts">, string>> = {
+  dropped: "no longer on the chain",
+  wrong_network: "sent on another network",
+  wrong_token: "another token",
+  dust: "too small to count",
+  after_paid: "arrived after the pay-in was paid",
+  late: "arrived after the deadline",
+};
+
+/** The detail page lists at most this many transfers (5 of them dust), and counts the rest. */
+export const MERCHANT_TRANSFER_LIMITS: TransferLimits = { dust: 5, total: 50 };
 
 /** One transfer seen for a pay-in, as the detail page lists it. */
 export interface TransferView {
@@ -146,14 +165,12 @@ export interface TransferView {
   counts: boolean;
   /** Why it does not count, in words; empty when it counts. */
   notes: string[];
+  /** The amount to give back when it settled after the pay-in was paid (its token, its network, not dust); else null. */
+  giveBack: string | null;
 }
 
-function transferView(transfer: payinsV1.PayInTransfer): TransferView {
-  const notes: string[] = [];
-  if (transfer.late) notes.push("arrived after the deadline");
-  if (transfer.wrongNetwork) notes.push("sent on another network");
-  if (transfer.wrongToken) notes.push("another token");
-  if (transfer.dust) notes.push("too small to count");
+function transferView(transfer: payinsV1.PayInTransfer, seen: EvidenceTransfer): TransferView {
+  const kind = transferKind(seen);
   return {
     txHash: transfer.txHash,
     amount: transfer.amount,
@@ -161,9 +178,19 @@ function transferView(transfer: payinsV1.PayInTransfer): TransferView {
     pair: pairLabel(transfer.asset, transfer.rail),
     state: TRANSFER_STATE_WORDS[transfer.state] ?? "unknown",
     blockTime: timeView(transfer.blockTime),
-    counts: notes.length === 0 && transfer.state !== TransferState.ORPHANED,
-    notes,
+    counts: kind === "counts",
+    notes: transferReasons(seen).map((reason) => REASON_WORDS[reason]),
+    giveBack: kind === "after_paid" && seen.state === "settled" ? transfer.amount : null,
   };
+}
+
+/** What the detail page says of the transfers it does not list. */
+export function notListedText(other: number, dust: number): string | null {
+  const parts: string[] = [];
+  if (other > 0) parts.push(`${other} more ${other === 1 ? "transfer" : "transfers"}`);
+  if (dust > 0) parts.push(`${dust} more very small ${dust === 1 ? "transfer" : "transfers"} (zero or below the dust threshold) that ${dust === 1 ? "does" : "do"} not count`);
+  if (parts.length === 0) return null;
+  return `Not listed here: ${parts.join(" and ")}. The API lists every transfer of this pay-in.`;
 }
 
 /** A checkout as a row of the history, or the detail page. */
@@ -193,7 +220,12 @@ export interface CheckoutRow {
   settledTxHashes: string[];
   receivedAmount: string | null;
   pendingAmount: string | null;
+  /** What settled after the pay-in was paid and is to be given back, in its token (payins' sum over every transfer); null when nothing did. */
+  afterPaidAmount: string | null;
+  /** The transfers listed, oldest block first (at most MERCHANT_TRANSFER_LIMITS). */
   transfers: TransferView[];
+  /** The transfers seen but not listed, in words; null when every one is listed. */
+  transfersNotListed: string | null;
 }
 
 /** A row from a session, its intent and the intent's transfers. */
@@ -206,6 +238,10 @@ export function checkoutRow(
 ): CheckoutRow {
   const state = merchantCheckoutState(session, intent, now);
   const seen = transfers?.transfers ?? [];
+  const evidence = transfers ? evidenceOf(transfers) : null;
+  const read = seen.map((transfer) => ({ transfer, evidence: evidenceTransfer(transfer) }));
+  const bounded = boundTransfers(read, (t) => transferKind(t.evidence), MERCHANT_TRANSFER_LIMITS);
+  const unread = evidence ? unreadTransfers(evidence) : { dust: 0, other: 0 };
   return {
     uuid: session.checkoutUuid,
     createdAt: timeView(session.createdAt),
@@ -231,7 +267,9 @@ export function checkoutRow(
     settledTxHashes: [...new Set(seen.filter(isSettledPayment).map((t) => t.txHash))],
     receivedAmount: transfers ? transfers.receivedAmount : null,
     pendingAmount: transfers ? transfers.pendingAmount : null,
-    transfers: seen.map(transferView),
+    afterPaidAmount: evidence && isPositive(evidence.afterPaidAmount) ? evidence.afterPaidAmount : null,
+    transfers: bounded.listed.map((t) => transferView(t.transfer, t.evidence)),
+    transfersNotListed: notListedText(bounded.more + unread.other, bounded.moreDust + unread.dust),
   };
 }
 
