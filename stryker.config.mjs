@@ -10,6 +10,7 @@ export default {
   coverageAnalysis: "perTest",
   mutate: [
     "libs/money/src/**/*.ts",
+    "libs/eligibility/src/**/*.ts",
     "services/payins/src/domain/**/*.ts",
     "libs/ids/src/countries.ts",
     "services/allocation/src/domain/hd.ts",

@@ -9,6 +9,7 @@ export default defineConfig({
   test: {
     include: [
       "libs/money/src/**/*.test.ts",
+      "libs/eligibility/src/**/*.test.ts",
       "services/payins/src/domain/**/*.test.ts",
       "libs/ids/src/countries.test.ts",
       "services/allocation/src/domain/{hd,eip55}.test.ts",

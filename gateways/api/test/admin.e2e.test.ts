@@ -905,6 +905,29 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
       ["usdt", "bep20", true, []],
       ["usdc", "erc20", true, []],
     ]);
+    // ...merchant-wide. In a jurisdiction, its crypto.payin rule and a provider bound for it count too (as at pay-in create):
+    // bound for DE, where a rule allows; in US no rule allows and nothing is bound.
+    await e2e.operator.allowJurisdictions(["DE"]);
+    const reasonsIn = async (jurisdiction: string) => {
+      const res = await e2e.api.request("GET", `${A}/merchants/${m.uuid}/readiness?jurisdiction=${jurisdiction}`, { token: admin.token });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.readiness.merchant_uuid).toBe(m.uuid);
+      return res.body.readiness.pairs.map((p: any) => [p.asset, p.rail, p.ready, p.reasons]);
+    };
+    expect(await reasonsIn("DE")).toEqual([
+      ["usdt", "bep20", true, []],
+      ["usdc", "erc20", true, []],
+    ]);
+    expect(await reasonsIn("US")).toEqual([
+      ["usdt", "bep20", false, ["payin_not_allowed", "provider_not_ready"]],
+      ["usdc", "erc20", false, ["payin_not_allowed", "provider_not_ready"]],
+    ]);
+    expect((await admin$("PUT", "/provider-bindings", { provider_uuid: evmRpc, capability: "crypto.payin", jurisdiction: "US" })).status).toBe(201);
+    expect((await reasonsIn("US")).map((p: any) => p[3])).toEqual([["payin_not_allowed"], ["payin_not_allowed"]]);
+    for (const bad of ["de", "XX", "DEU", ""]) {
+      const refused = expectError(await e2e.api.request("GET", `${A}/merchants/${m.uuid}/readiness?jurisdiction=${bad}`, { token: admin.token }), 400, "VALIDATION_ERROR");
+      expect(refused.message).toMatch(/jurisdiction/);
+    }
     // ...one stalled for two minutes (OBSERVER_STALL_MS is one) makes its rail's pair provider_not_ready, until it catches up.
     await setObserverCursors(e2e.platform, { bep20: new Date(Date.now() - 120_000) });
     expect(await reasonsOf()).toEqual([

@@ -676,9 +676,9 @@ describe("merchant preconditions (409)", () => {
       ["usdc", "erc20", ["provider_not_ready"]],
     ]);
     const usdt = expectError(await e2e.api.create(shop.uuid, shop.token, createBody({ asset: "usdt" })), 409, "PAYIN_NOT_READY");
-    expect(usdt.message).toBe("the merchant is not ready for usdt on bep20: provider_not_ready");
+    expect(usdt.message).toBe("the merchant is not ready for usdt on bep20 in DE: provider_not_ready");
     const usdc = expectError(await e2e.api.create(shop.uuid, shop.token, createBody({ asset: "usdc" })), 409, "PAYIN_NOT_READY");
-    expect(usdc.message).toBe("the merchant is not ready for usdc on erc20: provider_not_ready");
+    expect(usdc.message).toBe("the merchant is not ready for usdc on erc20 in DE: provider_not_ready");
     // A binding alone is not enough; a connection to another provider neither.
     await e2e.operator.merchants.ensureProviderBinding({ merchantUuid: shop.uuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: "FR" });
     const { provider: other } = await e2e.operator.merchants.createProvider({ name: `other-${newKey()}` });
@@ -686,12 +686,22 @@ describe("merchant preconditions (409)", () => {
     const key = newKey();
     expectError(await e2e.api.create(shop.uuid, shop.token, createBody(), key), 409, "PAYIN_NOT_READY");
     expect(await e2e.api.total(shop)).toBe(0);
-    // Connected: the very next create is accepted (payins keeps contexts here, and drops them on the announcement),
-    // with the key the refusal left free and the wallet's first address (a refusal takes none).
+    // Connected to the provider bound for FR: a binding's jurisdiction is where its provider serves the merchant's
+    // pay-ins, so a pay-in sold in DE (the body's jurisdiction) is still refused, one in FR accepted. The very next
+    // create sees each change (payins keeps contexts here, and drops them on the announcement).
     await e2e.operator.merchants.ensureProviderConnection({ merchantUuid: shop.uuid, providerUuid: EVM_RPC_PROVIDER_UUID });
-    const ok = await e2e.api.create(shop.uuid, shop.token, createBody(), key);
+    const de = expectError(await e2e.api.create(shop.uuid, shop.token, createBody(), key), 409, "PAYIN_NOT_READY");
+    expect(de.message).toBe("the merchant is not ready for usdt on bep20 in DE: provider_not_ready");
+    expect(await e2e.api.total(shop)).toBe(0);
+    // With the key the refusals left free and the wallet's first address (a refusal takes none).
+    const fr = await e2e.api.create(shop.uuid, shop.token, createBody({ jurisdiction: "FR" }), key);
+    expect(fr.status, fr.text).toBe(201);
+    expect(fr.body.allocation_reference).toBe("m/44'/60'/0'/0/0");
+    // Bound for DE as well: accepted there too.
+    await e2e.operator.merchants.ensureProviderBinding({ merchantUuid: shop.uuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: "DE" });
+    const ok = await e2e.api.create(shop.uuid, shop.token, createBody(), newKey());
     expect(ok.status, ok.text).toBe(201);
-    expect(ok.body.allocation_reference).toBe("m/44'/60'/0'/0/0");
+    expect(ok.body.allocation_reference).toBe("m/44'/60'/0'/0/1");
     // Readiness still says provider_not_ready: no rail is observed here. A lagging observer is transient and
     // refuses no create over the API (the observer catches up from its cursor); it only makes the pair not
     // Ready (for the hosted checkout).
@@ -705,6 +715,42 @@ describe("merchant preconditions (409)", () => {
       ["usdc", "erc20", []],
     ]);
     await setObserverCursors(e2e.platform, { bep20: null, erc20: null });
+  });
+
+  it("answers readiness in a jurisdiction with exactly what a create there is refused for: its rule and its provider binding count", async () => {
+    // Rails observed just now, so readiness has nothing transient to add to the configuration a create decides on.
+    await setObserverCursors(e2e.platform, { bep20: new Date(), erc20: new Date() });
+    try {
+      // Rules allow DE and FR; none allows US or PL. The merchant's provider is bound for FR and US only.
+      const shop = await e2e.operator.merchant({ name: "Jurisdictions", provider: false });
+      await e2e.operator.connectProvider(shop.uuid, ["FR", "US"]);
+      const cases: [string, string[], number, string | null, string | RegExp][] = [
+        ["FR", [], 201, null, ""],
+        ["DE", ["provider_not_ready"], 409, "PAYIN_NOT_READY", "the merchant is not ready for usdt on bep20 in DE: provider_not_ready"],
+        ["US", ["payin_not_allowed"], 403, "PAYIN_NOT_ALLOWED", "no platform rule allows crypto.payin in US"],
+        ["PL", ["payin_not_allowed", "provider_not_ready"], 403, "PAYIN_NOT_ALLOWED", "no platform rule allows crypto.payin in PL"],
+      ];
+      let created = 0;
+      for (const [jurisdiction, reasons, status, code, message] of cases) {
+        const readiness = await e2e.operator.allocation.getReadiness({ merchantUuid: shop.uuid, jurisdiction });
+        expect(readiness.pairs.map((p) => [p.asset, p.rail, p.ready, p.reasons]), jurisdiction).toEqual([
+          ["usdt", "bep20", reasons.length === 0, reasons],
+          ["usdc", "erc20", reasons.length === 0, reasons],
+        ]);
+        const res = await e2e.api.create(shop.uuid, shop.token, createBody({ jurisdiction }));
+        if (code === null) {
+          expect(res.status, res.text).toBe(status);
+          created++;
+        } else {
+          expect(expectError(res, status, code).message, jurisdiction).toBe(message);
+        }
+      }
+      expect(await e2e.api.total(shop)).toBe(created);
+      // Merchant-wide (no jurisdiction): no rule counts, and a provider bound somewhere is enough.
+      expect((await e2e.operator.allocation.getReadiness({ merchantUuid: shop.uuid })).pairs.map((p) => p.reasons)).toEqual([[], []]);
+    } finally {
+      await setObserverCursors(e2e.platform, { bep20: null, erc20: null });
+    }
   });
 });
 

@@ -164,11 +164,11 @@ describe("payinctl", () => {
     expectError(await e2e.api.create(uuid, token, body), 409, "OPERATING_PROFILE_MISSING");
     const profile = await payinctl("profile", "set", uuid, "--operating-mode", "non_custodial");
     expect(profile.operating_profile).toMatchObject({ merchant_uuid: uuid, operating_mode: "non_custodial" });
-    // Then a provider bound for crypto.payin with a connection (readiness's provider_not_ready; payinctl has no
+    // Then a provider bound for (crypto.payin, IT) with a connection (readiness's provider_not_ready; payinctl has no
     // provider commands: bound and connected over the merchants RPC, as the admin API does).
     const notReady = expectError(await e2e.api.create(uuid, token, body), 409, "PAYIN_NOT_READY");
-    expect(notReady.message).toBe("the merchant is not ready for usdc on erc20: provider_not_ready");
-    await e2e.operator.connectProvider(uuid);
+    expect(notReady.message).toBe("the merchant is not ready for usdc on erc20 in IT: provider_not_ready");
+    await e2e.operator.connectProvider(uuid, ["IT"]);
 
     const res = await e2e.api.create(uuid, token, body);
     expect(res.status, res.text).toBe(201);

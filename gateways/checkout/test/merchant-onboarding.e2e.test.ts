@@ -3,7 +3,7 @@
  * reason of each pair (each reason alone, and several at once), the overview
  * shows it at a glance, and creation is refused on it, creating nothing.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TestMerchant } from "@payin/testing";
 import {
   checkoutCount,
@@ -18,6 +18,11 @@ import {
 import { csrfTokenIn, expectNoInlineScriptOrStyle, expectSecurityHeaders, merchantPerson, PageClient, readyMerchant, textOfHtml, useCheckoutPlatform } from "./support.js";
 
 const e2e = useCheckoutPlatform();
+
+// Rules allow pay-ins in the tests' jurisdictions (DE, GB, FR; none allows US), whichever test runs first.
+beforeAll(async () => {
+  await e2e.operator.allowJurisdictions();
+});
 
 // The test platform has no chains: the observer's cursors say it advanced just now.
 beforeEach(async () => {
@@ -40,11 +45,11 @@ async function onboarding(client: PageClient): Promise<{ html: string; codes: Re
   return { html: page.text, codes: { "usdt-bep20": reasonCodesIn(page.text, "readiness-usdt-bep20"), "usdc-erc20": reasonCodesIn(page.text, "readiness-usdc-erc20") } };
 }
 
-/** Tries to create a checkout with both pairs: refused (409) with `expected` reasons per pair, and nothing is created. */
-async function expectCreationRefused(client: PageClient, merchant: TestMerchant, expected: Record<(typeof PAIRS)[number], string[]>): Promise<void> {
+/** Tries to create a checkout with both pairs (sold in DE unless `jurisdiction`): refused (409) with `expected` reasons per pair, and nothing is created. */
+async function expectCreationRefused(client: PageClient, merchant: TestMerchant, expected: Record<(typeof PAIRS)[number], string[]>, jurisdiction = "DE"): Promise<void> {
   const before = await checkoutCount(e2e, merchant.uuid);
   const form = await client.get("/merchant/checkouts/new");
-  const fields = Object.entries(checkoutForm(csrfTokenIn(form.text), { pair: "usdt/bep20" })) as [string, string][];
+  const fields = Object.entries(checkoutForm(csrfTokenIn(form.text), { pair: "usdt/bep20", jurisdiction })) as [string, string][];
   const res = await postPairs(client, "/merchant/checkouts/new", [...fields, ["pair", "usdc/erc20"]]);
   expect(res.status).toBe(409);
   for (const pair of PAIRS) expect(reasonCodesIn(textOrHtml(res.text, "refusal"), `readiness-${pair}`), pair).toEqual(expected[pair]);
@@ -142,6 +147,32 @@ describe("merchant readiness", () => {
     expect(reasonCodesIn(textOrHtml(res.text, "refusal"), "readiness-usdt-erc20")).toEqual(["asset_not_configured"]);
     expect(textOf(res.text, "readiness-usdt-erc20")).toContain("The platform does not offer this token on this network.");
     expect(await checkoutCount(e2e, merchant.uuid)).toBe(0);
+  });
+
+  it("refuses a checkout for a country where no rule allows pay-ins (US), naming payin_not_allowed, and creates nothing, though the merchant is Ready", async () => {
+    const merchant = await readyMerchant(e2e, "Borderless Bags");
+    // Its provider serves it in US too: only the platform's rule is missing there.
+    await e2e.operator.connectProvider(merchant.uuid, ["US"]);
+    const client = await adminOf(merchant);
+    // Merchant-wide it is Ready: the overview names no country.
+    expect((await onboarding(client)).codes).toEqual({ "usdt-bep20": [], "usdc-erc20": [] });
+    await expectCreationRefused(client, merchant, { "usdt-bep20": ["payin_not_allowed"], "usdc-erc20": ["payin_not_allowed"] }, "US");
+    const refused = await postPairs(client, "/merchant/checkouts/new", Object.entries(checkoutForm(csrfTokenIn((await client.get("/merchant/checkouts/new")).text), { jurisdiction: "US" })));
+    expect(textOf(refused.text, "readiness-usdt-bep20")).toContain("the platform does not allow them for sales in the country of the checkout");
+    // The same checkout sold in DE is created.
+    const form = await client.get("/merchant/checkouts/new");
+    expect((await client.post("/merchant/checkouts/new", checkoutForm(csrfTokenIn(form.text)))).status).toBe(201);
+    expect(await checkoutCount(e2e, merchant.uuid)).toBe(1);
+  });
+
+  it("refuses a checkout for a country where no provider is bound for the merchant, naming provider_not_ready; a binding elsewhere does not count", async () => {
+    const merchant = await readyMerchant(e2e, "Frontier Frames", { provider: false });
+    await e2e.operator.connectProvider(merchant.uuid, ["DE"]);
+    const client = await adminOf(merchant);
+    await expectCreationRefused(client, merchant, { "usdt-bep20": ["provider_not_ready"], "usdc-erc20": ["provider_not_ready"] }, "FR");
+    const form = await client.get("/merchant/checkouts/new");
+    expect((await client.post("/merchant/checkouts/new", checkoutForm(csrfTokenIn(form.text), { jurisdiction: "DE" }))).status).toBe(201);
+    expect(await checkoutCount(e2e, merchant.uuid)).toBe(1);
   });
 
   it("names every failing reason at once, in the contract's order, with plain words and what to ask for", async () => {

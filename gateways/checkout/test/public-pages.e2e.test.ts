@@ -65,7 +65,7 @@ async function shop(name: string): Promise<Shop> {
 
 async function newCheckout(
   merchant: Shop,
-  options: { amount?: string; pairs?: Pair[]; description?: string | null; reference?: string } = {},
+  options: { amount?: string; pairs?: Pair[]; description?: string | null; reference?: string; jurisdiction?: string } = {},
 ): Promise<{ token: string; checkoutUuid: string; amount: string; description: string | undefined; reference: string }> {
   const amount = options.amount ?? "12.5";
   const description = options.description === null ? undefined : (options.description ?? "Order 1001: a blue teapot");
@@ -77,7 +77,7 @@ async function newCheckout(
       const [asset, rail] = pair.split("/") as [string, string];
       return { asset, rail };
     }),
-    jurisdiction: "DE",
+    jurisdiction: options.jurisdiction ?? "DE",
     description,
     reference,
   });
@@ -360,6 +360,32 @@ describe("starting a payment", () => {
     const res = await start(checkout.token, { pair: "usdt/bep20" });
     expectHtmlPage(res, 409);
     expect(await intentCount(merchant)).toBe(0);
+  });
+
+  it("a checkout whose country's rule stops allowing pay-ins is unavailable: no start form, the status says so, a start creates nothing", async () => {
+    const merchant = await shop("Rule Change Shop");
+    // Created for FR while a rule allows it there (the merchant's provider is bound for FR).
+    const checkout = await newCheckout(merchant, { jurisdiction: "FR", pairs: ["usdt/bep20", "usdc/erc20"] });
+    expect((await status(checkout.token)).json.presentation_state).toBe("select_method");
+    await e2e.operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "FR", effect: "deny" });
+    try {
+      // The page and the status ask readiness in the checkout's jurisdiction: a start would be refused, so none is offered.
+      const answer = await status(checkout.token);
+      expect(answer.status).toBe(200);
+      expect(answer.json).toMatchObject({ presentation_state: "unavailable", paid: false, pay_in_status: null, address: null });
+      const page = await payer().get(`/c/${checkout.token}`);
+      expectHtmlPage(page, 200);
+      expect(textOfHtml(page.text)).toMatch(/unavailable|no longer available|not available/i);
+      expect(elementById(page.text, "start-form")).toBeNull();
+      const res = await start(checkout.token, { pair: "usdt/bep20" });
+      expectHtmlPage(res, 409);
+      expect(await intentCount(merchant)).toBe(0);
+    } finally {
+      await e2e.operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "FR", effect: "allow" });
+    }
+    // Allowed again: the same link offers its methods and starts.
+    expect((await status(checkout.token)).json.presentation_state).toBe("select_method");
+    expect((await started(checkout.token, "usdc/erc20")).rail).toBe("erc20");
   });
 });
 

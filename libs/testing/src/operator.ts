@@ -37,8 +37,12 @@ export interface TestMerchant {
   xpub: string | null;
 }
 
-/** Jurisdictions the tests create pay-ins in; each gets an allowing crypto.payin rule. */
-export const PAYIN_JURISDICTIONS = ["DE", "US", "GB", "FR"];
+/**
+ * Jurisdictions the tests create pay-ins in: each gets an allowing crypto.payin
+ * rule, and every merchant a provider bound for it. US is left without a rule
+ * (the jurisdiction where no rule allows pay-ins).
+ */
+export const PAYIN_JURISDICTIONS = ["DE", "GB", "FR"];
 
 /** The provider the merchants service seeds: evm-rpc (EVM JSON-RPC chain observation). */
 export const EVM_RPC_PROVIDER_UUID = "01a2008d-7400-7000-8000-000000000001";
@@ -103,19 +107,23 @@ export class Operator {
   }
 
   /**
-   * Binds the seeded provider (evm-rpc) to a merchant for crypto.payin and
-   * connects the merchant to it: without both, readiness says
-   * provider_not_ready and a create is refused (409 PAYIN_NOT_READY).
+   * Binds the seeded provider (evm-rpc) to a merchant for crypto.payin in each
+   * of `jurisdictions` and connects the merchant to it: without both, readiness
+   * in a jurisdiction says provider_not_ready and a create there is refused
+   * (409 PAYIN_NOT_READY).
    */
-  async connectProvider(uuid: string): Promise<void> {
-    await this.merchants.ensureProviderBinding({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: "DE" });
+  async connectProvider(uuid: string, jurisdictions: readonly string[] = PAYIN_JURISDICTIONS): Promise<void> {
+    for (const jurisdiction of jurisdictions) {
+      await this.merchants.ensureProviderBinding({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction });
+    }
     await this.merchants.ensureProviderConnection({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID });
   }
 
   /**
-   * Creates a merchant; by default activates it, allows pay-ins (rule, payin
-   * policy, operating profile), binds and connects it to a provider, registers a
-   * wallet with a random xpub and issues a machine credential.
+   * Creates a merchant; by default activates it, allows pay-ins (rules of
+   * PAYIN_JURISDICTIONS, payin policy, operating profile), binds it to a
+   * provider in those jurisdictions and connects it, registers a wallet with a
+   * random xpub and issues a machine credential.
    */
   async merchant(
     options: { name?: string; activate?: boolean; authorise?: boolean; provider?: boolean; xpub?: string | null; credential?: boolean } = {},

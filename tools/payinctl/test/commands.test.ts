@@ -463,6 +463,14 @@ describe("onboarding a merchant to ready with the CLI alone", () => {
         ],
       },
     });
+    // In DE, where it is bound and a rule allows, the same; in a country it is not bound for, its provider does not serve it.
+    expect(await ok("readiness", "get", merchant, "--jurisdiction", "DE")).toEqual(after);
+    const elsewhere = await ok("readiness", "get", merchant, "--jurisdiction", "JP");
+    expect(elsewhere.readiness.pairs.map((p: any) => p.reasons)).toEqual([
+      ["payin_not_allowed", "provider_not_ready"],
+      ["payin_not_allowed", "provider_not_ready"],
+    ]);
+    expectRefused(await cli("readiness", "get", merchant, "--jurisdiction", "jp"), "INVALID_ARGUMENT");
 
     const res = await fetch(`${platform.apiUrl}/api/v1/merchants/${merchant}/pay-in-intents`, {
       method: "POST",

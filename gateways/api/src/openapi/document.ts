@@ -394,7 +394,7 @@ const OPERATIONS: Record<string, Op> = {
       "403 PAYIN_NOT_ALLOWED: no allowing crypto.payin rule for the jurisdiction, or no allowing payin policy. " +
       "409 IDEMPOTENCY_KEY_IN_USE, MERCHANT_NOT_ACTIVE, OPERATING_PROFILE_MISSING, WALLET_NOT_READY, and PAYIN_NOT_READY " +
       "when the merchant is not ready for the pair for another configuration reason of its readiness, named in the message " +
-      "(e.g. provider_not_ready: no provider bound for crypto.payin with a connection to it). A lagging chain observer refuses no create. " +
+      "(e.g. provider_not_ready: no provider bound for crypto.payin in the jurisdiction with a connection to it). A lagging chain observer refuses no create. " +
       "A replay (same key, same payload) answers 201 with the original intent and Idempotent-Replayed: true.",
     auth: "credential",
     body: "PayInIntentCreateRequest",
@@ -668,7 +668,11 @@ const OPERATIONS: Record<string, Op> = {
     id: "getMerchantReadiness",
     tag: "merchants",
     summary: "Pay-in readiness of each (asset, rail) pair, with every failing reason (merchant.read)",
+    description:
+      "With jurisdiction, the decision a pay-in create in that jurisdiction makes (its crypto.payin rule counts in payin_not_allowed, " +
+      "a provider bound for it with a connection in provider_not_ready); without, merchant-wide (no rule, a provider bound in any jurisdiction).",
     auth: "credential",
+    query: [queryParam("jurisdiction", jurisdiction, "the jurisdiction of the sale; any other value than an assigned code is 400 VALIDATION_ERROR")],
     ok: { 200: "ReadinessEnvelope" },
     refusals: [404],
   },

@@ -40,8 +40,8 @@ const EXPLANATIONS: Readonly<Record<ReadinessReasonCode, Omit<ReasonExplanation,
     ask: "Ask the platform to set up the operating profile of your merchant account.",
   },
   payin_not_allowed: {
-    meaning: "Your financial policy does not allow you to receive payments (pay-ins).",
-    ask: "Ask the platform to allow pay-ins in your financial policy.",
+    meaning: "Your financial policy does not allow you to receive payments (pay-ins), or the platform does not allow them for sales in the country of the checkout.",
+    ask: "Ask the platform to allow pay-ins in your financial policy, or in that country.",
   },
   asset_not_configured: {
     meaning: "The platform does not offer this token on this network.",
@@ -56,8 +56,8 @@ const EXPLANATIONS: Readonly<Record<ReadinessReasonCode, Omit<ReasonExplanation,
     ask: "Ask the platform to register a new receiving wallet for your account.",
   },
   provider_not_ready: {
-    meaning: "Payments on this network cannot be watched at the moment: no network provider is connected, or watching the network has stopped.",
-    ask: "Ask the platform to connect your account to a network provider and to check that this network is being watched.",
+    meaning: "Payments on this network cannot be watched at the moment: no network provider is connected for your account (for sales in the country of the checkout), or watching the network has stopped.",
+    ask: "Ask the platform to connect your account to a network provider for that country and to check that this network is being watched.",
   },
 };
 

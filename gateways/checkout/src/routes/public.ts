@@ -114,7 +114,7 @@ export function publicRoutes(deps: AppDeps): Router {
     return token;
   }
 
-  /** The checkout of a token, its merchant and, while it can still be started, its pairs' readiness. */
+  /** The checkout of a token, its merchant and, while it can still be started, its pairs' readiness in its jurisdiction (what a start decides again). */
   async function readCheckout(token: string, fresh: boolean): Promise<ReadCheckout> {
     // The poll's reads of one turn travel together, as one payins call and one statement.
     const answer = fresh ? await readOne(token) : await readPolled(token);
@@ -128,7 +128,7 @@ export function publicRoutes(deps: AppDeps): Router {
     const pairs = session.pairs.flatMap(({ asset, rail }): CheckoutPair[] => (isAsset(asset) && isRail(rail) ? [{ asset, rail }] : []));
     let ready = new Set<string>();
     if (!intent && state === "open" && merchant.active) {
-      const readiness = await deps.allocation.getReadiness({ merchantUuid: session.merchantUuid, pairs });
+      const readiness = await deps.allocation.getReadiness({ merchantUuid: session.merchantUuid, pairs, jurisdiction: session.jurisdiction });
       ready = new Set(readiness.pairs.filter((p) => p.ready).map((p) => `${p.asset}/${p.rail}`));
     }
     return {

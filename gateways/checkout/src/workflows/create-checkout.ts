@@ -1,8 +1,10 @@
 /**
  * Creating a hosted checkout spans two services: allocation decides whether
- * every chosen pair is Ready, then payins creates the session. The server
- * decides readiness, not the form: when any chosen pair is not Ready nothing
- * is created, and the caller learns every failing reason of every pair.
+ * every chosen pair is Ready in the checkout's jurisdiction (the decision a
+ * payer's start makes again: the jurisdiction's crypto.payin rule and provider
+ * binding included), then payins creates the session. The server decides
+ * readiness, not the form: when any chosen pair is not Ready nothing is
+ * created, and the caller learns every failing reason of every pair.
  */
 import type { allocationV1, payinsV1 } from "@payin/proto";
 import type { AppDeps } from "../deps.js";
@@ -28,13 +30,14 @@ export type CreateCheckoutOutcome =
   | { created: false; pairs: allocationV1.PairReadiness[] };
 
 /**
- * Asks allocation for the readiness of the chosen pairs, then creates the
- * checkout only when all are Ready. A field payins refuses fails as payins'
- * VALIDATION_ERROR (nothing is created then either).
+ * Asks allocation for the readiness of the chosen pairs in the checkout's
+ * jurisdiction, then creates the checkout only when all are Ready. A field
+ * payins refuses fails as payins' VALIDATION_ERROR (nothing is created then
+ * either).
  */
 export async function createCheckout(deps: CreateCheckoutDeps, request: CheckoutRequest): Promise<CreateCheckoutOutcome> {
   const pairs = request.pairs.map(({ asset, rail }) => ({ asset, rail }));
-  const readiness = await deps.allocation.getReadiness({ merchantUuid: request.merchantUuid, pairs });
+  const readiness = await deps.allocation.getReadiness({ merchantUuid: request.merchantUuid, pairs, jurisdiction: request.jurisdiction });
   const answered = readiness.pairs;
   const allReady = answered.length === pairs.length && answered.every((pair) => pair.ready && pair.reasons.length === 0 && pair.reasonCodes.length === 0);
   if (!allReady) return { created: false, pairs: answered };

@@ -9,6 +9,7 @@ import type Router from "@koa/router";
 import type { AppDeps } from "../../deps.js";
 import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
 import { isUuidAnyCase } from "@payin/ids";
+import { isCountryCode } from "@payin/ids/countries";
 import { ApiError, listPage, optionalString, PAGE_PARAMETERS, pagination, readQuery, requiredString, rpcOffset, UUID_RULE, validationError, type Body } from "@payin/http";
 import { isCapability, UNKNOWN_CAPABILITY_MESSAGE } from "@payin/permissions";
 import { change } from "../../workflows/audited-change.js";
@@ -257,15 +258,21 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
   });
 
   // Readiness is decided by the allocation service, from the merchant's side
-  // (merchants service) and its own (wallet, address space). A read: any
-  // merchant, closed ones included; an unknown or malformed uuid is 404.
+  // (merchants service) and its own (wallet, address space), for pay-ins in
+  // `?jurisdiction=` (its rule and provider binding count, as at pay-in create)
+  // or merchant-wide without it. A read: any merchant, closed ones included;
+  // an unknown or malformed uuid is 404.
   router.get("/merchants/:uuid/readiness", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     requirePermission(principal, "merchant.read");
-    readQuery(ctx, []);
+    const query = readQuery(ctx, ["jurisdiction"]);
     const uuid = param(ctx, "uuid");
     if (!isUuidAnyCase(uuid)) throw new ApiError("MERCHANT_NOT_FOUND", "merchant not found");
-    const res = await deps.allocation.getReadiness({ merchantUuid: uuid });
+    const jurisdiction = query.jurisdiction;
+    if (jurisdiction !== undefined && !isCountryCode(jurisdiction)) {
+      throw validationError("jurisdiction must be an assigned ISO 3166-1 alpha-2 code in upper case, e.g. DE");
+    }
+    const res = await deps.allocation.getReadiness({ merchantUuid: uuid, jurisdiction });
     ctx.body = { readiness: readinessView(uuid, res.pairs) };
   });
 }

@@ -55,11 +55,12 @@ export function merchantCheckoutState(session: Pick<payinsV1.CheckoutSession, "s
 
 /**
  * What the payer's page of a checkout nobody started depends on besides the
- * checkout: whether its merchant is active, and which pairs are Ready now.
+ * checkout: whether its merchant is active, and which pairs are Ready now for
+ * a sale in the checkout's jurisdiction.
  */
 export interface PayerConditions {
   merchantActive: boolean;
-  /** The pairs Ready now, as `asset/rail`. */
+  /** The pairs Ready now in the checkout's jurisdiction, as `asset/rail`. */
   readyPairs: ReadonlySet<string>;
 }
 
@@ -287,20 +288,27 @@ export function rowMerchant(area: Area): RowMerchant {
 }
 
 /**
- * The payer conditions of the merchant's checkouts: its pairs' readiness is
- * asked of allocation only when a checkout nobody started may show it (the
- * merchant active), unless the caller already has it (`readyPairs`).
+ * The payer conditions of the merchant's checkouts, by the jurisdiction of
+ * their sale: a pair's readiness there (its crypto.payin rule and provider
+ * binding included, as the payer's page asks it) is asked of allocation only
+ * for a jurisdiction where a checkout nobody started may show it (the merchant
+ * active), once per jurisdiction.
  */
 async function payerConditions(
   deps: RowDeps,
   merchant: RowMerchant,
-  sessions: readonly Pick<payinsV1.CheckoutSession, "state" | "intentUuid">[],
-  readyPairs?: ReadonlySet<string>,
-): Promise<PayerConditions> {
-  const needed = merchant.active && sessions.some((s) => s.state === CheckoutState.OPEN && !s.intentUuid);
-  if (readyPairs || !needed) return { merchantActive: merchant.active, readyPairs: readyPairs ?? new Set() };
-  const { pairs } = await deps.allocation.getReadiness({ merchantUuid: merchant.uuid, pairs: [] });
-  return { merchantActive: true, readyPairs: new Set(pairs.filter((p) => p.ready).map((p) => `${p.asset}/${p.rail}`)) };
+  sessions: readonly Pick<payinsV1.CheckoutSession, "state" | "intentUuid" | "jurisdiction">[],
+): Promise<(jurisdiction: string) => PayerConditions> {
+  const open = merchant.active ? sessions.filter((s) => s.state === CheckoutState.OPEN && !s.intentUuid) : [];
+  const ready = new Map(
+    await Promise.all(
+      [...new Set(open.map((s) => s.jurisdiction))].map(async (jurisdiction) => {
+        const { pairs } = await deps.allocation.getReadiness({ merchantUuid: merchant.uuid, pairs: [], jurisdiction });
+        return [jurisdiction, new Set(pairs.filter((p) => p.ready).map((p) => `${p.asset}/${p.rail}`))] as const;
+      }),
+    ),
+  );
+  return (jurisdiction) => ({ merchantActive: merchant.active, readyPairs: ready.get(jurisdiction) ?? new Set() });
 }
 
 /** The transfers of an intent of the merchant (its evidence). */
@@ -308,16 +316,12 @@ function transfersOf(deps: RowDeps, merchantUuid: string, intentUuid: string) {
   return deps.payins.listPayInTransfers({ merchantUuid, intentUuid });
 }
 
-/**
- * Rows for a page of sessions: each started one's intent and evidence read
- * alongside. `readyPairs`: the merchant's Ready pairs, when the caller has
- * just read them.
- */
-export async function checkoutRows(deps: RowDeps, merchant: RowMerchant, sessions: readonly payinsV1.CheckoutSession[], readyPairs?: ReadonlySet<string>): Promise<CheckoutRow[]> {
+/** Rows for a page of sessions: each started one's intent and evidence read alongside. */
+export async function checkoutRows(deps: RowDeps, merchant: RowMerchant, sessions: readonly payinsV1.CheckoutSession[]): Promise<CheckoutRow[]> {
   const now = deps.now();
   const merchantUuid = merchant.uuid;
   const [payer, rows] = await Promise.all([
-    payerConditions(deps, merchant, sessions, readyPairs),
+    payerConditions(deps, merchant, sessions),
     Promise.all(
       sessions.map(async (session) => {
         if (!session.intentUuid) return { session, intent: undefined, transfers: undefined };
@@ -327,7 +331,7 @@ export async function checkoutRows(deps: RowDeps, merchant: RowMerchant, session
       }),
     ),
   ]);
-  return rows.map(({ session, intent, transfers }) => checkoutRow(session, intent, transfers, payer, now));
+  return rows.map(({ session, intent, transfers }) => checkoutRow(session, intent, transfers, payer(session.jurisdiction), now));
 }
 
 /** The detail of one session of the merchant (its intent and evidence included). */
@@ -336,7 +340,7 @@ export async function checkoutDetail(deps: RowDeps, merchant: RowMerchant, check
   if (!session) throw new Error("payins answered without the checkout session");
   const [transfers, payer] = await Promise.all([
     intent ? transfersOf(deps, merchant.uuid, intent.intentUuid) : undefined,
-    payerConditions(deps, merchant, [{ state: session.state, intentUuid: intent?.intentUuid }]),
+    payerConditions(deps, merchant, [{ state: session.state, intentUuid: intent?.intentUuid, jurisdiction: session.jurisdiction }]),
   ]);
-  return checkoutRow(session, intent, transfers, payer, deps.now());
+  return checkoutRow(session, intent, transfers, payer(session.jurisdiction), deps.now());
 }

@@ -26,7 +26,8 @@ export function dashboardRoutes(deps: DashboardDeps): Router {
     renderAreaPage(ctx, deps, area, "merchant/dashboard.njk", "dashboard", {
       pairs,
       readyCount: pairs.filter((pair) => pair.ready).length,
-      checkouts: await checkoutRows(deps, rowMerchant(area), checkouts.sessions, new Set(pairs.filter((pair) => pair.ready).map((pair) => pair.value))),
+      // Each checkout's payer page asks readiness in its own jurisdiction: the merchant-wide answer above is not its.
+      checkouts: await checkoutRows(deps, rowMerchant(area), checkouts.sessions),
       checkoutTotal: Number(checkouts.total),
       payIns: intents.intents.map((intent) => ({
         uuid: intent.intentUuid,
