@@ -351,6 +351,35 @@ describe("chain observation across failures", () => {
     await eventually(readiness, (r) => r[0] === "usdt/bep20:ready", "the rail to be ready again");
   });
 
+  it("keeps an observer restarted during a provider outage running, the rail not ready, and pays what happened once the endpoint answers", async () => {
+    const local = chains.rails.bep20;
+    const intent = await createIntent({ amount: "2.5" });
+    await armed(intent, local);
+    bep20Proxy.cut();
+    await platform.kill("observer");
+    await platform.start("observer");
+    await pay(local, "usdt", intent.address, "2.5");
+    await mine(local, 3);
+    const health = async () => {
+      const res = await fetch(`http://127.0.0.1:${platform.env.OBSERVER_PORT}/health`);
+      return ((await res.json()) as { rails: { rail: string; configured: boolean; endpoints: number; lastError: string | null; halted: unknown }[] }).rails;
+    };
+    const bep20 = await eventually(health, (rails) => rails.find((r) => r.rail === "bep20")?.lastError != null, "the observer to report the endpoint's failure");
+    expect(bep20.find((r) => r.rail === "bep20")).toMatchObject({ configured: true, endpoints: 1, halted: null });
+    expect(JSON.stringify(bep20)).not.toContain(bep20Proxy.url);
+    // Still the same process a while later: it did not exit (npm start would have restarted it, and stopped the platform after five).
+    const pid = platform.processes.get("observer")!.child.pid;
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(platform.processes.get("observer")!.child.exitCode).toBeNull();
+    expect(platform.processes.get("observer")!.child.pid).toBe(pid);
+    const readiness = async () => (await operator.allocation.getReadiness({ merchantUuid: merchant.uuid, pairs: [{ asset: "usdt", rail: "bep20" }] })).pairs[0]!.reasons;
+    await eventually(readiness, (r) => r.includes("provider_not_ready"), "the rail to be not ready");
+    expect(await statusOf(intent)).toBe("awaiting_payment");
+    bep20Proxy.restore();
+    await eventually(() => statusOf(intent), (s) => s === "paid", "the observer to catch up after the outage");
+    await eventually(readiness, (r) => r.length === 0, "the rail to be ready again");
+  });
+
   it("credits every transfer once with two observers running, and goes on when the one holding the rails dies", async () => {
     const local = chains.rails.erc20;
     const second: RunningProcess = await startProcess(OBSERVER, {

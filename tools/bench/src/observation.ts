@@ -17,8 +17,11 @@
  *             second and calls per block read; then, for a bounded window, how
  *             fast the relay carries the backlog's events to payins.
  *
- * The observer's JSON-RPC goes through a counting proxy in front of anvil (each
- * request of a batch counts); the bench's own calls go to anvil directly.
+ * The observer has two endpoints, as a deployment that wants every transfer
+ * confirmed by a second one before it settles: two counting proxies in front
+ * of the same anvil (each request of a batch counts). The reading endpoint's
+ * calls are the calls per block; the second endpoint's are reported per
+ * credited transfer. The bench's own calls go to anvil directly.
  */
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -85,6 +88,9 @@ export interface ObservationSize {
     calls: number;
     callsPerBlock: number;
     callsByMethod: Record<string, number>;
+    /** Calls to the second endpoint confirming the backlog's transfers before they settled, and per settled transfer. */
+    witnessCalls: number;
+    witnessCallsPerTransfer: number;
     cpuPercentOfOneCore: Record<string, number>;
     /** The relay of the backlog's events (pending and settled, two a transfer) to payins, from the backlog recorded to the end of the window. */
     relay: { seconds: number; events: number; delivered: number; eventsPerS: number; intents: number; intentsPaid: number };
@@ -94,6 +100,9 @@ export interface ObservationSize {
     calls: number;
     callsPerBlock: number;
     callsByMethod: Record<string, number>;
+    /** Calls to the second endpoint (confirming transfers before they settle), and per credited transfer. */
+    witnessCalls: number;
+    witnessCallsPerTransfer: number;
     samples: number;
     paid: number;
     /** Settling block mined → intent seen `paid` (polled every 50 ms), ms. */
@@ -270,12 +279,13 @@ function anvilPid(port: number): number | undefined {
 }
 
 /** What is running, for `stopObservation` on any exit. */
-const running: { observer?: RunningProcess; chains?: LocalChains; proxy?: CountingProxy; db?: pg.Client } = {};
+const running: { observer?: RunningProcess; chains?: LocalChains; proxy?: CountingProxy; witness?: CountingProxy; db?: pg.Client } = {};
 
 /** Stops the observer, the proxy and the chains this group started (idempotent). */
 export async function stopObservation(): Promise<void> {
-  const { observer, chains, proxy, db } = running;
-  running.observer = running.chains = running.proxy = running.db = undefined;
+  const { observer, chains, proxy, witness, db } = running;
+  running.observer = running.chains = running.proxy = running.witness = running.db = undefined;
+  await witness?.close().catch(() => {});
   if (observer) await stopProcess(observer).catch(() => {});
   await proxy?.close().catch(() => {});
   await chains?.stop().catch(() => {});
@@ -297,12 +307,15 @@ export async function runObservation(ctx: ObservationContext, settings: Observat
   const rpc = new Rpc(local.chain.url);
   const proxy = await CountingProxy.start(local.chain.url);
   running.proxy = proxy;
+  const witness = await CountingProxy.start(local.chain.url);
+  running.witness = witness;
   const token = local.tokens.usdt;
   const unit = 10n ** BigInt(token.decimals);
-  // The observer watches this one rail, through the proxy; the other chain is not observed.
+  // The observer watches this one rail, through the proxies (reading, then confirming); the other chain is not observed.
   const railEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(chains.env)) if (name.startsWith("BEP20_")) railEnv[name] = value;
-  railEnv.BEP20_RPC_URL = proxy.url;
+  railEnv.BEP20_RPC_URL = "";
+  railEnv.BEP20_RPC_URLS = `${proxy.url},${witness.url}`;
   railEnv.ERC20_RPC_URL = "";
   const chainId = Number(railEnv.BEP20_CHAIN_ID);
 
@@ -379,14 +392,15 @@ export async function runObservation(ctx: ObservationContext, settings: Observat
 
     // --- live: a block a second on average, payments in the first ones ----------------------
     step(`${label}: a block a second on average, ${settings.paymentsPerBlock} payments in each of the first ${settings.paidBlocks}…`);
-    const live = await liveRun(rpc, db, proxy, cpu, settings, samples, sendTransfers, token.address);
+    const live = await liveRun(rpc, db, proxy, witness, cpu, settings, samples, sendTransfers, token.address);
     out(
-      `       settling block → paid: p50 ${fmt(live.p50Ms)} ms, p99 ${fmt(live.p99Ms)} ms, max ${fmt(live.maxMs)} ms (${live.paid} of ${live.samples} paid); ${live.calls} RPC calls for ${live.blocks} blocks = ${(live.calls / live.blocks).toFixed(2)} per block`,
+      `       settling block → paid: p50 ${fmt(live.p50Ms)} ms, p99 ${fmt(live.p99Ms)} ms, max ${fmt(live.maxMs)} ms (${live.paid} of ${live.samples} paid); ${live.calls} RPC calls for ${live.blocks} blocks = ${(live.calls / live.blocks).toFixed(2)} per block; second endpoint ${live.witnessCalls} calls = ${live.witnessCallsPerTransfer.toFixed(2)} per credited transfer`,
     );
 
     // --- catch-up: the backlog mined while the endpoint answers 503 -----------------------
     await waitFor(`${label}: the observer catching up after the live run`, 60_000, caughtUp);
     proxy.pause();
+    witness.pause();
     await sleep(settings.pollIntervalMs + 500); // a pass under way ends
     const firstBlock = (await head()) + 1n;
     step(`${label}: mining ${settings.transfers.toLocaleString("en")} transfers, ${settings.transfersPerBlock} a block, to ${recipients.length} watched addresses (the observer's endpoint paused)…`);
@@ -406,8 +420,10 @@ export async function runObservation(ctx: ObservationContext, settings: Observat
 
     step(`${label}: the observer reads the ${(Number(lastBlock - firstBlock) + 1).toLocaleString("en")} blocks…`);
     const callsBefore = proxy.snapshot();
+    const witnessBefore = witness.snapshot();
     const cpuBefore = cpu.snapshot();
     proxy.resume();
+    witness.resume();
     let recorded: { at: number; next: bigint } | undefined;
     await waitFor(`${label}: the backlog recorded`, 300_000, async () => {
       const next = await cursor();
@@ -445,6 +461,10 @@ export async function runObservation(ctx: ObservationContext, settings: Observat
       await sleep(100);
     }
     const relaySeconds = (performance.now() - recorded!.at) / 1000;
+    // The backlog settled (each transfer confirmed by the second endpoint first): its calls per credited transfer.
+    const settledInBacklog = settings.transfers - (await pendingInBacklog());
+    const catchUpWitnessCalls = witness.since(witnessBefore).calls;
+    out(`       second endpoint: ${catchUpWitnessCalls.toLocaleString("en")} calls to confirm ${settledInBacklog.toLocaleString("en")} settled transfers = ${(catchUpWitnessCalls / Math.max(1, settledInBacklog)).toFixed(2)} per credited transfer`);
     const eventsDelivered = 2 * settings.transfers - (await outboxSize());
     const intentsPaid = Number(
       (await db.query(`select count(*) as n from payins.pay_in_intents where intent_uuid = any($1::uuid[]) and status = 'paid'`, [recipients.map((r) => r.intentUuid)])).rows[0]
@@ -468,6 +488,8 @@ export async function runObservation(ctx: ObservationContext, settings: Observat
         calls: catchUpCalls.calls,
         callsPerBlock: catchUpCalls.calls / blocksRead,
         callsByMethod: catchUpCalls.byMethod,
+        witnessCalls: catchUpWitnessCalls,
+        witnessCallsPerTransfer: catchUpWitnessCalls / Math.max(1, settledInBacklog),
         cpuPercentOfOneCore: CpuMeter.usage(cpuBefore, cpuAfter, cores),
         relay: { seconds: relaySeconds, events: 2 * settings.transfers, delivered: eventsDelivered, eventsPerS: eventsDelivered / relaySeconds, intents: recipients.length, intentsPaid },
       },
@@ -585,6 +607,7 @@ async function liveRun(
   rpc: Rpc,
   db: pg.Client,
   proxy: CountingProxy,
+  witness: CountingProxy,
   cpu: CpuMeter,
   settings: ObservationSettings,
   samples: readonly SeededIntent[],
@@ -607,6 +630,7 @@ async function liveRun(
     }
   })();
   const callsBefore = proxy.snapshot();
+  const witnessBefore = witness.snapshot();
   const cpuBefore = cpu.snapshot();
   let due = performance.now();
   let first: bigint | undefined;
@@ -637,6 +661,7 @@ async function liveRun(
   }
   const cpuAfter = cpu.snapshot();
   const calls = proxy.since(callsBefore);
+  const witnessCalls = witness.since(witnessBefore).calls;
   polling = false;
   await poll;
 
@@ -662,6 +687,8 @@ async function liveRun(
     calls: calls.calls,
     callsPerBlock: calls.calls / blocks,
     callsByMethod: calls.byMethod,
+    witnessCalls,
+    witnessCallsPerTransfer: witnessCalls / samples.length,
     samples: samples.length,
     paid: latencies.filter(Number.isFinite).length,
     p50Ms: quantile(sorted, 0.5),
@@ -682,7 +709,7 @@ export function printObservation(result: ObservationResult, print: (line?: strin
   for (const s of sizes) {
     const c = s.catchUp;
     print(
-      `    ${n(s.watched).padStart(7)} watched: live ${s.live.callsPerBlock.toFixed(2)} RPC calls/block, settling block → paid p50 ${fmt(s.live.p50Ms)} ms; catch-up ${fmt(c.transfersPerS)} transfers matched/s (${c.seconds.toFixed(2)} s), ${c.callsPerBlock.toFixed(3)} RPC calls/block (${c.calls} for ${c.blocksRead} blocks); relay to payins ${fmt(c.relay.eventsPerS)} events/s (${c.relay.delivered.toLocaleString("en")} of ${c.relay.events.toLocaleString("en")} in ${c.relay.seconds.toFixed(1)} s; ${c.relay.intentsPaid} of ${c.relay.intents} intents paid)`,
+      `    ${n(s.watched).padStart(7)} watched: live ${s.live.callsPerBlock.toFixed(2)} RPC calls/block, settling block → paid p50 ${fmt(s.live.p50Ms)} ms; catch-up ${fmt(c.transfersPerS)} transfers matched/s (${c.seconds.toFixed(2)} s), ${c.callsPerBlock.toFixed(3)} RPC calls/block (${c.calls} for ${c.blocksRead} blocks), second endpoint ${c.witnessCallsPerTransfer.toFixed(2)} calls per credited transfer (live ${s.live.witnessCallsPerTransfer.toFixed(2)}); relay to payins ${fmt(c.relay.eventsPerS)} events/s (${c.relay.delivered.toLocaleString("en")} of ${c.relay.events.toLocaleString("en")} in ${c.relay.seconds.toFixed(1)} s; ${c.relay.intentsPaid} of ${c.relay.intents} intents paid)`,
     );
   }
   const t = targets;

@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { EVM_RPC_PROVIDER_UUID, randomXpub, setObserverCursors, startTestPlatform, type TestPlatform } from "@payin/testing";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { payinctl, platformEnv, type CliResult } from "./support.js";
 
@@ -425,6 +426,42 @@ describe("audit list", () => {
     expect((await ok("audit", "list", "--target-uuid", merchant, "--target-type", "merchant")).pagination.total).toBe(2);
     expectRefused(await cli("audit", "list", "--action", "Merchant Activate"), "INVALID_ARGUMENT");
     expectUsageError(await cli("audit", "list", "--actor-kind", "robot"), /^--actor-kind must be one of: identity, machine_credential, operator_cli, system/);
+  });
+});
+
+describe("rails", () => {
+  it("lists how each rail's observation stands, and resumes a halted rail once (audited as rail.resume); an unknown rail is refused", async () => {
+    await setObserverCursors(platform, { bep20: new Date("2026-11-27T10:00:00Z"), erc20: null });
+    const db = new pg.Client({ connectionString: platform.databaseUrl });
+    await db.connect();
+    try {
+      await db.query(
+        `update allocation.observer_cursors set settled_through = 40, halted_kind = 'disagreement', halted_reason = 'endpoints disagree: a test', halted_at = '2026-11-27T10:00:01Z' where rail = 'bep20'`,
+      );
+    } finally {
+      await db.end();
+    }
+    expect(await ok("rail", "list")).toEqual({
+      rails: [
+        {
+          rail: "bep20",
+          chain_id: 31337,
+          next_block: 0,
+          settled_through: 40,
+          advanced_at: "2026-11-27T10:00:00.000Z",
+          halt: { kind: "disagreement", reason: "endpoints disagree: a test", since: "2026-11-27T10:00:01.000Z" },
+        },
+      ],
+    });
+    expect(await ok("rail", "resume", "bep20")).toEqual({ resumed: true, cleared: { kind: "disagreement", reason: "endpoints disagree: a test" } });
+    expect((await ok("rail", "list")).rails[0].halt).toBeNull();
+    expect(await ok("rail", "resume", "bep20")).toEqual({ resumed: false, cleared: null });
+    expect((await ok("audit", "list", "--action", "rail.resume")).data.map((e: { outcome: string; target_type: string }) => [e.outcome, e.target_type])).toEqual([
+      ["succeeded", "rail"],
+      ["succeeded", "rail"],
+    ]);
+    expectRefused(await cli("rail", "resume", "solana"), "INVALID_ARGUMENT");
+    expectUsageError(await cli("rail", "resume"), "expected exactly one rail");
   });
 });
 

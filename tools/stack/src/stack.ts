@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   };
   env.OBSERVER_PORT = String(config.OBSERVER_PORT);
   // No rail endpoint configured: two local anvil chains stand in for BSC and Ethereum.
-  if (!process.env.BEP20_RPC_URL && !process.env.ERC20_RPC_URL) {
+  if (!["BEP20_RPC_URL", "BEP20_RPC_URLS", "ERC20_RPC_URL", "ERC20_RPC_URLS"].some((name) => process.env[name])) {
     if (stopping) return;
     out("starting local chains (anvil)…");
     running.chains = await startLocalChains({ blockTimeS: 1 });

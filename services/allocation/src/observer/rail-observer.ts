@@ -268,19 +268,21 @@ export class RailObserver {
     let waiting = 0;
     let unavailable: string | null = null;
     const ask = askOnce(witness);
-    for (const transfer of due) {
-      let verdict: WitnessVerdict;
-      try {
-        verdict = witnessVerdict(transfer, await ask.blockHash(transfer.blockNumber), await ask.receipt(transfer.txHash));
-      } catch (error) {
-        if (!(error instanceof WitnessUnavailableError)) throw error;
-        unavailable = error.message;
-        waiting = due.length - confirmed.length - disputed.length;
-        break;
-      }
-      if (verdict.kind === "confirmed") confirmed.push(transfer);
-      else if (verdict.kind === "not-yet") waiting++;
-      else disputed.push({ transfer, reason: verdict.reason });
+    try {
+      const verdicts = await inBatches(due, HEADER_CONCURRENCY, async (transfer) => witnessVerdict(transfer, await ask.blockHash(transfer.blockNumber), await ask.receipt(transfer.txHash)));
+      verdicts.forEach((verdict: WitnessVerdict, i) => {
+        const transfer = due[i]!;
+        if (verdict.kind === "confirmed") confirmed.push(transfer);
+        else if (verdict.kind === "not-yet") waiting++;
+        else disputed.push({ transfer, reason: verdict.reason });
+      });
+    } catch (error) {
+      if (!(error instanceof WitnessUnavailableError)) throw error;
+      // Nothing is settled on a partial answer: all of it is asked again at the next pass.
+      unavailable = error.message;
+      confirmed.length = 0;
+      disputed.length = 0;
+      waiting = due.length;
     }
     const confirmation = { asked: due.length, waiting, unavailable };
     if (unavailable) this.deps.logger.warn({ rail: rail.rail, waiting, reason: unavailable }, "transfers wait to settle: no second endpoint can confirm them");
