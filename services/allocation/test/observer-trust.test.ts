@@ -1,5 +1,4 @@
 import { migrate, sqlClient } from "@payin/db";
-import { uuidv7 } from "@payin/ids";
 import { createLogger } from "@payin/logging";
 import { mineBlocks, startAnvil, startLocalChains, transferToken, type AnvilChain, type LocalChains } from "@payin/local-chains";
 import { railsFromEnv, type RailConfig } from "@payin/rails";
@@ -8,7 +7,6 @@ import { createTestDatabase } from "@payin/testing";
 import { openOrm, type MikroORM } from "@payin/db";
 import pg from "pg";
 import { parseUnits, type Address, type Hex } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { evmReader, RpcRateLimitedError } from "../src/chain/evm-reader.js";
 import { Observer, type RailStatus } from "../src/observer/observer.js";
@@ -17,6 +15,7 @@ import { WatchedSet } from "../src/observer/watched-set.js";
 import { ObservationRepository } from "../src/store/observation-repository.js";
 import { observerHealth } from "../src/store/observer-health.js";
 import { ormOptions } from "../src/store/orm.js";
+import { allocateTestAddress } from "./observer-support.js";
 import { railControl } from "../src/store/rail-control.js";
 
 /**
@@ -74,17 +73,15 @@ function observer(urls: readonly string[], overrides: Partial<RailConfig> = {}):
   return new RailObserver({ rail, reader: evmReader({ urls, timeoutMs: 5_000, defaultRetryAfterMs: 1_000 }), store, watched: new WatchedSet(store), logger });
 }
 
-async function allocate(): Promise<{ intentUuid: string; address: Address }> {
-  const merchantUuid = uuidv7();
-  const intentUuid = uuidv7();
-  const address = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: nextAddressIndex++ }).address;
-  const now = new Date();
-  await pool.query(`insert into wallets (merchant_uuid, xpub, next_index, created_at, updated_at) values ($1, 'xpub-test', 1, $2, $2)`, [merchantUuid, now]);
-  await pool.query(
-    `insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at) values ($1, $2, 0, $3, 'bep20', 'm/44''/60''/0''/0/0', $4)`,
-    [intentUuid, merchantUuid, address, now],
-  );
-  return { intentUuid, address };
+const allocate = () => allocateTestAddress(pool, "bep20", nextAddressIndex++);
+
+/** Starts observing from the head and watches a new intent's address (two passes around a block). */
+async function watching(o: RailObserver): Promise<{ intentUuid: string; address: Address }> {
+  await o.pass();
+  const allocated = await allocate();
+  await mine(1);
+  await o.pass();
+  return allocated;
 }
 
 const local = () => chains.rails.bep20;
@@ -139,10 +136,7 @@ describe("a transfer counts only once a second endpoint bears it out", () => {
   it("never credits a log an endpoint invented: the second endpoint has the block but no such transaction, so the rail halts and the log is orphaned", async () => {
     const liar = await proxy();
     const o = observer([liar.url, local().chain.url]);
-    await o.pass();
-    const { intentUuid, address } = await allocate();
-    await mine(1);
-    await o.pass();
+    const { intentUuid, address } = await watching(o);
     const fakeBlock = Number(await head()) + 1;
     await mine(1);
     await liar.setFaults({ inventLogs: [{ contract: usdt(), from: chains.payer.address, to: address, value: parseUnits("10", 18).toString(), blockNumber: fakeBlock }] });
@@ -180,10 +174,7 @@ describe("a transfer counts only once a second endpoint bears it out", () => {
   it("halts, crediting nothing, when the second endpoint's receipt is of another amount, and settles once the endpoints agree and the rail is resumed", async () => {
     const witness = await proxy();
     const o = observer([local().chain.url, witness.url]);
-    await o.pass();
-    const { intentUuid, address } = await allocate();
-    await mine(1);
-    await o.pass();
+    const { intentUuid, address } = await watching(o);
     await witness.setFaults({ tamperReceipts: "otherValue" });
     await pay(address, "7");
     await mine(3);
@@ -201,10 +192,7 @@ describe("a transfer counts only once a second endpoint bears it out", () => {
   it("keeps a transfer pending while no second endpoint can be asked, without halting, and settles it once one answers", async () => {
     const witness = await proxy();
     const o = observer([local().chain.url, witness.url]);
-    await o.pass();
-    const { intentUuid, address } = await allocate();
-    await mine(1);
-    await o.pass();
+    const { intentUuid, address } = await watching(o);
     await witness.setFaults({ outage: true });
     await pay(address, "3");
     await mine(3);
@@ -225,10 +213,7 @@ describe("a transfer counts only once a second endpoint bears it out", () => {
   it("asks the second endpoint two calls per credited transfer (its block, its receipt)", async () => {
     const witness = await proxy();
     const o = observer([local().chain.url, witness.url]);
-    await o.pass();
-    const { intentUuid, address } = await allocate();
-    await mine(1);
-    await o.pass();
+    const { intentUuid, address } = await watching(o);
     await pay(address, "1");
     await pay(address, "2");
     await o.pass();
@@ -245,10 +230,7 @@ describe("the chain behind an endpoint is checked on every pass", () => {
   it("halts when the endpoint's upstream turns into another chain mid-run, crediting nothing of it, and observes again once it is the rail's chain again", async () => {
     const switching = await proxy();
     const o = observer([switching.url]);
-    await o.pass();
-    const { intentUuid, address } = await allocate();
-    await mine(1);
-    await o.pass();
+    const { intentUuid, address } = await watching(o);
     // The same payer's USDT of the other local chain, to the same address.
     await switching.setUpstream(chains.rails.erc20.chain.url);
     await transferToken(chains.rails.erc20, chains.payer, "usdt", address, "5");
@@ -286,10 +268,7 @@ describe("settlement never rests on one tag", () => {
     const eager = await proxy();
     await eager.setFaults({ finalizedIsLatest: true });
     const o = observer([eager.url]);
-    await o.pass();
-    const { intentUuid, address } = await allocate();
-    await mine(1);
-    await o.pass();
+    const { intentUuid, address } = await watching(o);
     const tx = await pay(address, "4");
     const block = (await local().publicClient.getTransactionReceipt({ hash: tx })).blockNumber;
     const seen = await o.pass();
@@ -309,10 +288,7 @@ describe("a lagging or sloppy provider loses nothing", () => {
   it("reads every payment behind a backend whose logs lag the head by three blocks", async () => {
     const lagging = await proxy();
     const o = observer([lagging.url]);
-    await o.pass();
-    const { intentUuid, address } = await allocate();
-    await mine(1);
-    await o.pass();
+    const { intentUuid, address } = await watching(o);
     await lagging.setFaults({ lagLogs: { blocks: 3 } });
     const sent: Hex[] = [];
     for (let i = 1; i <= 6; i++) {
@@ -328,10 +304,7 @@ describe("a lagging or sloppy provider loses nothing", () => {
     const doubling = await proxy();
     await doubling.setFaults({ duplicateLogs: true });
     const o = observer([doubling.url]);
-    await o.pass();
-    const { intentUuid, address } = await allocate();
-    await mine(1);
-    await o.pass();
+    const { intentUuid, address } = await watching(o);
     await pay(address, "2");
     await mine(40); // read by range, not only by hash
     await passUntil(o, async () => (await transfersTo(intentUuid)).some((t) => t.state === "settled"));
@@ -365,10 +338,7 @@ describe("a lagging or sloppy provider loses nothing", () => {
     const capped = await proxy();
     await capped.setFaults({ maxLogRange: { blocks: 10 } });
     const o = observer([capped.url], { maxBlockRange: 40 });
-    await o.pass();
-    const { intentUuid, address } = await allocate();
-    await mine(1);
-    await o.pass();
+    const { intentUuid, address } = await watching(o);
     await pay(address, "6");
     await mine(120);
     await passUntil(o, async () => (await transfersTo(intentUuid)).some((t) => t.state === "settled"), 40);

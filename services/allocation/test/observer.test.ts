@@ -1,12 +1,10 @@
 import { migrate } from "@payin/db";
-import { uuidv7 } from "@payin/ids";
 import { createLogger } from "@payin/logging";
 import { compileTestToken, mineBlocks, startLocalChains, transferToken, type LocalChains, type LocalRail } from "@payin/local-chains";
 import { railsFromEnv, type RailsConfig } from "@payin/rails";
 import { createTestDatabase } from "@payin/testing";
 import pg from "pg";
 import { encodeFunctionData, erc20Abi, parseUnits, type Address, type Hex } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evmReader } from "../src/chain/evm-reader.js";
 import { describeRpcError } from "../src/observer/observer.js";
@@ -14,6 +12,7 @@ import { RailObserver } from "../src/observer/rail-observer.js";
 import { WatchedSet } from "../src/observer/watched-set.js";
 import { ObservationRepository, type ObservationEvent } from "../src/store/observation-repository.js";
 import { ormOptions } from "../src/store/orm.js";
+import { allocateTestAddress } from "./observer-support.js";
 
 /**
  * The observer on real anvil chains and a real PostgreSQL: each test drives
@@ -46,18 +45,7 @@ function observerOf(rail: "bep20" | "erc20"): RailObserver {
 }
 
 /** An allocated address (a fresh anvil account's, so tests can also spend from it) for a new intent on `rail`. */
-async function allocate(rail: "bep20" | "erc20"): Promise<{ intentUuid: string; address: Address }> {
-  const merchantUuid = uuidv7();
-  const intentUuid = uuidv7();
-  const address = mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: nextAddressIndex++ }).address;
-  const now = new Date();
-  await pool.query(`insert into wallets (merchant_uuid, xpub, next_index, created_at, updated_at) values ($1, 'xpub-test', 1, $2, $2)`, [merchantUuid, now]);
-  await pool.query(
-    `insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at) values ($1, $2, 0, $3, $4, 'm/44''/60''/0''/0/0', $5)`,
-    [intentUuid, merchantUuid, address, rail, now],
-  );
-  return { intentUuid, address };
-}
+const allocate = (rail: "bep20" | "erc20") => allocateTestAddress(pool, rail, nextAddressIndex++);
 
 const pay = (local: LocalRail, asset: "usdt" | "usdc", to: Address, amount: string): Promise<Hex> => transferToken(local, chains.payer, asset, to, amount);
 const mine = mineBlocks;

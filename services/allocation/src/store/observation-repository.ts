@@ -2,6 +2,7 @@ import type { Rail } from "@payin/money";
 import type pg from "pg";
 import type { BlockRef } from "../domain/observation/chain-view.js";
 import type { ObservedTransfer, Watch } from "../domain/observation/matching.js";
+import type { ClaimedTransfer } from "../domain/observation/witness.js";
 
 /**
  * Why a rail is halted: it credits nothing and is provider_not_ready until the
@@ -31,16 +32,24 @@ export interface ObserverCursor {
   halt: RailHalt | null;
 }
 
-/** A pending transfer as a second endpoint is asked to confirm it. */
-export interface PendingTransfer {
+/** A recorded transfer as an endpoint is asked to bear it out. */
+export interface PendingTransfer extends ClaimedTransfer {
   txHash: `0x${string}`;
-  logIndex: number;
-  blockNumber: bigint;
-  blockHash: string;
-  contract: string;
-  from: string;
-  to: string;
-  amount: bigint;
+}
+
+const CLAIM_COLUMNS = `tx_hash, log_index, block_number, block_hash, contract, from_address, to_address, amount`;
+
+function claimOf(row: Record<string, unknown>): PendingTransfer {
+  return {
+    txHash: (row.tx_hash as string).trim() as `0x${string}`,
+    logIndex: Number(row.log_index),
+    blockNumber: BigInt(row.block_number as string),
+    blockHash: (row.block_hash as string).trim(),
+    contract: row.contract as string,
+    from: row.from_address as string,
+    to: row.to_address as string,
+    amount: BigInt(String(row.amount)),
+  };
 }
 
 /** A transfer's key. */
@@ -257,39 +266,19 @@ export class ObservationRepository {
   /** The pending transfers of a chain at or below `upTo`, in chain order. */
   async pendingUpTo(chainId: number, upTo: bigint): Promise<PendingTransfer[]> {
     const { rows } = await this.pool.query(
-      `select tx_hash, log_index, block_number, block_hash, contract, from_address, to_address, amount from observed_transfers
-        where chain_id = $1 and state = 'pending' and block_number <= $2 order by block_number, log_index`,
+      `select ${CLAIM_COLUMNS} from observed_transfers where chain_id = $1 and state = 'pending' and block_number <= $2 order by block_number, log_index`,
       [chainId, upTo.toString()],
     );
-    return rows.map((row: Record<string, unknown>) => ({
-      txHash: (row.tx_hash as string).trim() as `0x${string}`,
-      logIndex: Number(row.log_index),
-      blockNumber: BigInt(row.block_number as string),
-      blockHash: (row.block_hash as string).trim(),
-      contract: row.contract as string,
-      from: row.from_address as string,
-      to: row.to_address as string,
-      amount: BigInt(String(row.amount)),
-    }));
+    return rows.map(claimOf);
   }
 
   /** The settled transfers of a chain above `above` (to verify again after a finality violation), in chain order. */
   async settledAbove(chainId: number, above: bigint): Promise<PendingTransfer[]> {
     const { rows } = await this.pool.query(
-      `select tx_hash, log_index, block_number, block_hash, contract, from_address, to_address, amount from observed_transfers
-        where chain_id = $1 and state = 'settled' and block_number > $2 order by block_number, log_index`,
+      `select ${CLAIM_COLUMNS} from observed_transfers where chain_id = $1 and state = 'settled' and block_number > $2 order by block_number, log_index`,
       [chainId, above.toString()],
     );
-    return rows.map((row: Record<string, unknown>) => ({
-      txHash: (row.tx_hash as string).trim() as `0x${string}`,
-      logIndex: Number(row.log_index),
-      blockNumber: BigInt(row.block_number as string),
-      blockHash: (row.block_hash as string).trim(),
-      contract: row.contract as string,
-      from: row.from_address as string,
-      to: row.to_address as string,
-      amount: BigInt(String(row.amount)),
-    }));
+    return rows.map(claimOf);
   }
 
   /**
