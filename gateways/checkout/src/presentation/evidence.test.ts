@@ -96,6 +96,7 @@ describe("boundTransfers", () => {
 
 describe("evidenceMessages", () => {
   it("says nothing before anything arrived, or when exactly the amount was paid", () => {
+    expect(noEvidence("25.5")).toEqual({ expectedAmount: "25.5", receivedAmount: "0", pendingAmount: "0", afterPaidAmount: "0", transfers: [], total: 0, dustCount: 0 });
     expect(evidenceMessages(noEvidence("25.5"), awaiting)).toEqual([]);
     expect(evidenceMessages(evidence({ receivedAmount: "25.5", transfers: [transfer()] }), paid)).toEqual([]);
   });

@@ -185,8 +185,6 @@ export function evidenceMessages(evidence: Evidence, context: EvidenceContext): 
     const sent = `${transfer.amount} ${tokenName(transfer.asset)}`;
     const refund = `It does not count towards this payment. Contact ${merchant} to get it back.`;
     switch (kind) {
-      case "counts":
-        break;
       case "dropped":
         say(kind, "warn", `A transfer of ${sent} that we saw earlier was dropped by the network and does not count. Check it in your wallet.`, transfer.txHash);
         break;
