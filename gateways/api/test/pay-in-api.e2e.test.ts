@@ -620,8 +620,9 @@ describe("merchant preconditions (409)", () => {
       expectError(await create(), 403, "PAYIN_NOT_ALLOWED");
       await e2e.operator.merchants.createPolicy({ merchantUuid: shop.uuid, scope: "payin", effect: "allow" });
     }
-    // A rule concerns every merchant: a jurisdiction no other test here uses.
+    // A rule concerns every merchant: a jurisdiction no other test here uses (the merchant's provider bound there too).
     await e2e.operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "SE", effect: "allow" });
+    await e2e.operator.connectProvider(shop.uuid, ["SE"]);
     for (let round = 0; round < 5; round++) {
       expect((await create("SE")).status).toBe(201);
       await e2e.operator.merchants.createRule({ capability: "crypto.payin", jurisdiction: "SE", effect: "deny" });
