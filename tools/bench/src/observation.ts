@@ -461,10 +461,14 @@ export async function runObservation(ctx: ObservationContext, settings: Observat
       await sleep(100);
     }
     const relaySeconds = (performance.now() - recorded!.at) / 1000;
-    // The backlog settled (each transfer confirmed by the second endpoint first): its calls per credited transfer.
-    const settledInBacklog = settings.transfers - (await pendingInBacklog());
+    // Every transfer of the backlog confirmed by the second endpoint and settled (the next size starts with none pending): its calls per credited transfer.
+    await waitFor(`${label}: the backlog confirmed and settled`, 300_000, async () => (await pendingInBacklog()) === 0);
+    const settledSeconds = (performance.now() - recorded!.at) / 1000;
+    const settledInBacklog = settings.transfers;
     const catchUpWitnessCalls = witness.since(witnessBefore).calls;
-    out(`       second endpoint: ${catchUpWitnessCalls.toLocaleString("en")} calls to confirm ${settledInBacklog.toLocaleString("en")} settled transfers = ${(catchUpWitnessCalls / Math.max(1, settledInBacklog)).toFixed(2)} per credited transfer`);
+    out(
+      `       second endpoint: ${catchUpWitnessCalls.toLocaleString("en")} calls to confirm the ${settledInBacklog.toLocaleString("en")} transfers = ${(catchUpWitnessCalls / settledInBacklog).toFixed(2)} per credited transfer; all settled ${settledSeconds.toFixed(1)} s after the backlog was read`,
+    );
     const eventsDelivered = 2 * settings.transfers - (await outboxSize());
     const intentsPaid = Number(
       (await db.query(`select count(*) as n from payins.pay_in_intents where intent_uuid = any($1::uuid[]) and status = 'paid'`, [recipients.map((r) => r.intentUuid)])).rows[0]

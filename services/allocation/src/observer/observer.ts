@@ -173,6 +173,8 @@ export class Observer {
           if (outcome.kind === "rewound" && !outcome.finalityViolation) again = 0;
           if (outcome.kind === "read" && outcome.to - outcome.from + 1n >= BigInt(observer.blockRange)) again = 0;
           if (outcome.kind === "retry") again = Math.min(again, 200);
+          // More confirmed than one pass takes: go on at once (only while confirming makes progress).
+          if ((outcome.kind === "read" || outcome.kind === "caught-up") && outcome.confirmation.more && outcome.confirmation.confirmed > 0) again = 0;
           // Anything recorded goes to payins now.
           if (outcome.kind !== "halted" && (outcome.kind !== "caught-up" || outcome.settledUpTo !== null)) this.kickRelay();
           if (outcome.kind === "rewound" && outcome.finalityViolation) this.kickRelay();

@@ -1,11 +1,13 @@
 import { create } from "@bufbuild/protobuf";
-import type { Client } from "@connectrpc/connect";
+import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { payinsV1 } from "@payin/proto";
 import { fromTimestamp, toTimestamp } from "@payin/rpc";
 import type { ObservationEvent, ObservationRepository } from "../store/observation-repository.js";
 
 /** Most events sent to payins in one call. */
-const BATCH = 500;
+export const RELAY_BATCH = 500;
+/** The fewest: a call of this many that still runs out of time is retried as it is. */
+const MIN_RELAY_BATCH = 25;
 
 const TRANSFER_STATE = {
   pending: payinsV1.TransferState.PENDING,
@@ -64,6 +66,13 @@ export const UNKNOWN_INTENT_GRACE_MS = 10 * 60_000;
  * merchant gives back), or now for an intent payins never stored.
  */
 export class OutboxRelay {
+  /**
+   * Events sent per call now: halved when a call runs past its deadline (a
+   * batch payins cannot record in time would otherwise be sent again and again
+   * as it is), doubled back after each call that succeeds.
+   */
+  private batch = RELAY_BATCH;
+
   constructor(
     private readonly deps: {
       store: ObservationRepository;
@@ -78,9 +87,17 @@ export class OutboxRelay {
   async deliver(): Promise<number> {
     let delivered = 0;
     for (;;) {
-      const entries = await this.deps.store.pendingEvents(BATCH);
+      const asked = this.batch;
+      const entries = await this.deps.store.pendingEvents(asked);
       if (entries.length === 0) return delivered;
-      const res = await this.deps.payins.recordObservations({ observations: entries.map((e) => observationToPb(e.event)) });
+      let res: payinsV1.RecordObservationsResponse;
+      try {
+        res = await this.deps.payins.recordObservations({ observations: entries.map((e) => observationToPb(e.event)) });
+      } catch (error) {
+        if (error instanceof ConnectError && error.code === Code.DeadlineExceeded) this.batch = Math.max(MIN_RELAY_BATCH, Math.floor(entries.length / 2));
+        throw error;
+      }
+      this.batch = Math.min(RELAY_BATCH, this.batch * 2);
       const now = this.deps.now?.() ?? new Date();
       const unknown = new Set(res.intents.filter((s) => !s.known).map((s) => s.intentUuid));
       const ends = res.intents.flatMap((s) => {
@@ -97,7 +114,7 @@ export class OutboxRelay {
       await this.deps.store.delivered(done.map((e) => e.id));
       delivered += done.length;
       // Events of intents payins does not know yet are offered again on a later pass.
-      if (waiting.length > 0 || entries.length < BATCH) return delivered;
+      if (waiting.length > 0 || entries.length < asked) return delivered;
     }
   }
 }

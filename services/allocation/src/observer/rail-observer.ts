@@ -31,10 +31,14 @@ export type PassOutcome =
 export interface ConfirmationOutcome {
   /** Transfers a second endpoint was asked about. */
   asked: number;
+  /** Of those, confirmed (and settled). */
+  confirmed: number;
   /** Transfers not settled yet because the second endpoint has not reached their block, or none could be asked. */
   waiting: number;
   /** Why none could be asked, when none could. */
   unavailable: string | null;
+  /** More transfers are due than one pass confirms: the next pass should follow at once. */
+  more: boolean;
 }
 
 export interface RailObserverDeps {
@@ -56,10 +60,20 @@ const HEADER_CONCURRENCY = 8;
  */
 export const LOG_LAG_MARGIN = 32;
 
+/** Questions to the second endpoint in flight at once while confirming transfers. */
+const WITNESS_CONCURRENCY = 32;
+
+/**
+ * Transfers confirmed in one pass at most, oldest first: a backlog is
+ * confirmed over several passes (run back to back), each short enough that
+ * reading goes on between them.
+ */
+export const CONFIRMATIONS_PER_PASS = 2_000;
+
 /** Full-range reads after which a range halved for a provider's cap is tried doubled again. */
 const RANGE_REGROW_AFTER = 100;
 
-const NO_CONFIRMATION: ConfirmationOutcome = { asked: 0, waiting: 0, unavailable: null };
+const NO_CONFIRMATION: ConfirmationOutcome = { asked: 0, confirmed: 0, waiting: 0, unavailable: null, more: false };
 
 async function inBatches<T, R>(items: readonly T[], size: number, run: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = [];
@@ -262,14 +276,16 @@ export class RailObserver {
       await store.settle({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, upTo, keptFrom, now: this.now() });
       return { kind: "settled", confirmation: NO_CONFIRMATION };
     }
-    const due = await store.pendingUpTo(rail.chainId, upTo);
+    const due = await store.pendingUpTo(rail.chainId, upTo, CONFIRMATIONS_PER_PASS + 1);
+    const more = due.length > CONFIRMATIONS_PER_PASS;
+    if (more) due.length = CONFIRMATIONS_PER_PASS;
     const confirmed: TransferKey[] = [];
     const disputed: { transfer: PendingTransfer; reason: string }[] = [];
     let waiting = 0;
     let unavailable: string | null = null;
     const ask = askOnce(witness);
     try {
-      const verdicts = await inBatches(due, HEADER_CONCURRENCY, async (transfer) => witnessVerdict(transfer, await ask.blockHash(transfer.blockNumber), await ask.receipt(transfer.txHash)));
+      const verdicts = await inBatches(due, WITNESS_CONCURRENCY, async (transfer) => witnessVerdict(transfer, await ask.blockHash(transfer.blockNumber), await ask.receipt(transfer.txHash)));
       verdicts.forEach((verdict: WitnessVerdict, i) => {
         const transfer = due[i]!;
         if (verdict.kind === "confirmed") confirmed.push(transfer);
@@ -284,7 +300,7 @@ export class RailObserver {
       disputed.length = 0;
       waiting = due.length;
     }
-    const confirmation = { asked: due.length, waiting, unavailable };
+    const confirmation = { asked: due.length, confirmed: confirmed.length, waiting, unavailable, more };
     if (unavailable) this.deps.logger.warn({ rail: rail.rail, waiting, reason: unavailable }, "transfers wait to settle: no second endpoint can confirm them");
     await store.settle({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, upTo, keptFrom, keys: confirmed, now: this.now() });
     if (disputed.length === 0) return { kind: "settled", confirmation };

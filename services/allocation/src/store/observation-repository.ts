@@ -263,11 +263,12 @@ export class ObservationRepository {
     return rows[0] ? haltOf(rows[0] as Record<string, unknown>) : null;
   }
 
-  /** The pending transfers of a chain at or below `upTo`, in chain order. */
-  async pendingUpTo(chainId: number, upTo: bigint): Promise<PendingTransfer[]> {
+  /** The pending transfers of a chain at or below `upTo`, in chain order, at most `limit`. */
+  async pendingUpTo(chainId: number, upTo: bigint, limit: number): Promise<PendingTransfer[]> {
     const { rows } = await this.pool.query(
-      `select ${CLAIM_COLUMNS} from observed_transfers where chain_id = $1 and state = 'pending' and block_number <= $2 order by block_number, log_index`,
-      [chainId, upTo.toString()],
+      `select ${CLAIM_COLUMNS} from observed_transfers where chain_id = $1 and state = 'pending' and block_number <= $2
+        order by block_number, log_index limit $3`,
+      [chainId, upTo.toString(), limit],
     );
     return rows.map(claimOf);
   }
