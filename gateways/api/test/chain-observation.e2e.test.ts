@@ -351,6 +351,24 @@ describe("chain observation across failures", () => {
     await eventually(readiness, (r) => r[0] === "usdt/bep20:ready", "the rail to be ready again");
   });
 
+  it("refuses new pay-ins on a halted rail as provider_not_ready, as readiness says, and takes them again once an operator resumes it", async () => {
+    await db.query(`update allocation.observer_cursors set halted_kind = 'disagreement', halted_reason = 'endpoints disagree: a test', halted_at = now() where rail = 'bep20'`);
+    const readiness = async () => (await operator.allocation.getReadiness({ merchantUuid: merchant.uuid, pairs: [{ asset: "usdt", rail: "bep20" }, { asset: "usdc", rail: "erc20" }] })).pairs.map((p) => p.reasons.join("+") || "ready");
+    expect(await readiness()).toEqual(["provider_not_ready", "ready"]);
+    const refused = await eventually(
+      () => api.create(merchant.uuid, merchant.token, createBody({ amount: "1" })),
+      (res) => res.status !== 201,
+      "creates on the halted rail to be refused",
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: "PAYIN_NOT_READY", message: expect.stringContaining("provider_not_ready") });
+    // The other rail is not halted.
+    await createIntent({ asset: "usdc", amount: "1" });
+    expect((await operator.allocation.resumeRail({ rail: "bep20" })).resumed).toBe(true);
+    await eventually(() => api.create(merchant.uuid, merchant.token, createBody({ amount: "1" })), (res) => res.status === 201, "creates on the resumed rail");
+    await eventually(readiness, (r) => r[0] === "ready", "the resumed rail to be ready");
+  });
+
   it("keeps an observer restarted during a provider outage running, the rail not ready, and pays what happened once the endpoint answers", async () => {
     const local = chains.rails.bep20;
     const intent = await createIntent({ amount: "2.5" });

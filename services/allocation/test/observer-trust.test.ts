@@ -150,7 +150,7 @@ describe("a transfer counts only once a second endpoint bears it out", () => {
     expect(outcome).toMatchObject({ kind: "halted", halt: { kind: "disagreement" } });
     const cursor = await cursorRow();
     expect(cursor.halted_kind).toBe("disagreement");
-    expect(cursor.halted_reason).toMatch(/^endpoints disagree: the second endpoint has block \d+ but no receipt of transaction 0x[0-9a-f]{64}; nothing of it is credited, and 1 transfer the reading endpoint no longer backs is orphaned$/);
+    expect(cursor.halted_reason).toMatch(/^endpoints disagree: the second endpoint has block \d+ but no receipt of transaction 0x[0-9a-f]{64}; nothing of it is credited, and 1 transfer the reporting endpoint no longer backs is orphaned$/);
     expect(cursor.halted_reason).not.toContain("127.0.0.1");
     expect(await transfersTo(intentUuid)).toEqual([expect.objectContaining({ state: "orphaned", vanished: true })]);
     expect(await outboxStates(intentUuid)).toEqual(["pending", "orphaned"]);
@@ -169,6 +169,25 @@ describe("a transfer counts only once a second endpoint bears it out", () => {
     expect(after.kind).toBe("read");
     expect(await observed()).toBe(true);
     expect(await outboxStates(intentUuid)).toEqual(["pending", "orphaned"]);
+  });
+
+  it("asks an endpoint other than the one that reported a transfer, even after a failover made the reporter the other one", async () => {
+    const liar = await proxy();
+    const o = observer([liar.url, local().chain.url]);
+    const { intentUuid, address } = await watching(o);
+    const fakeBlock = Number(await head()) + 1;
+    await mine(1);
+    await liar.setFaults({ inventLogs: [{ contract: usdt(), from: chains.payer.address, to: address, value: parseUnits("10", 18).toString(), blockNumber: fakeBlock }] });
+    await o.pass();
+    expect(await transfersTo(intentUuid)).toEqual([expect.objectContaining({ state: "pending" })]);
+    // The liar now answers 429: reads fail over to the honest endpoint, which becomes the one in use.
+    await liar.setFaults({ inventLogs: [{ contract: usdt(), from: chains.payer.address, to: address, value: parseUnits("10", 18).toString(), blockNumber: fakeBlock }], rateLimit: { count: 1_000, retryAfterS: 60 } });
+    await mine(3);
+    const outcome = await o.pass();
+    expect(outcome).toMatchObject({ kind: "halted", halt: { kind: "disagreement" } });
+    // The reporter could not be asked (rate limited): nothing was orphaned on no answer, and nothing credited.
+    expect(await transfersTo(intentUuid)).toEqual([expect.objectContaining({ state: "pending", vanished: false })]);
+    expect(await outboxStates(intentUuid)).toEqual(["pending"]);
   });
 
   it("halts, crediting nothing, when the second endpoint's receipt is of another amount, and settles once the endpoints agree and the rail is resumed", async () => {
@@ -385,6 +404,37 @@ describe("a deep reorganisation loses nothing", () => {
 
     await railControl(sqlClient(orm)).resume("bep20", new Date());
     await passUntil(o, async () => (await transfersTo(fresh.intentUuid))[0]?.state === "settled");
+    expect(await transfersTo(fresh.intentUuid)).toEqual([expect.objectContaining({ tx_hash: kept, state: "settled" })]);
+  });
+});
+
+describe("a reorganisation deeper than every kept block", () => {
+  it("walks back past the kept blocks to a block it knows is canonical, never above the fork, and reads the new branch once resumed", async () => {
+    const o = observer([local().chain.url]);
+    await o.pass();
+    const old = await allocate();
+    const fresh = await allocate();
+    await mine(1);
+    await o.pass();
+    const forkPoint = await head();
+    const snapshot = (await local().publicClient.request({ method: "evm_snapshot" as never })) as Hex;
+    await pay(old.address, "3");
+    await mine(8);
+    await passUntil(o, async () => (await transfersTo(old.intentUuid))[0]?.state === "settled");
+    // Only the last block read is kept now: the fork lies below every kept block.
+    await pool.query(`delete from observed_blocks where number < (select next_block - 1 from observer_cursors where rail = 'bep20')`);
+
+    await local().publicClient.request({ method: "evm_revert" as never, params: [snapshot] as never });
+    const kept = await pay(fresh.address, "4");
+    await mine(15);
+    const rewound = await o.pass();
+    expect(rewound).toMatchObject({ kind: "rewound", finalityViolation: true });
+    expect(rewound.kind === "rewound" ? rewound.ancestor : null).toBeLessThanOrEqual(forkPoint);
+    expect((await cursorRow()).halted_reason).toMatch(/^finality violation: the chain reorganised below its settled block \d+, deeper than every kept block; common ancestor \d+; 1 settled transfer no longer on chain \(orphaned\)/);
+    expect(await transfersTo(old.intentUuid)).toEqual([expect.objectContaining({ state: "orphaned", vanished: true })]);
+
+    await railControl(sqlClient(orm)).resume("bep20", new Date());
+    await passUntil(o, async () => (await transfersTo(fresh.intentUuid))[0]?.state === "settled", 40);
     expect(await transfersTo(fresh.intentUuid)).toEqual([expect.objectContaining({ tx_hash: kept, state: "settled" })]);
   });
 });

@@ -238,25 +238,33 @@ describe("paymentStatus", () => {
 });
 
 describe("amountDue", () => {
+  it("asks for the rail's minimum when less than it is left, and for exactly what is left otherwise", () => {
+    expect(amountDue("10", evidence({ receivedAmount: "9.9995" }), "0.001")).toEqual({ received: "9.9995", remaining: "0.001", raisedToMinimum: true });
+    expect(amountDue("10", evidence({ pendingAmount: "9.999" }), "0.001")).toEqual({ received: "9.999", remaining: "0.001", raisedToMinimum: false });
+    expect(amountDue("10", evidence({ receivedAmount: "9.9989" }), "0.001")).toEqual({ received: "9.9989", remaining: "0.0011", raisedToMinimum: false });
+    expect(amountDue("10", evidence({ receivedAmount: "10" }), "0.001")).toEqual({ received: "10", remaining: "0", raisedToMinimum: false });
+    expect(amountDue("10", null, "20")).toEqual({ received: null, remaining: "10", raisedToMinimum: false });
+  });
+
   it("asks for the exact amount until something that counts is seen", () => {
-    expect(amountDue("9.99", null)).toEqual({ received: null, remaining: "9.99" });
-    expect(amountDue("9.99", noEvidence("9.99"))).toEqual({ received: null, remaining: "9.99" });
+    expect(amountDue("9.99", null)).toEqual({ received: null, remaining: "9.99", raisedToMinimum: false });
+    expect(amountDue("9.99", noEvidence("9.99"))).toEqual({ received: null, remaining: "9.99", raisedToMinimum: false });
     // Transfers that do not count change nothing.
-    expect(amountDue("9.99", evidence({ expectedAmount: "9.99", transfers: [transfer({ late: true, amount: "5" })] }))).toEqual({ received: null, remaining: "9.99" });
+    expect(amountDue("9.99", evidence({ expectedAmount: "9.99", transfers: [transfer({ late: true, amount: "5" })] }))).toEqual({ received: null, remaining: "9.99", raisedToMinimum: false });
   });
 
   it("after part of it, asks for what is left, exactly", () => {
-    expect(amountDue("9.99", evidence({ receivedAmount: "5" }))).toEqual({ received: "5", remaining: "4.99" });
-    expect(amountDue("9.99", evidence({ pendingAmount: "5" }))).toEqual({ received: "5", remaining: "4.99" });
-    expect(amountDue("9.99", evidence({ receivedAmount: "3", pendingAmount: "2.5" }))).toEqual({ received: "5.5", remaining: "4.49" });
-    expect(amountDue("0.3", evidence({ receivedAmount: "0.1", pendingAmount: "0.1" }))).toEqual({ received: "0.2", remaining: "0.1" });
-    expect(amountDue("1", evidence({ receivedAmount: "0.000000000000000001" }))).toEqual({ received: "0.000000000000000001", remaining: "0.999999999999999999" });
+    expect(amountDue("9.99", evidence({ receivedAmount: "5" }))).toEqual({ received: "5", remaining: "4.99", raisedToMinimum: false });
+    expect(amountDue("9.99", evidence({ pendingAmount: "5" }))).toEqual({ received: "5", remaining: "4.99", raisedToMinimum: false });
+    expect(amountDue("9.99", evidence({ receivedAmount: "3", pendingAmount: "2.5" }))).toEqual({ received: "5.5", remaining: "4.49", raisedToMinimum: false });
+    expect(amountDue("0.3", evidence({ receivedAmount: "0.1", pendingAmount: "0.1" }))).toEqual({ received: "0.2", remaining: "0.1", raisedToMinimum: false });
+    expect(amountDue("1", evidence({ receivedAmount: "0.000000000000000001" }))).toEqual({ received: "0.000000000000000001", remaining: "0.999999999999999999", raisedToMinimum: false });
   });
 
   it("asks for nothing once all of it, or more, is seen", () => {
-    expect(amountDue("9.99", evidence({ receivedAmount: "9.99" }))).toEqual({ received: "9.99", remaining: "0" });
-    expect(amountDue("9.99", evidence({ receivedAmount: "4.99", pendingAmount: "5" }))).toEqual({ received: "9.99", remaining: "0" });
-    expect(amountDue("9.99", evidence({ pendingAmount: "12" }))).toEqual({ received: "12", remaining: "0" });
+    expect(amountDue("9.99", evidence({ receivedAmount: "9.99" }))).toEqual({ received: "9.99", remaining: "0", raisedToMinimum: false });
+    expect(amountDue("9.99", evidence({ receivedAmount: "4.99", pendingAmount: "5" }))).toEqual({ received: "9.99", remaining: "0", raisedToMinimum: false });
+    expect(amountDue("9.99", evidence({ pendingAmount: "12" }))).toEqual({ received: "12", remaining: "0", raisedToMinimum: false });
   });
 });
 

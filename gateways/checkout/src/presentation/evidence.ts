@@ -139,6 +139,8 @@ export interface EvidenceContext {
   /** The intent's asset and rail: what the payer was asked to send. */
   asset: string;
   rail: string;
+  /** The smallest amount that counts on the rail (token units; "0" when unknown): a rest below it is asked for as this much. */
+  minimum?: string;
   merchantName: string;
   state: PresentationState;
 }
@@ -162,7 +164,7 @@ export function evidenceMessages(evidence: Evidence, context: EvidenceContext): 
   }
   const short = compareDecimal(counted, expected) < 0;
   if (!paid && short && isPositive(counted)) {
-    const rest = subtractDecimal(expected, counted);
+    const { remaining: rest, raisedToMinimum } = amountDue(expected, evidence, context.minimum);
     if (context.state === "expired_for_payment") {
       say(
         "partial",
@@ -170,7 +172,13 @@ export function evidenceMessages(evidence: Evidence, context: EvidenceContext): 
         `Only ${counted} ${token} of the ${expected} ${token} asked for arrived before the deadline, so this payment is incomplete. Do not send the rest now: contact ${merchant} about what you sent.`,
       );
     } else {
-      say("partial", "warn", `So far ${counted} ${token} of ${expected} ${token} has arrived. Send the remaining ${rest} ${token} to the same address before the deadline.`);
+      say(
+        "partial",
+        "warn",
+        raisedToMinimum
+          ? `So far ${counted} ${token} of ${expected} ${token} has arrived. Send ${rest} ${token} more to the same address before the deadline: a smaller transfer would not count.`
+          : `So far ${counted} ${token} of ${expected} ${token} has arrived. Send the remaining ${rest} ${token} to the same address before the deadline.`,
+      );
     }
   }
   if (compareDecimal(counted, expected) > 0) {
@@ -224,21 +232,28 @@ const plural = (count: number, one: string, many: string) => (count === 1 ? one 
 /**
  * What is left to send: the expected amount until something that counts is
  * seen (settled, or waiting for confirmation); then what is missing, with what
- * has been received; "0" once all of it is seen. Exact decimal arithmetic.
+ * has been received; "0" once all of it is seen. A rest below the rail's
+ * `minimum` (a transfer that small is dust and would never count) is asked
+ * for as the minimum: the payer over-pays a little rather than never
+ * finishing. Exact decimal arithmetic.
  */
 export interface AmountDue {
   /** Seen so far that counts (settled and pending); null while nothing counts. */
   received: string | null;
   /** What the payer is asked to send now. */
   remaining: string;
+  /** The rest was below the minimum and is asked for as the minimum. */
+  raisedToMinimum: boolean;
 }
 
-export function amountDue(expectedAmount: string, evidence: Evidence | null): AmountDue {
-  if (evidence === null) return { received: null, remaining: expectedAmount };
+export function amountDue(expectedAmount: string, evidence: Evidence | null, minimum = "0"): AmountDue {
+  if (evidence === null) return { received: null, remaining: expectedAmount, raisedToMinimum: false };
   const counted = addDecimal(evidence.receivedAmount, evidence.pendingAmount);
-  if (!isPositive(counted)) return { received: null, remaining: expectedAmount };
-  if (compareDecimal(counted, expectedAmount) >= 0) return { received: counted, remaining: "0" };
-  return { received: counted, remaining: subtractDecimal(expectedAmount, counted) };
+  if (!isPositive(counted)) return { received: null, remaining: expectedAmount, raisedToMinimum: false };
+  if (compareDecimal(counted, expectedAmount) >= 0) return { received: counted, remaining: "0", raisedToMinimum: false };
+  const rest = subtractDecimal(expectedAmount, counted);
+  if (compareDecimal(rest, minimum) < 0) return { received: counted, remaining: minimum, raisedToMinimum: true };
+  return { received: counted, remaining: rest, raisedToMinimum: false };
 }
 
 export interface PaymentStatus {

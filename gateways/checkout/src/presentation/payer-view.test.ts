@@ -9,7 +9,7 @@ const now = new Date("2026-11-27T12:00:00.000Z");
 const at = (s: number) => new Date(now.getTime() + s * 1000);
 const ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 const TOKEN = "A".repeat(43);
-const BSC = { chainId: 56, contract: "0x55d398326f99059ff775485246999027b3197955", decimals: 18 };
+const BSC = { chainId: 56, contract: "0x55d398326f99059ff775485246999027b3197955", decimals: 18, minimum: "0.001" };
 
 function snapshot(over: Partial<CheckoutSnapshot> = {}): CheckoutSnapshot {
   return {
@@ -251,9 +251,20 @@ describe("payerPage while awaiting payment", () => {
       expect(page.qr?.eip681Label).toBe(`QR code of a request to pay 4.99 USDT on BNB Smart Chain (BEP20) to ${ADDRESS}`);
     }
     // On a token of 6 decimals, in its base units.
-    const usdc = payerPage(started({ asset: "usdc", rail: "erc20", expectedAmount: "3.000001" }, { network: { chainId: 1, contract: BSC.contract, decimals: 6 }, evidence: evidence({ receivedAmount: "3" }) }));
+    const usdc = payerPage(started({ asset: "usdc", rail: "erc20", expectedAmount: "3.000001" }, { network: { chainId: 1, contract: BSC.contract, decimals: 6, minimum: "0.000001" }, evidence: evidence({ receivedAmount: "3" }) }));
     expect(usdc.payment).toMatchObject({ amount: "0.000001", receivedText: "Received 3 USDC of 3.000001 USDC" });
     expect(usdc.payment?.eip681).toMatch(/&uint256=1$/);
+    // A rest the rail would take for dust is asked for as the rail's minimum: a little more rather than a payment that never completes.
+    const dusty = payerPage(started({ expectedAmount: "10" }, { evidence: evidence({ expectedAmount: "10", receivedAmount: "9.9995" }) }));
+    expect(dusty.payment).toMatchObject({ amount: "0.001", instruction: "Send the remaining", receivedText: "Received 9.9995 USDT of 10 USDT" });
+    expect(dusty.payment?.eip681).toMatch(/&uint256=1000000000000000$/);
+    expect(dusty.messages.find((m) => m.kind === "partial")?.text).toBe(
+      "So far 9.9995 USDT of 10 USDT has arrived. Send 0.001 USDT more to the same address before the deadline: a smaller transfer would not count.",
+    );
+    // Exactly the minimum left is asked for as it is.
+    const exact = payerPage(started({ expectedAmount: "10" }, { evidence: evidence({ expectedAmount: "10", receivedAmount: "9.999" }) }));
+    expect(exact.payment).toMatchObject({ amount: "0.001" });
+    expect(exact.messages.find((m) => m.kind === "partial")?.text).toBe("So far 9.999 USDT of 10 USDT has arrived. Send the remaining 0.001 USDT to the same address before the deadline.");
     // Only what counts: a late transfer, or nothing yet, leaves the exact amount.
     const none = payerPage(started({}, { evidence: evidence({ transfers: [{ ...transferOf("7"), late: true }] }) }));
     expect(none.payment).toMatchObject({ amount: "25.5", instruction: "Send exactly", receivedText: null });

@@ -93,6 +93,8 @@ export interface NetworkTerms {
   /** The token's contract (any case). */
   contract: string;
   decimals: number;
+  /** The smallest amount that counts on the rail, in token units (a smaller transfer is dust). */
+  minimum: string;
 }
 
 /** Which QR code is shown: the EIP-681 payment request, or the bare address. */
@@ -236,7 +238,7 @@ export function payerPage(input: PageInput): PayerPage {
   const methods = startable ? readyPairs(input).map(methodOption) : [];
   const payment = intent ? paymentDetails(intent, input.network, input.evidence) : null;
   const pending = isPendingPayment(input.evidence);
-  const messages = intent && input.evidence ? evidenceMessages(input.evidence, { asset: intent.asset, rail: intent.rail, merchantName, state }) : [];
+  const messages = intent && input.evidence ? evidenceMessages(input.evidence, { asset: intent.asset, rail: intent.rail, minimum: input.network?.minimum, merchantName, state }) : [];
   const deadline = intent ? deadlineOf(intent.expiresAt, input.now) : null;
   const heading = state === "unavailable" && session.state === "disabled" ? "This payment link is no longer available" : HEADINGS[state](merchantName);
   return {
@@ -283,7 +285,7 @@ function paymentDetails(intent: IntentSnapshot, network: NetworkTerms | null, ev
   if (!network || !intent.address) return null;
   const address = checksummed(intent.address);
   const token = tokenName(intent.asset);
-  const { received, remaining } = amountDue(intent.expectedAmount, evidence);
+  const { received, remaining } = amountDue(intent.expectedAmount, evidence, network.minimum);
   const due = remaining !== "0";
   return {
     amount: remaining,

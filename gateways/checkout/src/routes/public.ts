@@ -11,6 +11,7 @@ import Router from "@koa/router";
 import type { Context } from "koa";
 import { ApiError, PUBLIC_ERRORS } from "@payin/http";
 import { isAsset, isRail } from "@payin/money";
+import { minimumAmount, payableTerms } from "@payin/rails";
 import { merchantsV1, payinsV1 } from "@payin/proto";
 import { coalesce, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { AppDeps } from "../deps.js";
@@ -159,7 +160,7 @@ export function publicRoutes(deps: AppDeps): Router {
   function networkTerms(rail: string): NetworkTerms | null {
     if (!isRail(rail)) return null;
     const config = deps.rails.rails[rail];
-    return { chainId: config.chainId, contract: config.token.contract, decimals: config.token.decimals };
+    return { chainId: config.chainId, contract: config.token.contract, decimals: config.token.decimals, minimum: minimumAmount(payableTerms(config)) };
   }
 
   router.get("/c/:token", async (ctx) => {

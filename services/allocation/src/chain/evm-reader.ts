@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   BaseError,
   BlockNotFoundError,
@@ -79,8 +80,10 @@ export class WitnessUnavailableError extends Error {
   }
 }
 
-/** A second endpoint's view, for confirming what the reading endpoint said. */
+/** One endpoint's (or a second endpoint's) view, for confirming what another said. */
 export interface ChainWitness {
+  /** The endpoint's head. */
+  headNumber(): Promise<bigint>;
   /** The hash the witness has at `number`, or null when it has no such block yet. */
   blockHash(number: bigint): Promise<Hex | null>;
   /** The witness's receipt of a transaction, or null when it has none. */
@@ -98,6 +101,14 @@ export interface ChainReader {
   readonly calls: number;
   /** How many endpoints are configured. */
   readonly endpoints: number;
+  /**
+   * A stable id of each endpoint, in the configured order: a digest of its URL
+   * (never the URL, which may hold an API key), the same across restarts, so a
+   * transfer can record which endpoint reported it.
+   */
+  readonly endpointIds: readonly string[];
+  /** The id of the endpoint reads go to now (it changes on a failover). */
+  readonly current: string;
   /**
    * Starts a pass: from now on each endpoint's chain id and genesis are checked
    * again before its first answer is used (ChainIdentityError on a mismatch).
@@ -118,8 +129,17 @@ export interface ChainReader {
   /** The receipt of a transaction as the reading endpoint has it, or null. */
   receipt(txHash: Hex): Promise<WitnessReceipt | null>;
   decimals(contract: Address): Promise<number>;
-  /** Another endpoint than the one reading, or null when only one is configured. */
-  witness(): ChainWitness | null;
+  /**
+   * A witness: the endpoints other than those of `exclude` (the one that
+   * reported what is to be confirmed), asked in order after the one in use,
+   * failing over among themselves; null when no other endpoint is configured.
+   * WitnessUnavailableError when none of them can answer.
+   */
+  witness(exclude: readonly string[]): ChainWitness | null;
+  /** One endpoint's own view, with no failover (its errors are thrown as they are); null when no endpoint has that id. */
+  endpoint(id: string): ChainWitness | null;
+  /** Checks every configured endpoint's chain identity now (ChainIdentityError on a mismatch; an endpoint that cannot be reached throws too). */
+  verifyAll(): Promise<void>;
 }
 
 export const TRANSFER_EVENT = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
@@ -127,6 +147,8 @@ const DECIMALS_ABI = parseAbi(["function decimals() view returns (uint8)"]);
 
 /** Answers of providers that cap a log query's range or result count. */
 const RANGE_TOO_LARGE = /block range|range (is )?too (large|wide|big)|too many (blocks|results|logs)|query returned more than|exceeds? (the )?(max|limit)|limit exceeded|response size/i;
+/** Answers of an endpoint that has not seen a block asked for by hash. */
+const UNKNOWN_BLOCK = /unknown block|block not found|header not found|not found|missing block|no block|cannot find block|resource not found/i;
 /** Answers that are rate limiting, whatever their HTTP status. */
 const RATE_LIMITED = /rate limit|too many requests|request limit reached|capacity exceeded/i;
 
@@ -194,6 +216,7 @@ function classify(error: unknown, now: number, fallbackRetryMs: number): Failure
 
 interface Endpoint {
   index: number;
+  id: string;
   client: PublicClient;
   /** Until when it is rested after a 429 (epoch ms). */
   restingUntil: number;
@@ -238,6 +261,7 @@ export function evmReader(options: EvmReaderOptions): ChainReader {
   const fallbackRetryMs = options.defaultRetryAfterMs ?? 5_000;
   const endpoints: Endpoint[] = options.urls.map((url, index) => ({
     index,
+    id: endpointId(url),
     client: createPublicClient({
       transport: http(url, { retryCount: 0, timeout: options.timeoutMs ?? 10_000 }),
       // viem answers getBlockNumber from a cache for its polling interval; the observer wants the chain's own answer.
@@ -273,16 +297,16 @@ export function evmReader(options: EvmReaderOptions): ChainReader {
 
   /**
    * Runs `call` on the endpoint in use, failing over in order to the others
-   * (except `exclude`) while one is down or rate limiting. Throws the JSON-RPC
-   * answer of an endpoint as it is, or, when none could answer,
+   * (except those of `exclude`) while one is down or rate limiting. Throws the
+   * JSON-RPC answer of an endpoint as it is, or, when none could answer,
    * RpcRateLimitedError if one was rate limiting, else the last failure.
    */
-  const run = async <T>(call: (client: PublicClient) => Promise<T>, exclude?: number, start = current): Promise<{ value: T; endpoint: number }> => {
+  const run = async <T>(call: (client: PublicClient) => Promise<T>, exclude: readonly string[] = [], start = current): Promise<{ value: T; endpoint: number }> => {
     let lastError: unknown;
     let shortestRest: number | undefined;
     for (let step = 0; step < endpoints.length; step++) {
       const endpoint = endpoints[(start + step) % endpoints.length]!;
-      if (endpoint.index === exclude) continue;
+      if (exclude.includes(endpoint.id)) continue;
       const waitMs = endpoint.restingUntil - now();
       if (waitMs > 0) {
         shortestRest = Math.min(shortestRest ?? waitMs, waitMs);
@@ -335,11 +359,24 @@ export function evmReader(options: EvmReaderOptions): ChainReader {
     }
   };
 
+  const blockHashOn = async (client: PublicClient, number: bigint): Promise<Hex | null> => {
+    try {
+      return (await client.getBlock({ blockNumber: number })).hash;
+    } catch (error) {
+      if (error instanceof BlockNotFoundError) return null;
+      throw error;
+    }
+  };
+
   return {
     get calls() {
       return calls;
     },
     endpoints: endpoints.length,
+    endpointIds: endpoints.map((e) => e.id),
+    get current() {
+      return endpoints[current]!.id;
+    },
     beginPass(next) {
       pass++;
       expected = { ...next };
@@ -380,19 +417,19 @@ export function evmReader(options: EvmReaderOptions): ChainReader {
       try {
         return (await read((c) => logsOf(c, contracts, { blockHash: block.hash }))).map(toTransferLog);
       } catch (error) {
-        // EIP-234: an endpoint that has not seen the block answers an error, never an empty list.
-        if (classify(error, now(), fallbackRetryMs).kind === "answer") throw new BlockUnknownError(block.number);
+        // EIP-234: an endpoint that has not seen the block answers an error, never an empty list. Any other answer is the endpoint's problem, told as it is.
+        const text = error instanceof BaseError ? `${error.shortMessage} ${error.details}` : String(error);
+        if (classify(error, now(), fallbackRetryMs).kind === "answer" && UNKNOWN_BLOCK.test(text)) throw new BlockUnknownError(block.number);
         throw error;
       }
     },
     receipt: (txHash) => read((c) => receiptOn(c, txHash)),
     decimals: (contract) => read(async (c) => Number(await c.readContract({ address: contract, abi: DECIMALS_ABI, functionName: "decimals" }))),
-    witness: () => {
-      if (endpoints.length < 2) return null;
-      const reading = current;
+    witness: (exclude) => {
+      if (endpoints.every((e) => exclude.includes(e.id))) return null;
       const ask = async <T>(call: (client: PublicClient) => Promise<T>): Promise<T> => {
         try {
-          return (await run(call, reading, (reading + 1) % endpoints.length)).value;
+          return (await run(call, exclude, (current + 1) % endpoints.length)).value;
         } catch (error) {
           if (error instanceof ChainIdentityError) throw error;
           if (classify(error, now(), fallbackRetryMs).kind === "answer") throw error;
@@ -400,17 +437,32 @@ export function evmReader(options: EvmReaderOptions): ChainReader {
         }
       };
       return {
-        blockHash: (number) =>
-          ask(async (c) => {
-            try {
-              return (await c.getBlock({ blockNumber: number })).hash;
-            } catch (error) {
-              if (error instanceof BlockNotFoundError) return null;
-              throw error;
-            }
-          }),
+        headNumber: () => ask((c) => c.getBlockNumber({ cacheTime: 0 })),
+        blockHash: (number) => ask((c) => blockHashOn(c, number)),
         receipt: (txHash) => ask((c) => receiptOn(c, txHash)),
       };
     },
+    endpoint: (id) => {
+      const endpoint = endpoints.find((e) => e.id === id);
+      if (!endpoint) return null;
+      const ask = async <T>(call: (client: PublicClient) => Promise<T>): Promise<T> => {
+        await verify(endpoint);
+        calls++;
+        return call(endpoint.client);
+      };
+      return {
+        headNumber: () => ask((c) => c.getBlockNumber({ cacheTime: 0 })),
+        blockHash: (number) => ask((c) => blockHashOn(c, number)),
+        receipt: (txHash) => ask((c) => receiptOn(c, txHash)),
+      };
+    },
+    verifyAll: async () => {
+      for (const endpoint of endpoints) await verify(endpoint);
+    },
   };
+}
+
+/** An endpoint's stable id: the first 16 hex digits of the SHA-256 of its URL (the URL itself may hold an API key). */
+export function endpointId(url: string): string {
+  return createHash("sha256").update(url).digest("hex").slice(0, 16);
 }

@@ -6,4 +6,6 @@ export enum AllocationReason {
   WalletNotReady = "WALLET_NOT_READY",
   WalletXpubInUse = "WALLET_XPUB_IN_USE",
   MerchantNotFound = "MERCHANT_NOT_FOUND",
+  /** The rail's chain observation is halted: nothing on it could be credited, so no address is handed out for it. */
+  PayinNotReady = "PAYIN_NOT_READY",
 }

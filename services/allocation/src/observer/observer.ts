@@ -164,7 +164,8 @@ export class Observer {
           status.lastPassAt = new Date().toISOString();
           status.lastError = null;
           status.blockRange = observer.blockRange;
-          status.halted = outcome.kind === "halted" ? { kind: outcome.halt.kind, reason: outcome.halt.reason, since: outcome.halt.since.toISOString() } : null;
+          const halt = outcome.kind === "halted" || outcome.kind === "rewound" ? outcome.halt : undefined;
+          status.halted = halt ? { kind: halt.kind, reason: halt.reason, since: halt.since.toISOString() } : null;
           if (outcome.kind === "read" || outcome.kind === "caught-up") status.awaitingConfirmation = outcome.confirmation.waiting;
           if (failing) this.options.logger.info({ rail: rail.rail }, "observing again");
           failing = false;

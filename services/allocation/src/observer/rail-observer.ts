@@ -14,7 +14,7 @@ import {
   type FetchedHeader,
 } from "../domain/observation/chain-view.js";
 import { matchTransfers } from "../domain/observation/matching.js";
-import { witnessVerdict, type WitnessVerdict } from "../domain/observation/witness.js";
+import { witnessVerdict, type WitnessReceipt, type WitnessVerdict } from "../domain/observation/witness.js";
 import { STICKY_HALTS, type HaltKind, type ObservationRepository, type PendingTransfer, type RailHalt, type TransferKey } from "../store/observation-repository.js";
 import type { WatchedSet } from "./watched-set.js";
 
@@ -22,7 +22,7 @@ import type { WatchedSet } from "./watched-set.js";
 export type PassOutcome =
   | { kind: "read"; from: bigint; to: bigint; transfers: number; settledUpTo: bigint | null; confirmation: ConfirmationOutcome }
   | { kind: "caught-up"; settledUpTo: bigint | null; confirmation: ConfirmationOutcome }
-  | { kind: "rewound"; ancestor: bigint; orphaned: number; finalityViolation: boolean }
+  | { kind: "rewound"; ancestor: bigint; orphaned: number; finalityViolation: boolean; halt?: RailHalt }
   | { kind: "retry"; reason: string }
   /** The rail is halted: nothing was read or settled. */
   | { kind: "halted"; halt: RailHalt };
@@ -137,6 +137,8 @@ export class RailObserver {
     const { rail, reader, store, logger } = this.deps;
     reader.beginPass({ chainId: rail.chainId, genesisHash: this.genesis });
     const head = await reader.headNumber();
+    // Everything this pass reads must come from one endpoint: a failover during it makes the pass start again.
+    const reporter = reader.current;
     const finalized = await reader.finalized();
     this.genesis = (await reader.identity()).genesisHash;
     const settled = settledNumber(head, finalized?.number ?? null, rail.confirmations);
@@ -149,11 +151,6 @@ export class RailObserver {
       if (problem) return this.halt("configuration", problem);
       this.tokensChecked = true;
     }
-    if (cursor.halt) {
-      // Identity and configuration halts end once a pass finds the endpoints right again (this one got here).
-      const cleared = await store.clearHalt(rail.rail, ["chain_identity", "configuration"], this.now());
-      if (cleared) logger.warn({ rail: rail.rail, halt: cleared.kind, reason: cleared.reason }, "the rail's endpoints serve the configured chain again: observing again");
-    }
 
     const stored = await store.storedBlocks(rail.chainId);
     const storedByNumber = new Map(stored.map((b) => [b.number, b]));
@@ -161,13 +158,13 @@ export class RailObserver {
 
     // The last block read must still be canonical; then so is every block linked below it.
     const tip = storedByNumber.get(next - 1n);
-    if (tip && (await reader.block(tip.number)).hash !== tip.hash) return this.rewind(next, stored, cursor.settledThrough);
+    if (tip && (await reader.block(tip.number)).hash !== tip.hash) return this.rewind(next, stored, tip, cursor.settledThrough);
 
     let outcome: PassOutcome;
     const range = nextRange(next, head, this.maxRange);
     if (range) {
-      const read = await this.read(range, settled, storedByNumber.get(range.from - 1n));
-      if (read.kind === "reorganised") return this.rewind(next, stored, cursor.settledThrough);
+      const read = await this.read(range, settled, storedByNumber.get(range.from - 1n), reporter);
+      if (read.kind === "reorganised") return this.rewind(next, stored, tip, cursor.settledThrough);
       if (read.kind === "retry") return read;
       next = read.to + 1n;
       outcome = { kind: "read", from: range.from, to: read.to, transfers: read.transfers, settledUpTo: null, confirmation: NO_CONFIRMATION };
@@ -177,12 +174,27 @@ export class RailObserver {
     }
 
     // Settle up to the settled block, but never past what was read (and linked to the verified tip).
-    if (settled === null) return outcome;
-    const upTo = settled < next - 1n ? settled : next - 1n;
-    if (upTo < 0n) return outcome;
-    const settling = await this.settle(next, upTo);
-    if (settling.kind === "halted") return settling;
-    return { ...outcome, settledUpTo: upTo, confirmation: settling.confirmation };
+    if (settled !== null) {
+      const upTo = settled < next - 1n ? settled : next - 1n;
+      if (upTo >= 0n) {
+        const settling = await this.settle(next, upTo);
+        if (settling.kind === "halted") return settling;
+        outcome = { ...outcome, settledUpTo: upTo, confirmation: settling.confirmation };
+      }
+    }
+    if (cursor.halt) await this.endSelfClearingHalt();
+    return outcome;
+  }
+
+  /**
+   * Identity and configuration halts end once a whole pass went right and every
+   * configured endpoint serves the rail's chain again (not only the one read).
+   */
+  private async endSelfClearingHalt(): Promise<void> {
+    const { rail, reader, store, logger } = this.deps;
+    await reader.verifyAll();
+    const cleared = await store.clearHalt(rail.rail, ["chain_identity", "configuration"], this.now());
+    if (cleared) logger.warn({ rail: rail.rail, halt: cleared.kind, reason: cleared.reason }, "the rail's endpoints serve the configured chain again: observing again");
   }
 
   /** Why the configured tokens cannot be trusted on this chain, or null. */
@@ -199,6 +211,7 @@ export class RailObserver {
     range: { from: bigint; to: bigint },
     settled: bigint | null,
     below: BlockRef | undefined,
+    reporter: string,
   ): Promise<{ kind: "read"; to: bigint; transfers: number } | { kind: "reorganised" } | Extract<PassOutcome, { kind: "retry" }>> {
     const { rail, reader, store } = this.deps;
     const split = splitByHash(range, settled, LOG_LAG_MARGIN);
@@ -244,6 +257,7 @@ export class RailObserver {
         logs = logs.filter((log) => log.blockNumber <= to);
       }
     }
+    if (reader.current !== reporter) return { kind: "retry", reason: "the endpoint in use changed during the read" };
     const unique = uniqueLogs(logs, sameLog);
     if (unique === null) return { kind: "retry", reason: "the endpoint answered two different logs under one transaction and index" };
     const matched = unique.filter((log) => watched.has(log.to));
@@ -253,7 +267,7 @@ export class RailObserver {
     const byNumber = new Map<bigint, FetchedHeader>(headers.map((h) => [h.number, h]));
     const transfers = matchTransfers(rail, matched, watched, (n) => byNumber.get(n)!.timestamp);
     const keep = headers.filter((h) => h.number >= keepFrom || h.number === to);
-    await store.recordRead({ rail: rail.rail, chainId: rail.chainId, from: range.from, to, keep, transfers, now: this.now() });
+    await store.recordRead({ rail: rail.rail, chainId: rail.chainId, from: range.from, to, keep, transfers, reportedBy: reporter, now: this.now() });
     if (range.to - range.from + 1n >= BigInt(this.maxRange) && this.maxRange < rail.maxBlockRange && ++this.fullReads >= RANGE_REGROW_AFTER) {
       this.maxRange = Math.min(rail.maxBlockRange, this.maxRange * 2);
       this.fullReads = 0;
@@ -263,16 +277,16 @@ export class RailObserver {
 
   /**
    * Settles the pending transfers at or below `upTo`. With two or more
-   * endpoints, each only once another endpoint than the reading one confirms
-   * it; a transfer the second endpoint contradicts is never credited: it is
-   * orphaned when the reading endpoint no longer backs it either, and the rail
-   * halts, saying why.
+   * endpoints, each only once an endpoint other than the one that reported it
+   * confirms it, no deeper than that endpoint's own head − confirmations. A
+   * transfer the second endpoint contradicts is never credited and halts the
+   * rail; it is orphaned only when the reporting endpoint itself, asked
+   * directly, no longer backs it.
    */
   private async settle(next: bigint, upTo: bigint): Promise<{ kind: "settled"; confirmation: ConfirmationOutcome } | Extract<PassOutcome, { kind: "halted" }>> {
     const { rail, reader, store } = this.deps;
     const keptFrom = keptFloor(upTo);
-    const witness = reader.witness();
-    if (!witness) {
+    if (reader.endpoints < 2) {
       await store.settle({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, upTo, keptFrom, now: this.now() });
       return { kind: "settled", confirmation: NO_CONFIRMATION };
     }
@@ -283,90 +297,169 @@ export class RailObserver {
     const disputed: { transfer: PendingTransfer; reason: string }[] = [];
     let waiting = 0;
     let unavailable: string | null = null;
-    const ask = askOnce(witness);
-    try {
-      const verdicts = await inBatches(due, WITNESS_CONCURRENCY, async (transfer) => witnessVerdict(transfer, await ask.blockHash(transfer.blockNumber), await ask.receipt(transfer.txHash)));
-      verdicts.forEach((verdict: WitnessVerdict, i) => {
-        const transfer = due[i]!;
-        if (verdict.kind === "confirmed") confirmed.push(transfer);
-        else if (verdict.kind === "not-yet") waiting++;
-        else disputed.push({ transfer, reason: verdict.reason });
-      });
-    } catch (error) {
-      if (!(error instanceof WitnessUnavailableError)) throw error;
-      // Nothing is settled on a partial answer: all of it is asked again at the next pass.
-      unavailable = error.message;
-      confirmed.length = 0;
-      disputed.length = 0;
-      waiting = due.length;
+    // By reporter: each group is confirmed by the endpoints other than the one that reported it.
+    const byReporter = new Map<string, PendingTransfer[]>();
+    for (const transfer of due) {
+      const key = transfer.reportedBy ?? reader.current;
+      byReporter.set(key, [...(byReporter.get(key) ?? []), transfer]);
+    }
+    for (const [reportedBy, transfers] of byReporter) {
+      const witness = reader.witness([reportedBy]);
+      if (!witness) {
+        waiting += transfers.length;
+        continue;
+      }
+      const ask = askOnce(witness);
+      try {
+        // The witness's own depth: a reading endpoint that inflates its head settles nothing early.
+        const deepest = (await ask.headNumber()) - BigInt(rail.confirmations);
+        const askable = transfers.filter((t) => t.blockNumber <= deepest);
+        waiting += transfers.length - askable.length;
+        const verdicts = await inBatches(askable, WITNESS_CONCURRENCY, async (t) => witnessVerdict(t, await ask.blockHash(t.blockNumber), await ask.receipt(t.txHash)));
+        verdicts.forEach((verdict: WitnessVerdict, i) => {
+          const transfer = askable[i]!;
+          if (verdict.kind === "confirmed") confirmed.push(transfer);
+          else if (verdict.kind === "not-yet") waiting++;
+          else disputed.push({ transfer, reason: verdict.reason });
+        });
+      } catch (error) {
+        if (!(error instanceof WitnessUnavailableError)) throw error;
+        // Nothing of this group is settled on a partial answer: it is asked again at the next pass.
+        unavailable = error.message;
+        waiting += transfers.filter((t) => !confirmed.includes(t) && !disputed.some((d) => d.transfer === t)).length;
+        for (let i = confirmed.length - 1; i >= 0; i--) if (transfers.includes(confirmed[i] as PendingTransfer)) confirmed.splice(i, 1);
+        for (let i = disputed.length - 1; i >= 0; i--) if (transfers.includes(disputed[i]!.transfer)) disputed.splice(i, 1);
+      }
     }
     const confirmation = { asked: due.length, confirmed: confirmed.length, waiting, unavailable, more };
     if (unavailable) this.deps.logger.warn({ rail: rail.rail, waiting, reason: unavailable }, "transfers wait to settle: no second endpoint can confirm them");
     await store.settle({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, upTo, keptFrom, keys: confirmed, now: this.now() });
     if (disputed.length === 0) return { kind: "settled", confirmation };
 
-    // Does the reading endpoint itself still back what it reported? If not, the transfer was never on chain as recorded.
-    const own = askOnce({ blockHash: async (n) => (await reader.block(n)).hash, receipt: (tx) => reader.receipt(tx) });
+    // Does the reporting endpoint itself, asked directly, still back what it reported? If it says otherwise, the transfer was never on chain as recorded.
     const gone: TransferKey[] = [];
     for (const { transfer } of disputed) {
-      const verdict = witnessVerdict(transfer, await own.blockHash(transfer.blockNumber).catch(() => null), await own.receipt(transfer.txHash));
-      if (verdict.kind !== "confirmed") gone.push(transfer);
+      const own = reader.endpoint(transfer.reportedBy ?? reader.current);
+      if (!own) continue;
+      try {
+        const verdict = witnessVerdict(transfer, await own.blockHash(transfer.blockNumber), await own.receipt(transfer.txHash));
+        if (verdict.kind === "disputed") gone.push(transfer);
+      } catch {
+        // No answer is no contrary answer: the transfer stays pending, and the rail halts all the same.
+      }
     }
-    await store.vanish({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, keys: gone, now: this.now() });
     const first = disputed[0]!;
     const reason = `endpoints disagree: ${first.reason}${disputed.length > 1 ? ` (and ${disputed.length - 1} more transfers)` : ""}; nothing of it is credited${
-      gone.length > 0 ? `, and ${gone.length} transfer${gone.length > 1 ? "s" : ""} the reading endpoint no longer backs ${gone.length > 1 ? "are" : "is"} orphaned` : ""
+      gone.length > 0 ? `, and ${gone.length} transfer${gone.length > 1 ? "s" : ""} the reporting endpoint no longer backs ${gone.length > 1 ? "are" : "is"} orphaned` : ""
     }`;
-    return this.halt("disagreement", reason);
+    await store.vanish({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, keys: gone, halt: { kind: "disagreement", reason }, now: this.now() });
+    return this.halted("disagreement", reason);
   }
 
   private async halt(kind: HaltKind, reason: string): Promise<Extract<PassOutcome, { kind: "halted" }>> {
-    const { rail, store, logger } = this.deps;
+    const { rail, store } = this.deps;
     const now = this.now();
     const halt = (await store.halt(rail.rail, kind, reason, now)) ?? { kind, reason, since: now };
-    logger.error({ rail: rail.rail, halt: halt.kind, reason: halt.reason, alert: true }, "rail halted: nothing on it is credited until this is resolved");
+    return this.alert(halt);
+  }
+
+  /** A halt already written (in the transaction of what caused it): read back, alerted. */
+  private async halted(kind: HaltKind, reason: string): Promise<Extract<PassOutcome, { kind: "halted" }>> {
+    const halt = (await this.deps.store.haltOf(this.deps.rail.rail)) ?? { kind, reason, since: this.now() };
+    return this.alert(halt);
+  }
+
+  private alert(halt: RailHalt): Extract<PassOutcome, { kind: "halted" }> {
+    this.deps.logger.error({ rail: this.deps.rail.rail, halt: halt.kind, reason: halt.reason, alert: true }, "rail halted: nothing on it is credited until this is resolved");
     return { kind: "halted", halt };
   }
 
-  private async rewind(next: bigint, storedDescending: readonly BlockRef[], settledThrough: bigint | null): Promise<PassOutcome> {
+  /**
+   * After a reorganisation: walks back to the true common ancestor (over the
+   * kept blocks, then over the blocks of recorded transfers, else from the
+   * first block any watched address is watched from), orphans what lay above
+   * it and reads forward again. One below the settled point is a finality
+   * violation: the settled transfers above the ancestor are checked against
+   * the chain and those gone orphaned with `vanished_at`, and the rail halts,
+   * in the same transaction as the rewind.
+   */
+  private async rewind(next: bigint, storedDescending: readonly BlockRef[], tip: BlockRef | undefined, settledThrough: bigint | null): Promise<PassOutcome> {
     const { rail, reader, store, logger } = this.deps;
-    let ancestor = await commonAncestor(storedDescending, async (n) => (await reader.block(n)).hash);
+    // The chain that says so must still be the rail's: checked again before anything is undone.
+    reader.beginPass({ chainId: rail.chainId, genesisHash: this.genesis });
+    await reader.identity();
+    const reading = reader.current;
+    const canonical = async (n: bigint) => (await reader.block(n)).hash;
+    if (tip && reader.endpoints >= 2) {
+      // A second endpoint must see the reorganisation too: one endpoint alone cannot undo what was read.
+      const witness = reader.witness([reading]);
+      const theirs = witness ? await witness.blockHash(tip.number) : null;
+      if (theirs === null) return { kind: "retry", reason: "waiting for a second endpoint to see the reorganisation" };
+      if (theirs.toLowerCase() === tip.hash.toLowerCase()) {
+        return this.halt("disagreement", `endpoints disagree: the reading endpoint replaced block ${tip.number}, the second endpoint still has it; nothing is undone`);
+      }
+    }
+    let ancestor = await commonAncestor(storedDescending, canonical);
     const deeperThanKept = ancestor === null;
     if (ancestor === null) {
-      // Deeper than every kept block: read again from below the lowest one.
+      // Deeper than every kept block: the blocks of recorded transfers below them, else everything still watched.
       const lowest = storedDescending.at(-1)?.number ?? next;
-      ancestor = lowest > 0n ? lowest - 1n : 0n;
-    }
-    const violation = deeperThanKept || (settledThrough !== null && ancestor < settledThrough);
-    let vanished = 0;
-    if (violation) {
-      // Settled transfers above the fork: still on the chain (perhaps in another block), or gone.
-      const gone: TransferKey[] = [];
-      for (const transfer of await store.settledAbove(rail.chainId, ancestor)) {
-        const receipt = await reader.receipt(transfer.txHash);
-        const verdict = receipt ? witnessVerdict({ ...transfer, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }, receipt.blockHash, receipt) : null;
-        if (verdict?.kind !== "confirmed") gone.push(transfer);
+      ancestor = await commonAncestor(await store.transferBlocksBelow(rail.chainId, lowest, 256), canonical);
+      if (ancestor === null) {
+        const first = await store.earliestWatchedBlock(rail.rail, this.now());
+        ancestor = first !== null && first > 0n ? first - 1n : 0n;
+        if (ancestor >= lowest) ancestor = lowest > 0n ? lowest - 1n : 0n;
       }
-      vanished = (await store.vanish({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, keys: gone, now: this.now() })).vanished;
     }
-    const { orphaned } = await store.rewind({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, ancestor, now: this.now() });
+    if (reader.current !== reading) return { kind: "retry", reason: "the endpoint in use changed during the walk back" };
+    const violation = deeperThanKept || (settledThrough !== null && ancestor < settledThrough);
     if (!violation) {
+      const { orphaned } = await store.rewind({ rail: rail.rail, chainId: rail.chainId, expectedNext: next, ancestor, now: this.now() });
       logger.warn({ rail: rail.rail, ancestor: ancestor.toString(), orphaned }, "chain reorganised: transfers above the common ancestor orphaned");
       return { kind: "rewound", ancestor, orphaned, finalityViolation: false };
     }
+    // Settled transfers above the fork: still on the chain (perhaps in another block), or gone. Gone only when no endpoint still has them.
+    const witness = reader.endpoints >= 2 ? reader.witness([reading]) : null;
+    const gone: TransferKey[] = [];
+    let disputed = 0;
+    for (const transfer of await store.settledAbove(rail.chainId, ancestor)) {
+      if (await onChain(transfer, (tx) => reader.receipt(tx))) continue;
+      if (witness && (await onChain(transfer, (tx) => witness.receipt(tx)))) disputed++;
+      else gone.push(transfer);
+    }
     const reason = `finality violation: the chain reorganised below its settled block ${settledThrough ?? "(unknown)"}${
       deeperThanKept ? ", deeper than every kept block" : ""
-    }; common ancestor ${ancestor}; ${vanished} settled transfer${vanished === 1 ? "" : "s"} no longer on chain (orphaned); blocks above the ancestor are read again once an operator resumes the rail`;
-    await this.halt("finality_violation", reason);
-    return { kind: "rewound", ancestor, orphaned, finalityViolation: true };
+    }; common ancestor ${ancestor}; ${gone.length} settled transfer${gone.length === 1 ? "" : "s"} no longer on chain (orphaned)${
+      disputed > 0 ? `; ${disputed} the second endpoint still has (kept settled)` : ""
+    }; blocks above the ancestor are read again once an operator resumes the rail`;
+    const { orphaned } = await store.rewind({
+      rail: rail.rail,
+      chainId: rail.chainId,
+      expectedNext: next,
+      ancestor,
+      vanished: gone,
+      halt: { kind: "finality_violation", reason },
+      now: this.now(),
+    });
+    const halt = await this.halted("finality_violation", reason);
+    return { kind: "rewound", ancestor, orphaned, finalityViolation: true, halt: halt.halt };
   }
+}
+
+/** Whether an endpoint's receipt bears a recorded transfer out, in whatever block it now stands. */
+async function onChain(transfer: PendingTransfer, receiptOf: (txHash: Hex) => Promise<WitnessReceipt | null>): Promise<boolean> {
+  const receipt = await receiptOf(transfer.txHash);
+  if (!receipt) return false;
+  return witnessVerdict({ ...transfer, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash }, receipt.blockHash, receipt).kind === "confirmed";
 }
 
 /** Asks a witness once per block and once per transaction within one settle. */
 function askOnce(witness: ChainWitness): ChainWitness {
   const blocks = new Map<bigint, Promise<Hex | null>>();
   const receipts = new Map<string, ReturnType<ChainWitness["receipt"]>>();
+  let head: Promise<bigint> | undefined;
   return {
+    headNumber: () => (head ??= witness.headNumber()),
     blockHash: (number) => {
       let answer = blocks.get(number);
       if (!answer) blocks.set(number, (answer = witness.blockHash(number)));

@@ -43,7 +43,12 @@ export function allocationHandlers(
   const allocateTogether = allocationBatcher(sql);
   const repo = () => new WalletRepository(() => orm.em.fork(), sql, allocateTogether);
   const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"), deriveRange);
+  const rails = railControl(sql);
   const allocateOne = async (req: allocationV1.AllocateAddressRequest) => {
+    // A halted rail credits nothing: no new pay-in is given an address on it (readiness says provider_not_ready).
+    if ((await rails.haltedRails()).has(req.rail)) {
+      throw new DomainError(AllocationReason.PayinNotReady, `pay-ins on ${req.rail} are not ready: provider_not_ready (its chain observation is halted)`);
+    }
     const allocation = await allocateAddress(repo(), {
       merchantUuid: uuid("merchant_uuid", req.merchantUuid),
       intentUuid: uuid("intent_uuid", req.intentUuid),
@@ -53,7 +58,6 @@ export function allocationHandlers(
     pool.allocated(allocation.merchantUuid, allocation.index);
     return { address: allocation.address, index: allocation.index, derivationPath: allocation.derivationPath };
   };
-  const rails = railControl(sql);
   const haltToPb = (halt: RailHalt | null) => (halt ? { kind: halt.kind, reason: halt.reason, since: toTimestamp(halt.since) } : undefined);
   return {
     async listRails() {

@@ -9,4 +9,5 @@ export const reasonCodes: Record<AllocationReason, Code> = {
   [AllocationReason.WalletNotReady]: Code.FailedPrecondition,
   [AllocationReason.WalletXpubInUse]: Code.FailedPrecondition,
   [AllocationReason.MerchantNotFound]: Code.NotFound,
+  [AllocationReason.PayinNotReady]: Code.FailedPrecondition,
 };

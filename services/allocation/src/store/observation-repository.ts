@@ -35,9 +35,17 @@ export interface ObserverCursor {
 /** A recorded transfer as an endpoint is asked to bear it out. */
 export interface PendingTransfer extends ClaimedTransfer {
   txHash: `0x${string}`;
+  /** The endpoint that reported it (endpointId), or null when not recorded. */
+  reportedBy: string | null;
 }
 
-const CLAIM_COLUMNS = `tx_hash, log_index, block_number, block_hash, contract, from_address, to_address, amount`;
+/** A halt written in the same transaction as what caused it. */
+export interface HaltInput {
+  kind: HaltKind;
+  reason: string;
+}
+
+const CLAIM_COLUMNS = `tx_hash, log_index, block_number, block_hash, contract, from_address, to_address, amount, reported_by`;
 
 function claimOf(row: Record<string, unknown>): PendingTransfer {
   return {
@@ -49,8 +57,15 @@ function claimOf(row: Record<string, unknown>): PendingTransfer {
     from: row.from_address as string,
     to: row.to_address as string,
     amount: BigInt(String(row.amount)),
+    reportedBy: (row.reported_by as string | null) ?? null,
   };
 }
+
+/** Sets a halt unless a sticky one stands (see ObservationRepository.halt). */
+const HALT_SQL = `update observer_cursors
+     set halted_kind = $2::text, halted_reason = $3, halted_at = case when halted_kind = $2::text then halted_at else $4 end, updated_at = $4
+   where rail = $1 and (halted_kind is null or not (halted_kind = any($5::text[])))
+   returning halted_kind, halted_reason, halted_at`;
 
 /** A transfer's key. */
 export interface TransferKey {
@@ -241,13 +256,7 @@ export class ObservationRepository {
    * replaced. Answers the halt in force.
    */
   async halt(rail: Rail, kind: HaltKind, reason: string, now: Date): Promise<RailHalt | null> {
-    const { rows } = await this.pool.query(
-      `update observer_cursors
-          set halted_kind = $2::text, halted_reason = $3, halted_at = case when halted_kind = $2::text then halted_at else $4 end, updated_at = $4
-        where rail = $1 and (halted_kind is null or not (halted_kind = any($5::text[])))
-        returning halted_kind, halted_reason, halted_at`,
-      [rail, kind, reason, now, STICKY_HALTS],
-    );
+    const { rows } = await this.pool.query(HALT_SQL, [rail, kind, reason, now, STICKY_HALTS]);
     return rows[0] ? haltOf(rows[0] as Record<string, unknown>) : this.haltOf(rail);
   }
 
@@ -287,9 +296,10 @@ export class ObservationRepository {
    * violation took them off, or no endpoint backs what one reported): orphaned,
    * with when they vanished, and their outbox events; in one transaction.
    */
-  async vanish(input: { rail: Rail; chainId: number; expectedNext: bigint; keys: readonly TransferKey[]; now: Date }): Promise<{ vanished: number }> {
-    if (input.keys.length === 0) return { vanished: 0 };
+  async vanish(input: { rail: Rail; chainId: number; expectedNext: bigint; keys: readonly TransferKey[]; halt?: HaltInput; now: Date }): Promise<{ vanished: number }> {
+    if (input.keys.length === 0 && !input.halt) return { vanished: 0 };
     return this.inCursorTransaction(input.rail, input.expectedNext, async (client) => {
+      if (input.halt) await client.query(HALT_SQL, [input.rail, input.halt.kind, input.halt.reason, input.now, STICKY_HALTS]);
       const { rows } = await client.query(
         `update observed_transfers t set state = 'orphaned', version = version + 1, vanished_at = $4, updated_at = $4
            from unnest($2::text[], $3::int[]) as k(tx_hash, log_index)
@@ -344,6 +354,8 @@ export class ObservationRepository {
     to: bigint;
     keep: readonly (BlockRef & { parentHash: string })[];
     transfers: readonly ObservedTransfer[];
+    /** The endpoint the read's logs came from (endpointId). */
+    reportedBy: string;
     now: Date;
   }): Promise<{ events: number }> {
     return this.inCursorTransaction(input.rail, input.from, async (client) => {
@@ -359,16 +371,17 @@ export class ObservationRepository {
       if (input.transfers.length > 0) {
         const column = <T>(pick: (t: ObservedTransfer) => T) => input.transfers.map(pick);
         const { rows } = await client.query(
-          `insert into observed_transfers (${TRANSFER_COLUMNS}, contract, first_seen_at, updated_at)
+          `insert into observed_transfers (${TRANSFER_COLUMNS}, contract, reported_by, first_seen_at, updated_at)
            select chain_id, tx_hash, log_index, rail, intent_uuid, asset, decimals, from_address, to_address, amount, dust,
-                  block_number, block_hash, to_timestamp(block_seconds), 'pending', 1, contract, $16, $16
+                  block_number, block_hash, to_timestamp(block_seconds), 'pending', 1, contract, $17, $16, $16
              from unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], $7::smallint[], $8::text[],
                          $9::text[], $10::numeric[], $11::boolean[], $12::bigint[], $13::text[], $14::bigint[], $15::text[])
                   as t(chain_id, tx_hash, log_index, rail, intent_uuid, asset, decimals, from_address, to_address, amount, dust,
                        block_number, block_hash, block_seconds, contract)
            on conflict (chain_id, tx_hash, log_index) do update
              set state = 'pending', block_number = excluded.block_number, block_hash = excluded.block_hash,
-                 block_time = excluded.block_time, version = observed_transfers.version + 1, updated_at = excluded.updated_at
+                 block_time = excluded.block_time, version = observed_transfers.version + 1, updated_at = excluded.updated_at,
+                 reported_by = excluded.reported_by, vanished_at = null
              where observed_transfers.state = 'orphaned'
            returning ${TRANSFER_COLUMNS}`,
           [
@@ -388,6 +401,7 @@ export class ObservationRepository {
             column((t) => t.blockTimestamp.toString()),
             column((t) => t.token.contract),
             input.now,
+            input.reportedBy,
           ],
         );
         events.push(...inChainOrder(rows).map(transferEvent));
@@ -421,8 +435,30 @@ export class ObservationRepository {
    * not settled are orphaned (kept), the blocks above it forgotten, and the
    * cursor set back to the block after it; in one transaction.
    */
-  async rewind(input: { rail: Rail; chainId: number; expectedNext: bigint; ancestor: bigint; now: Date }): Promise<{ orphaned: number }> {
+  async rewind(input: {
+    rail: Rail;
+    chainId: number;
+    expectedNext: bigint;
+    ancestor: bigint;
+    /** Settled transfers above the ancestor no longer on chain (a finality violation): orphaned with `vanished_at`. */
+    vanished?: readonly TransferKey[];
+    halt?: HaltInput;
+    now: Date;
+  }): Promise<{ orphaned: number; vanished: number }> {
     return this.inCursorTransaction(input.rail, input.expectedNext, async (client) => {
+      let vanished = 0;
+      if (input.vanished && input.vanished.length > 0) {
+        const gone = await client.query(
+          `update observed_transfers t set state = 'orphaned', version = version + 1, vanished_at = $4, updated_at = $4
+             from unnest($2::text[], $3::int[]) as k(tx_hash, log_index)
+            where t.chain_id = $1 and t.tx_hash = k.tx_hash and t.log_index = k.log_index and t.state <> 'orphaned'
+            returning ${TRANSFER_COLUMNS.split(",").map((c) => `t.${c.trim()}`).join(", ")}`,
+          [input.chainId, input.vanished.map((k) => k.txHash), input.vanished.map((k) => k.logIndex), input.now],
+        );
+        await this.enqueue(client, inChainOrder(gone.rows).map(transferEvent), input.now);
+        vanished = gone.rows.length;
+      }
+      if (input.halt) await client.query(HALT_SQL, [input.rail, input.halt.kind, input.halt.reason, input.now, STICKY_HALTS]);
       const { rows } = await client.query(
         `update observed_transfers set state = 'orphaned', version = version + 1, updated_at = $3
           where chain_id = $1 and block_number > $2 and state = 'pending'
@@ -435,8 +471,32 @@ export class ObservationRepository {
         `update observer_cursors set next_block = $2, updated_at = $3, settled_through = least(settled_through, $4) where rail = $1`,
         [input.rail, (input.ancestor + 1n).toString(), input.now, input.ancestor.toString()],
       );
-      return { orphaned: rows.length };
+      return { orphaned: rows.length, vanished };
     });
+  }
+
+  /**
+   * Distinct blocks of a chain's recorded transfers below `below` (their
+   * hashes as recorded), highest first: more known hashes for finding the
+   * common ancestor of a reorganisation deeper than the kept blocks.
+   */
+  async transferBlocksBelow(chainId: number, below: bigint, limit: number): Promise<BlockRef[]> {
+    const { rows } = await this.pool.query(
+      `select distinct block_number, block_hash from observed_transfers
+        where chain_id = $1 and block_number < $2 and state <> 'orphaned' order by block_number desc limit $3`,
+      [chainId, below.toString(), limit],
+    );
+    return rows.map((row: Record<string, unknown>) => ({ number: BigInt(row.block_number as string), hash: (row.block_hash as string).trim() as `0x${string}` }));
+  }
+
+  /** The first block from which a rail's still-watched addresses are watched, or null when none is. */
+  async earliestWatchedBlock(rail: Rail, now: Date): Promise<bigint | null> {
+    const { rows } = await this.pool.query(
+      `select min(armed_from_block) as first from allocations where rail = $1 and armed_from_block is not null and (watch_until is null or watch_until > $2)`,
+      [rail, now],
+    );
+    const first = (rows[0] as { first: string | null } | undefined)?.first;
+    return first === null || first === undefined ? null : BigInt(first);
   }
 
   /**

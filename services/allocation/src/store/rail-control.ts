@@ -17,6 +17,14 @@ const LIST_RAILS: PreparedStatement = {
   text: `select rail, chain_id, next_block, settled_through, advanced_at, halted_kind, halted_reason, halted_at from observer_cursors order by rail`,
 };
 
+const HALTED_RAILS: PreparedStatement = {
+  name: "allocation.halted-rails",
+  text: `select rail from observer_cursors where halted_kind is not null`,
+};
+
+/** How long the halted rails are kept before they are read again (allocations ask on every create). */
+const HALTED_RAILS_TTL_MS = 1_000;
+
 /** Clears a sticky halt under the cursor's row lock; answers the halt cleared. */
 const RESUME_RAIL: PreparedStatement = {
   name: "allocation.resume-rail",
@@ -32,8 +40,21 @@ function haltOf(row: Record<string, unknown>): RailHalt | null {
 }
 
 /** The operators' view and control of the observer's rails (allocation's cursors). */
-export function railControl(sql: SqlClient) {
+export function railControl(sql: SqlClient, clock: () => number = Date.now) {
+  let halted: { at: number; rails: Promise<ReadonlySet<string>> } | undefined;
   return {
+    /** The rails halted now (read at most once a second). */
+    haltedRails(): Promise<ReadonlySet<string>> {
+      const now = clock();
+      if (!halted || now - halted.at >= HALTED_RAILS_TTL_MS) {
+        const rails = sql.query(HALTED_RAILS, []).then((rows) => new Set(rows.map((row) => row.rail as string)));
+        halted = { at: now, rails };
+        rails.catch(() => {
+          if (halted?.rails === rails) halted = undefined;
+        });
+      }
+      return halted.rails;
+    },
     async list(): Promise<RailObservationView[]> {
       const rows = await sql.query(LIST_RAILS, []);
       return rows.map((row) => ({
