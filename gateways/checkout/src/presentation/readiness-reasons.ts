@@ -3,22 +3,15 @@
  * (spec, Errors §6) with what it means and what to ask the platform for, and
  * asset/network pairs named so they cannot be misread. Pure.
  */
+import { ELIGIBILITY_REASONS, type EligibilityReason } from "@payin/eligibility";
 import { allocationV1 } from "@payin/proto";
 
 const { ReadinessReason } = allocationV1;
 
-/** The contract's readiness reason codes, in the order a pair lists them. */
-export const READINESS_REASON_CODES = [
-  "merchant_inactive",
-  "operating_profile_missing",
-  "payin_not_allowed",
-  "asset_not_configured",
-  "wallet_not_ready",
-  "allocator_not_ready",
-  "provider_not_ready",
-] as const;
+/** The contract's readiness reason codes, in the order a pair lists them (the one list, @payin/eligibility's). */
+export const READINESS_REASON_CODES = ELIGIBILITY_REASONS;
 
-export type ReadinessReasonCode = (typeof READINESS_REASON_CODES)[number];
+export type ReadinessReasonCode = EligibilityReason;
 
 /** A failing reason as a merchant reads it. */
 export interface ReasonExplanation {
