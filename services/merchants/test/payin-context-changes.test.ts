@@ -183,9 +183,10 @@ describe("pay-in context change announcements", () => {
     );
     // Those are exactly the tables GetPayinContext reads.
     const source = readFileSync(new URL("../src/store/payin-context-repository.ts", import.meta.url), "utf8");
-    // (The statement and the provider fragment it shares with readiness.)
-    const text = source.slice(source.indexOf("const PROVIDER_CONNECTED"), source.indexOf("const READINESS_INPUTS"));
+    // (The statement and the provider fragments it shares with readiness.)
+    const text = source.slice(source.indexOf("const providerConnected"), source.indexOf("const READINESS_INPUTS"));
     expect(text).toContain("${PROVIDER_CONNECTED}");
+    expect(text).toContain("${providerConnected(");
     const read = [...text.matchAll(/\b(?:from|join)\s+(\w+)/g)].map((m) => m[1]).sort();
     expect([...new Set(read)]).toEqual(tables);
   });

@@ -35,7 +35,7 @@ describe("payinctl's commands", () => {
       "wallet set", "wallet get", "readiness get",
       "credential create", "credential list", "credential rotate", "credential revoke",
       "identity create", "identity list", "identity disable", "identity lock", "identity activate", "identity remove-role", "identity reset-sign-in-failures",
-      "audit list", "admin bootstrap",
+      "audit list", "rail list", "rail resume", "admin bootstrap",
     ]);
   });
 
