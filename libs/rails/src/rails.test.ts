@@ -201,13 +201,16 @@ describe("railsFromEnv", () => {
     expect(refusal({ ERC20_RPC_URL: "ftp://node" })).toMatch(/ERC20_RPC_URL must be an https: URL/);
     expect(refusal({ ERC20_RPC_URL: "not a url" })).toBe("configuration error: ERC20_RPC_URL is not a URL");
     expect(refusal({ ERC20_RPC_URLS: "https://a.example, https://a.example" })).toBe("configuration error: ERC20_RPC_URLS names endpoint 2 twice");
+    expect(refusal({ ERC20_RPC_URL: "ws://127.0.0.1:8545" })).toMatch(/ERC20_RPC_URL must be an https: URL/);
+    expect(railsFromEnv({ BEP20_RPC_URL: " http://127.0.0.1:8545 " }).rails.bep20.rpcUrls).toEqual(["http://127.0.0.1:8545"]);
   });
 
   it("holds the public chains to their confirmation floors (BSC 15, Ethereum 12) and their genesis blocks; a local chain takes what it is given", () => {
     expect(refusal({ BEP20_CONFIRMATIONS: "14" })).toBe("configuration error: BEP20_CONFIRMATIONS must be at least 15 on BNB Smart Chain (chain 56), got 14");
     expect(refusal({ ERC20_CONFIRMATIONS: "11" })).toBe("configuration error: ERC20_CONFIRMATIONS must be at least 12 on Ethereum (chain 1), got 11");
     expect(railsFromEnv({ ERC20_CONFIRMATIONS: "12", BEP20_CONFIRMATIONS: "15" }).rails.erc20.confirmations).toBe(12);
-    // Unset, a rail on the other public chain takes that chain's floor.
+    // Unset (or empty), a rail on the other public chain takes that chain's floor.
+    expect(railsFromEnv({ BEP20_CHAIN_ID: "1", ERC20_CHAIN_ID: "56", ERC20_CONFIRMATIONS: "" }).rails.erc20.confirmations).toBe(15);
     expect(railsFromEnv({ BEP20_CHAIN_ID: "1", ERC20_CHAIN_ID: "56" }).rails.erc20.confirmations).toBe(15);
     expect(railsFromEnv({ BEP20_CHAIN_ID: "1", ERC20_CHAIN_ID: "56" }).rails.bep20.confirmations).toBe(15);
     // The floor follows the chain, not the rail.
@@ -218,7 +221,9 @@ describe("railsFromEnv", () => {
   });
 
   it("knows a loopback host when it sees one", () => {
-    for (const host of ["127.0.0.1", "127.255.0.3", "localhost", "LOCALHOST", "::1", "[::1]"]) expect(isLoopbackHost(host)).toBe(true);
-    for (const host of ["128.0.0.1", "10.0.0.1", "localhost.example", "127.0.0.1.nip.io", "::2", "0.0.0.0", "1127.0.0.1"]) expect(isLoopbackHost(host)).toBe(false);
+    for (const host of ["127.0.0.1", "127.255.0.3", "127.0.10.1", "127.0.0.10", "localhost", "LOCALHOST", "::1", "[::1]"]) expect(isLoopbackHost(host)).toBe(true);
+    for (const host of ["128.0.0.1", "10.0.0.1", "localhost.example", "127.0.0.1.nip.io", "::2", "0.0.0.0", "1127.0.0.1", "[[::1]", "[::1]]"]) {
+      expect(isLoopbackHost(host)).toBe(false);
+    }
   });
 });
