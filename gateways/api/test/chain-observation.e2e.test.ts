@@ -168,7 +168,7 @@ describe("chain observation through the API", () => {
     await eventually(() => statusOf(intent), (s) => s === "paid", "the intent to be paid");
     const evidence = await transfersOf(intent);
     expect(evidence).toMatchObject({ received_amount: "12.5", pending_amount: "0" });
-    expect(evidence.data).toEqual([expect.objectContaining({ tx_hash: tx, state: "settled", flags: { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: false } })]);
+    expect(evidence.data).toEqual([expect.objectContaining({ tx_hash: tx, state: "settled", flags: { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: false, vanished: false } })]);
     // The read keeps exactly the spec's fields.
     expectKeys((await api.read(merchant.uuid, merchant.token, intent.intent_uuid)).body, READ_KEYS);
     // Paid: its address is still watched, as an unpaid one's, until the watching margin after its deadline.
@@ -234,9 +234,9 @@ describe("chain observation through the API", () => {
     const evidence = await eventually(() => transfersOf(intent), (t) => t.data.filter((d) => d.state === "settled").length === 3, "the evidence to settle");
     expect(evidence.data.map((d) => [d.rail, d.asset, d.amount, d.flags])).toEqual(
       expect.arrayContaining([
-        ["bep20", "usdc", "3", { late: false, wrong_network: false, wrong_token: true, dust: false, after_paid: false }],
-        ["erc20", "usdt", "3", { late: false, wrong_network: true, wrong_token: false, dust: false, after_paid: false }],
-        ["bep20", "usdt", "0.001", { late: false, wrong_network: false, wrong_token: false, dust: true, after_paid: false }],
+        ["bep20", "usdc", "3", { late: false, wrong_network: false, wrong_token: true, dust: false, after_paid: false, vanished: false }],
+        ["erc20", "usdt", "3", { late: false, wrong_network: true, wrong_token: false, dust: false, after_paid: false, vanished: false }],
+        ["bep20", "usdt", "0.001", { late: false, wrong_network: false, wrong_token: false, dust: true, after_paid: false, vanished: false }],
       ]),
     );
     expect(evidence.data).toHaveLength(3); // the fake token is not a token the platform watches

@@ -153,9 +153,9 @@ describe("a payment after paid", () => {
     const evidence = await eventually(() => transfersOf(intent), (t) => t.data.every((d) => d.state === "settled"), "the later transfers to settle");
     expect(evidence).toMatchObject({ expected_amount: "12.5", received_amount: "12.5", pending_amount: "0", after_paid_amount: "13.25", dust_count: 0 });
     expect(evidence.data.map((d) => [d.tx_hash, d.amount, d.state, d.flags])).toEqual([
-      [first, "12.5", "settled", { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: false }],
-      [again, "12.5", "settled", { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: true }],
-      [topUp, "0.75", "settled", { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: true }],
+      [first, "12.5", "settled", { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: false, vanished: false }],
+      [again, "12.5", "settled", { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: true, vanished: false }],
+      [topUp, "0.75", "settled", { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: true, vanished: false }],
     ]);
     expect(await statusOf(intent)).toBe("paid");
   });
@@ -176,8 +176,8 @@ describe("spam", () => {
     expect(first).toMatchObject({ received_amount: "5", pending_amount: "0", after_paid_amount: "0", dust_count: 300 });
     expect(first.pagination).toEqual({ total: 301, limit: 20, offset: 0 });
     expect(first.data).toHaveLength(20);
-    expect(first.data[0]).toMatchObject({ tx_hash: payment, amount: "5", flags: { dust: false, after_paid: false } });
-    expect(first.data[1]).toMatchObject({ amount: "0", flags: { dust: true, after_paid: true } });
+    expect(first.data[0]).toMatchObject({ tx_hash: payment, amount: "5", flags: { dust: false, after_paid: false, vanished: false } });
+    expect(first.data[1]).toMatchObject({ amount: "0", flags: { dust: true, after_paid: true, vanished: false } });
     // One page stays small whatever the spam.
     expect(first.size).toBeLessThan(12_000);
 

@@ -399,6 +399,8 @@ describe("a deep reorganisation loses nothing", () => {
     expect(cursor.next_block).toBe(String(forkPoint + 1n));
     expect(await transfersTo(old.intentUuid)).toEqual([expect.objectContaining({ tx_hash: gone, state: "orphaned", vanished: true })]);
     expect(await outboxStates(old.intentUuid)).toEqual(["pending", "settled", "orphaned"]);
+    const { rows: events } = await pool.query(`select payload from observation_outbox where intent_uuid = $1 and kind = 'transfer' order by id`, [old.intentUuid]);
+    expect(events.map((e: { payload: { vanished?: boolean } }) => e.payload.vanished)).toEqual([false, false, true]);
     expect((await o.pass()).kind).toBe("halted");
     expect(await transfersTo(fresh.intentUuid)).toEqual([]);
 

@@ -94,8 +94,9 @@ const transfer = (intent: Intent, tx: string, amountBaseUnits: string, over: Par
       state: TransferState.SETTLED,
       version: 1,
       dust: false,
+      vanished: false,
       ...over,
-    },
+    } as TransferInit,
   },
 });
 
@@ -152,9 +153,13 @@ describe("PayinsService.RecordObservations", () => {
     // An older version after a newer one is ignored; a later orphaned report is kept as evidence, and paid is final.
     await client.recordObservations({ observations: [transfer(intent, "tx-a", FULL, { state: TransferState.PENDING, version: 1 })] });
     expect((await rowsOf(intent.intentUuid))[0]).toMatchObject({ state: "settled", version: 2 });
-    await client.recordObservations({ observations: [transfer(intent, "tx-a", FULL, { state: TransferState.ORPHANED, version: 3 })] });
+    await client.recordObservations({ observations: [transfer(intent, "tx-a", FULL, { state: TransferState.ORPHANED, version: 3, vanished: true })] });
     expect((await rowsOf(intent.intentUuid))[0]).toMatchObject({ state: "orphaned", version: 3 });
     expect((await statusOf(intent)).status).toBe(PayInStatus.PAID);
+    // It had settled and was reversed below the settled point: the evidence says so, and it no longer counts.
+    const listed = await client.listPayInTransfers({ merchantUuid: intent.merchantUuid, intentUuid: intent.intentUuid });
+    expect(listed.transfers.map((t) => [t.state, t.vanished])).toEqual([[TransferState.ORPHANED, true]]);
+    expect(listed.receivedAmount).toBe("0");
   });
 
   it("ignores an older version reported after a newer one", async () => {

@@ -115,6 +115,11 @@ const schemas: Record<string, Schema> = {
         type: "boolean",
         description: "first seen once the intent was already paid (a second payment, a top-up): never counted, never changes the status; money to give back",
       },
+      vanished: {
+        type: "boolean",
+        description:
+          "it had settled, then a reorganisation of the chain below its settled point took it off the chain (state orphaned): no longer counted; an intent it paid stays paid",
+      },
     }),
   }),
   PayInTransferList: object({

@@ -89,7 +89,7 @@ export function transferView(t: payinsV1.PayInTransfer) {
     from_address: t.fromAddress,
     amount: t.amount,
     state,
-    flags: { late: t.late, wrong_network: t.wrongNetwork, wrong_token: t.wrongToken, dust: t.dust, after_paid: t.afterPaid },
+    flags: { late: t.late, wrong_network: t.wrongNetwork, wrong_token: t.wrongToken, dust: t.dust, after_paid: t.afterPaid, vanished: t.vanished },
   };
 }
 

@@ -21,7 +21,7 @@ const later = (s: number) => new Date(t0.getTime() + s * 1000);
 function transfer(over: Partial<EvidenceTransfer> = {}): EvidenceTransfer {
   return {
     asset: "usdt", rail: "bep20", txHash: "0xaa", blockTime: t0, amount: "25.5", state: "settled",
-    late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false, ...over,
+    late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false, vanished: false, ...over,
   };
 }
 
@@ -314,5 +314,21 @@ describe("receiptEvidence", () => {
     expect(receiptEvidence(evidence({ transfers: [transfer({ blockTime: null })] }))).toEqual({ txHashes: ["0xaa"], paidAt: null });
     expect(receiptEvidence(evidence({ transfers: [transfer({ blockTime: null }), transfer({ blockTime: later(1) })] })).paidAt).toEqual(later(1));
     expect(receiptEvidence(noEvidence("1"))).toEqual({ txHashes: [], paidAt: null });
+  });
+});
+
+describe("a transfer reversed after it settled", () => {
+  it("is named reversed, not dropped, and the payer is told it no longer counts", () => {
+    const reversed = transfer({ state: "orphaned", vanished: true, txHash: "0x0e" });
+    expect(transferKind(reversed)).toBe("reversed");
+    expect(transferKind(transfer({ state: "orphaned" }))).toBe("dropped");
+    expect(transferReasons({ ...reversed, late: true })).toEqual(["reversed", "late"]);
+    const messages = evidenceMessages(evidence({ transfers: [reversed] }), awaiting);
+    expect(messages.find((m) => m.kind === "reversed")).toEqual({
+      kind: "reversed",
+      tone: "bad",
+      text: "A transfer of 25.5 USDT that the network had confirmed was later reversed by the network and no longer counts. Check it in your wallet and contact Shop.",
+      txHash: "0x0e",
+    });
   });
 });

@@ -28,6 +28,8 @@ export interface EvidenceTransfer {
   dust: boolean;
   /** Recorded after the intent was paid (a second payment, a top-up): never counts. */
   afterPaid: boolean;
+  /** It had settled, then a reorganisation below the settled point took it off the chain (its state is orphaned). */
+  vanished: boolean;
 }
 
 /** An intent's evidence, as payins answers it: its amounts and counts are over every transfer seen, its list may hold only the first of them. */
@@ -63,12 +65,13 @@ export function unreadTransfers(evidence: Pick<Evidence, "transfers" | "total" |
 export type Tone = "info" | "ok" | "warn" | "bad";
 
 /** Why a transfer does not count, or `counts`. The first that applies names it. */
-export type TransferKind = "dropped" | "wrong_network" | "wrong_token" | "dust" | "after_paid" | "late" | "counts";
+export type TransferKind = "reversed" | "dropped" | "wrong_network" | "wrong_token" | "dust" | "after_paid" | "late" | "counts";
 
 /** Every reason a transfer does not count, the one that names it first; none when it counts. */
 export function transferReasons(transfer: EvidenceTransfer): Exclude<TransferKind, "counts">[] {
   const reasons: Exclude<TransferKind, "counts">[] = [];
-  if (transfer.state === "orphaned") reasons.push("dropped");
+  // Orphaned: dropped before it settled, or (vanished) reversed after it had, by a reorganisation below the settled point.
+  if (transfer.state === "orphaned") reasons.push(transfer.vanished ? "reversed" : "dropped");
   if (transfer.wrongNetwork) reasons.push("wrong_network");
   if (transfer.wrongToken) reasons.push("wrong_token");
   if (transfer.dust) reasons.push("dust");
@@ -193,6 +196,9 @@ export function evidenceMessages(evidence: Evidence, context: EvidenceContext): 
     const sent = `${transfer.amount} ${tokenName(transfer.asset)}`;
     const refund = `It does not count towards this payment. Contact ${merchant} to get it back.`;
     switch (kind) {
+      case "reversed":
+        say(kind, "bad", `A transfer of ${sent} that the network had confirmed was later reversed by the network and no longer counts. Check it in your wallet and contact ${merchant}.`, transfer.txHash);
+        break;
       case "dropped":
         say(kind, "warn", `A transfer of ${sent} that we saw earlier was dropped by the network and does not count. Check it in your wallet.`, transfer.txHash);
         break;

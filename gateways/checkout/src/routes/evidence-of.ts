@@ -28,6 +28,7 @@ export function evidenceTransfer(t: payinsV1.PayInTransfer): EvidenceTransfer {
     wrongToken: t.wrongToken,
     dust: t.dust,
     afterPaid: t.afterPaid,
+    vanished: t.vanished,
   };
 }
 

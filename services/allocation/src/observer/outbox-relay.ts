@@ -43,6 +43,7 @@ export function observationToPb(event: ObservationEvent): payinsV1.Observation {
         state: TRANSFER_STATE[event.state],
         version: event.version,
         dust: event.dust,
+        vanished: event.vanished ?? false,
       },
     },
   });

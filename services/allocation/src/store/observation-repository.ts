@@ -105,6 +105,8 @@ export type ObservationEvent =
       state: "pending" | "settled" | "orphaned";
       /** Bumped by every change of state: payins keeps the highest. */
       version: number;
+      /** Settled, then taken off the chain by a finality violation (orphaned, `vanished_at` set). */
+      vanished?: boolean;
     };
 
 export interface OutboxEntry {
@@ -130,6 +132,10 @@ export class CursorMovedError extends Error {
 
 const TRANSFER_COLUMNS = `chain_id, tx_hash, log_index, rail, intent_uuid, asset, decimals, from_address, to_address, amount, dust,
   block_number, block_hash, block_time, state, version`;
+
+/** What a statement returns of a changed transfer for its outbox event (`vanished_at` too), bare and qualified by `t`. */
+const RETURNED = `${TRANSFER_COLUMNS}, vanished_at`;
+const RETURNED_QUALIFIED = RETURNED.split(",").map((c) => `t.${c.trim()}`).join(", ");
 
 /** Rows of observed transfers in the order they stand on chain (a statement's RETURNING has none of its own). */
 function inChainOrder(rows: Record<string, unknown>[]): Record<string, unknown>[] {
@@ -158,6 +164,7 @@ function transferEvent(row: Record<string, unknown>): ObservationEvent {
     dust: row.dust as boolean,
     state: row.state as "pending" | "settled" | "orphaned",
     version: Number(row.version),
+    vanished: row.vanished_at !== null && row.vanished_at !== undefined,
   };
 }
 
@@ -198,7 +205,7 @@ export class ObservationRepository {
         const previous = Number(row.chain_id);
         const { rows: orphaned } = await client.query(
           `update observed_transfers set state = 'orphaned', version = version + 1, updated_at = $2
-            where chain_id = $1 and state = 'pending' returning ${TRANSFER_COLUMNS}`,
+            where chain_id = $1 and state = 'pending' returning ${RETURNED}`,
           [previous, now],
         );
         await this.enqueue(client, inChainOrder(orphaned).map(transferEvent), now);
@@ -304,7 +311,7 @@ export class ObservationRepository {
         `update observed_transfers t set state = 'orphaned', version = version + 1, vanished_at = $4, updated_at = $4
            from unnest($2::text[], $3::int[]) as k(tx_hash, log_index)
           where t.chain_id = $1 and t.tx_hash = k.tx_hash and t.log_index = k.log_index and t.state <> 'orphaned'
-          returning ${TRANSFER_COLUMNS.split(",").map((c) => `t.${c.trim()}`).join(", ")}`,
+          returning ${RETURNED_QUALIFIED}`,
         [input.chainId, input.keys.map((k) => k.txHash), input.keys.map((k) => k.logIndex), input.now],
       );
       await this.enqueue(client, inChainOrder(rows).map(transferEvent), input.now);
@@ -383,7 +390,7 @@ export class ObservationRepository {
                  block_time = excluded.block_time, version = observed_transfers.version + 1, updated_at = excluded.updated_at,
                  reported_by = excluded.reported_by, vanished_at = null
              where observed_transfers.state = 'orphaned'
-           returning ${TRANSFER_COLUMNS}`,
+           returning ${RETURNED}`,
           [
             column((t) => t.chainId),
             column((t) => t.txHash),
@@ -452,7 +459,7 @@ export class ObservationRepository {
           `update observed_transfers t set state = 'orphaned', version = version + 1, vanished_at = $4, updated_at = $4
              from unnest($2::text[], $3::int[]) as k(tx_hash, log_index)
             where t.chain_id = $1 and t.tx_hash = k.tx_hash and t.log_index = k.log_index and t.state <> 'orphaned'
-            returning ${TRANSFER_COLUMNS.split(",").map((c) => `t.${c.trim()}`).join(", ")}`,
+            returning ${RETURNED_QUALIFIED}`,
           [input.chainId, input.vanished.map((k) => k.txHash), input.vanished.map((k) => k.logIndex), input.now],
         );
         await this.enqueue(client, inChainOrder(gone.rows).map(transferEvent), input.now);
@@ -462,7 +469,7 @@ export class ObservationRepository {
       const { rows } = await client.query(
         `update observed_transfers set state = 'orphaned', version = version + 1, updated_at = $3
           where chain_id = $1 and block_number > $2 and state = 'pending'
-          returning ${TRANSFER_COLUMNS}`,
+          returning ${RETURNED}`,
         [input.chainId, input.ancestor.toString(), input.now],
       );
       await this.enqueue(client, inChainOrder(rows).map(transferEvent), input.now);
@@ -512,7 +519,7 @@ export class ObservationRepository {
         `update observed_transfers t set state = 'settled', version = version + 1, updated_at = $3
           where t.chain_id = $1 and t.block_number <= $2 and t.state = 'pending'
             and (not $4::boolean or (t.tx_hash, t.log_index) in (select * from unnest($5::text[], $6::int[])))
-          returning ${TRANSFER_COLUMNS.split(",").map((c) => `t.${c.trim()}`).join(", ")}`,
+          returning ${RETURNED_QUALIFIED}`,
         [input.chainId, input.upTo.toString(), input.now, only, (input.keys ?? []).map((k) => k.txHash), (input.keys ?? []).map((k) => k.logIndex)],
       );
       await this.enqueue(client, inChainOrder(rows).map(transferEvent), input.now);

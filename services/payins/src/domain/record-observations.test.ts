@@ -49,6 +49,7 @@ function transfer(n: number, amount: bigint, over: Partial<ReportedTransfer> = {
     state: "settled",
     dust: false,
     version: 1,
+    vanished: false,
     ...over,
   };
 }

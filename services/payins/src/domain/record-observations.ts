@@ -12,6 +12,8 @@ export interface ReportedTransfer extends Omit<TransferEvidence, "afterPaid"> {
   blockHash: string;
   /** Rises with every change of the transfer's state; the highest recorded wins. */
   version: number;
+  /** Settled once, then taken off the chain by a finality violation (its state is orphaned). */
+  vanished: boolean;
 }
 
 /** One thing the observer saw for an intent. */

@@ -94,6 +94,7 @@ export function observationFromPb(o: payinsV1.Observation): Observation {
       state,
       dust: t.dust,
       version: t.version,
+      vanished: t.vanished,
     },
   };
 }
@@ -129,6 +130,7 @@ export function transfersToPb(listing: TransferListing<ReportedTransfer & Transf
         wrongToken: flags.wrongToken,
         dust: flags.dust,
         afterPaid: flags.afterPaid,
+        vanished: t.vanished,
       };
     }),
   });

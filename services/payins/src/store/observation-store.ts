@@ -34,13 +34,14 @@ function evidenceFromRow(row: Record<string, unknown>): StoredTransfer {
     state: row.state as TransferEvidence["state"],
     dust: row.dust as boolean,
     afterPaid: row.after_paid as boolean,
+    vanished: row.vanished as boolean,
     version: Number(row.version),
     recordedAt: new Date(row.recorded_at as string),
   };
 }
 
 const TRANSFER_COLUMNS = `chain_id, tx_hash, log_index, rail, asset, decimals, amount::text as amount, from_address, block_number::text as block_number,
-  block_hash, block_time, state, dust, after_paid, version, recorded_at`;
+  block_hash, block_time, state, dust, after_paid, vanished, version, recorded_at`;
 
 /** What the payment decision reads of every transfer (the listing reads all columns of its page only). */
 const EVIDENCE_COLUMNS = `rail, asset, decimals, amount::text as amount, block_time, state, dust, after_paid`;
@@ -86,11 +87,11 @@ function tx(trx: Raw): IntentObservationTx {
       // after_paid is set by the first record only: a later version leaves it as it is.
       await trx.raw(
         `insert into pay_in_transfers (chain_id, tx_hash, log_index, intent_uuid, rail, asset, decimals, amount, from_address,
-                                       block_number, block_hash, block_time, state, dust, after_paid, version, recorded_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       block_number, block_hash, block_time, state, dust, after_paid, vanished, version, recorded_at, updated_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          on conflict (chain_id, tx_hash, log_index) do update
            set block_number = excluded.block_number, block_hash = excluded.block_hash, block_time = excluded.block_time,
-               state = excluded.state, version = excluded.version, updated_at = excluded.updated_at
+               state = excluded.state, vanished = excluded.vanished, version = excluded.version, updated_at = excluded.updated_at
            where pay_in_transfers.version < excluded.version`,
         [
           t.chainId,
@@ -108,6 +109,7 @@ function tx(trx: Raw): IntentObservationTx {
           t.state,
           t.dust,
           afterPaid,
+          t.vanished,
           t.version,
           now,
           now,

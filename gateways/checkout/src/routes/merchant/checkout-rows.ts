@@ -144,6 +144,7 @@ const TRANSFER_STATE_WORDS: Readonly<Record<number, string>> = {
 
 /** Why a transfer does not count, in a merchant's words (the reasons are evidence.ts's). */
 const REASON_WORDS: Readonly<Record<Exclude<TransferKind, "counts">, string>> = {
+  reversed: "settled, then reversed by a reorganisation of the chain below its settled point; no longer counts",
   dropped: "no longer on the chain",
   wrong_network: "sent on another network",
   wrong_token: "another token",

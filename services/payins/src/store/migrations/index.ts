@@ -4,6 +4,7 @@ import { ReleasedKeys } from "./migration-2026-11-22-released-keys.js";
 import { Transfers } from "./migration-2026-11-25-transfers.js";
 import { CheckoutSessions } from "./migration-2026-11-25-checkout-sessions.js";
 import { AfterPaidTransfers } from "./migration-2026-11-27-after-paid-transfers.js";
+import { VanishedTransfers } from "./migration-2026-11-27-vanished-transfers.js";
 
 /** Every migration of the payins schema, oldest first. Never edit a shipped one. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   { name: "2026-11-25-transfers", class: Transfers },
   { name: "2026-11-25-checkout-sessions", class: CheckoutSessions },
   { name: "2026-11-27-after-paid-transfers", class: AfterPaidTransfers },
+  { name: "2026-11-27-vanished-transfers", class: VanishedTransfers },
 ];
