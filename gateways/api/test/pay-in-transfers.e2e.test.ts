@@ -33,7 +33,7 @@ const TRANSFERS_KEYS = [
   "after_paid_amount", "asset", "data", "dust_count", "expected_amount", "intent_uuid", "pagination", "pending_amount", "rail", "received_amount",
 ];
 const TRANSFER_KEYS = ["amount", "asset", "block_number", "block_time", "chain_id", "flags", "from_address", "log_index", "rail", "state", "tx_hash"];
-const FLAG_KEYS = ["after_paid", "dust", "late", "wrong_network", "wrong_token"];
+const FLAG_KEYS = ["after_paid", "dust", "late", "vanished", "wrong_network", "wrong_token"];
 const NO_FLAGS = { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: false, vanished: false };
 
 /** Chain ids of the rails as the test reports them (the observer's are configured; payins keeps what it is told). */
