@@ -9,10 +9,11 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { freePort, startTestPlatform, type TestPlatform } from "@payin/testing";
 import { killProcess, OBSERVER, startProcess, type RunningProcess } from "@payin/launcher";
-import { compileTestToken, mineBlocks, startLocalChains, transferToken, type LocalChains, type LocalRail } from "@payin/local-chains";
+import { compileTestToken, mineBlocks, startLocalChains, type LocalChains, type LocalRail } from "@payin/local-chains";
 import pg from "pg";
 import { encodeFunctionData, erc20Abi, parseUnits, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ChainMerchant, eventually } from "./chain-support.js";
 import { Api, createBody, expectAnswersDocumented, expectKeys, inFuture, Operator, READ_KEYS, type TestMerchant } from "./support.js";
 
 let chains: LocalChains;
@@ -21,6 +22,7 @@ let api: Api;
 let operator: Operator;
 let db: pg.Pool;
 let merchant: TestMerchant;
+let shop: ChainMerchant;
 /** The BEP20 chain is reached through this proxy, so a test can cut the endpoint off while the chain goes on. */
 let bep20Proxy: Proxy;
 
@@ -64,17 +66,6 @@ async function tcpProxy(port: number): Promise<Proxy> {
   };
 }
 
-/** Polls `read` until `done` holds of its value; fails naming `what` after `timeoutMs`. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 expectAnswersDocumented();
 
 beforeAll(async () => {
@@ -94,6 +85,7 @@ beforeAll(async () => {
   api = new Api(platform.apiUrl);
   operator = new Operator(platform);
   merchant = await operator.merchant({ name: "Chain shop" });
+  shop = new ChainMerchant(api, merchant, chains);
   db = new pg.Pool({ connectionString: platform.databaseUrl, max: 2 });
 }, 240_000);
 
@@ -111,17 +103,8 @@ interface Intent {
   expected_amount: string;
 }
 
-async function createIntent(overrides: Record<string, unknown> = {}): Promise<Intent> {
-  const res = await api.create(merchant.uuid, merchant.token, createBody(overrides));
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as Intent;
-}
-
-async function statusOf(intent: Intent): Promise<string> {
-  const res = await api.read(merchant.uuid, merchant.token, intent.intent_uuid);
-  expect(res.status).toBe(200);
-  return res.body.status as string;
-}
+const createIntent = (overrides: Record<string, unknown> = {}) => shop.createIntent<Intent>(overrides);
+const statusOf = (intent: Intent) => shop.statusOf(intent);
 
 interface TransfersBody {
   received_amount: string;
@@ -136,14 +119,9 @@ async function transfersOf(intent: Intent): Promise<TransfersBody> {
   return res.body as TransfersBody;
 }
 
-const pay = (local: LocalRail, asset: "usdt" | "usdc", to: Address, amount: string): Promise<Hex> => transferToken(local, chains.payer, asset, to, amount);
+const pay = (local: LocalRail, asset: "usdt" | "usdc", to: Address, amount: string): Promise<Hex> => shop.pay(local, asset, to, amount);
 const mine = mineBlocks;
-
-/** Waits for the observer to have armed the intent (awaiting_payment), mining a block for it to read. */
-async function armed(intent: Intent, local: LocalRail): Promise<void> {
-  await mine(local, 1);
-  await eventually(() => statusOf(intent), (s) => s === "awaiting_payment", "the intent to await payment");
-}
+const armed = (intent: Intent, local: LocalRail) => shop.armed(intent, local);
 
 /** Rows of one transfer key in allocation's and payins' tables. */
 async function rowsOf(tx: Hex): Promise<{ observed: number; recorded: number }> {

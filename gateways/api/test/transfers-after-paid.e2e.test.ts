@@ -6,17 +6,21 @@
  * settle head − 2.
  */
 import { startTestPlatform, type TestPlatform } from "@payin/testing";
-import { mineBlocks, startLocalChains, transferToken, type LocalChains, type LocalRail } from "@payin/local-chains";
+import { mineBlocks, startLocalChains, type LocalChains, type LocalRail } from "@payin/local-chains";
 import pg from "pg";
 import { encodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Api, createBody, expectAnswersDocumented, Operator, type TestMerchant } from "./support.js";
+import { ChainMerchant, eventually } from "./chain-support.js";
+import { Api, expectAnswersDocumented, Operator, type TestMerchant } from "./support.js";
 
 let chains: LocalChains;
 let platform: TestPlatform;
 let api: Api;
 let db: pg.Pool;
 let merchant: TestMerchant;
+let shop: ChainMerchant;
+/** How long these tests wait on the observer (300 transfers take a while to read). */
+const WAIT_MS = 30_000;
 
 expectAnswersDocumented();
 
@@ -25,6 +29,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ env: { ...chains.env, BEP20_POLL_INTERVAL_MS: "100", ERC20_POLL_INTERVAL_MS: "100" } });
   api = new Api(platform.apiUrl);
   merchant = await new Operator(platform).merchant({ name: "Refund shop" });
+  shop = new ChainMerchant(api, merchant, chains);
   db = new pg.Pool({ connectionString: platform.databaseUrl, max: 2 });
 }, 240_000);
 
@@ -33,17 +38,6 @@ afterAll(async () => {
   await db?.end();
   await chains?.stop();
 }, 60_000);
-
-/** Polls `read` until `done` holds of its value; fails naming `what` after `timeoutMs`. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value).slice(0, 2_000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 interface Intent {
   intent_uuid: string;
@@ -61,17 +55,8 @@ interface TransfersBody {
   pagination: { total: number; limit: number; offset: number };
 }
 
-async function createIntent(overrides: Record<string, unknown>): Promise<Intent> {
-  const res = await api.create(merchant.uuid, merchant.token, createBody(overrides));
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as Intent;
-}
-
-async function statusOf(intent: Intent): Promise<string> {
-  const res = await api.read(merchant.uuid, merchant.token, intent.intent_uuid);
-  expect(res.status).toBe(200);
-  return res.body.status as string;
-}
+const createIntent = (overrides: Record<string, unknown>) => shop.createIntent<Intent>(overrides);
+const statusOf = (intent: Intent) => shop.statusOf(intent);
 
 async function transfersOf(intent: Intent, query = ""): Promise<TransfersBody & { size: number }> {
   const res = await api.request("GET", `/api/v1/merchants/${merchant.uuid}/pay-in-intents/${intent.intent_uuid}/transfers${query}`, { token: merchant.token });
@@ -79,20 +64,15 @@ async function transfersOf(intent: Intent, query = ""): Promise<TransfersBody & 
   return { ...(res.body as TransfersBody), size: res.text.length };
 }
 
-const pay = (local: LocalRail, asset: "usdt" | "usdc", to: Address, amount: string): Promise<Hex> => transferToken(local, chains.payer, asset, to, amount);
-
-/** Waits for the observer to have armed the intent, mining a block for it to read. */
-async function armed(intent: Intent, local: LocalRail): Promise<void> {
-  await mineBlocks(local, 1);
-  await eventually(() => statusOf(intent), (s) => s === "awaiting_payment", "the intent to await payment");
-}
+const pay = (local: LocalRail, asset: "usdt" | "usdc", to: Address, amount: string): Promise<Hex> => shop.pay(local, asset, to, amount);
+const armed = (intent: Intent, local: LocalRail) => shop.armed(intent, local, WAIT_MS);
 
 /** Pays the intent exactly and waits until it is paid. */
 async function payInFull(intent: Intent, local: LocalRail, asset: "usdt" | "usdc", amount: string): Promise<Hex> {
   await armed(intent, local);
   const tx = await pay(local, asset, intent.address, amount);
   await mineBlocks(local, 2);
-  await eventually(() => statusOf(intent), (s) => s === "paid", "the intent to be paid");
+  await eventually(() => statusOf(intent), (s) => s === "paid", "the intent to be paid", WAIT_MS);
   return tx;
 }
 
@@ -147,10 +127,10 @@ describe("a payment after paid", () => {
     // The payer pays again, then tops up.
     const again = await pay(local, "usdt", intent.address, "12.5");
     const topUp = await pay(local, "usdt", intent.address, "0.75");
-    const seen = await eventually(() => transfersOf(intent), (t) => t.data.length === 3, "the later transfers to be seen");
+    const seen = await eventually(() => transfersOf(intent), (t) => t.data.length === 3, "the later transfers to be seen", WAIT_MS);
     expect(seen.data.find((d) => d.tx_hash === again)?.flags.after_paid).toBe(true);
     await mineBlocks(local, 2);
-    const evidence = await eventually(() => transfersOf(intent), (t) => t.data.every((d) => d.state === "settled"), "the later transfers to settle");
+    const evidence = await eventually(() => transfersOf(intent), (t) => t.data.every((d) => d.state === "settled"), "the later transfers to settle", WAIT_MS);
     expect(evidence).toMatchObject({ expected_amount: "12.5", received_amount: "12.5", pending_amount: "0", after_paid_amount: "13.25", dust_count: 0 });
     expect(evidence.data.map((d) => [d.tx_hash, d.amount, d.state, d.flags])).toEqual([
       [first, "12.5", "settled", { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: false, vanished: false }],
