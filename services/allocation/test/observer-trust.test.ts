@@ -365,19 +365,29 @@ describe("a lagging or sloppy provider loses nothing", () => {
   });
 });
 
+/**
+ * Two watched intents on one observer; a snapshot at the fork point; then a
+ * payment of `amount` to the first (`old`), observed and settled above it.
+ * Reverting to the snapshot then reorganises below the settled point.
+ */
+async function settledAboveAFork(amount: string) {
+  const o = observer([local().chain.url]);
+  await o.pass();
+  const old = await allocate();
+  const fresh = await allocate();
+  await mine(1);
+  await o.pass();
+  const forkPoint = await head();
+  const snapshot = (await local().publicClient.request({ method: "evm_snapshot" as never })) as Hex;
+  const gone = await pay(old.address, amount);
+  await mine(8);
+  await passUntil(o, async () => (await transfersTo(old.intentUuid))[0]?.state === "settled");
+  return { o, old, fresh, forkPoint, snapshot, gone };
+}
+
 describe("a deep reorganisation loses nothing", () => {
   it("finds the true common ancestor below the settled point, halts for a finality violation, flags the settled transfer that vanished, and once resumed reads the payment of the new branch", async () => {
-    const o = observer([local().chain.url]);
-    await o.pass();
-    const old = await allocate();
-    const fresh = await allocate();
-    await mine(1);
-    await o.pass();
-    const forkPoint = await head();
-    const snapshot = (await local().publicClient.request({ method: "evm_snapshot" as never })) as Hex;
-    const gone = await pay(old.address, "9");
-    await mine(8);
-    await passUntil(o, async () => (await transfersTo(old.intentUuid))[0]?.state === "settled");
+    const { o, old, fresh, forkPoint, snapshot, gone } = await settledAboveAFork("9");
     const settledThrough = BigInt((await cursorRow()).settled_through!);
     expect(settledThrough).toBeGreaterThan(forkPoint + 1n);
     const oldTip = await local().publicClient.getBlock({ blockNumber: settledThrough });
@@ -412,17 +422,7 @@ describe("a deep reorganisation loses nothing", () => {
 
 describe("a reorganisation deeper than every kept block", () => {
   it("walks back past the kept blocks to a block it knows is canonical, never above the fork, and reads the new branch once resumed", async () => {
-    const o = observer([local().chain.url]);
-    await o.pass();
-    const old = await allocate();
-    const fresh = await allocate();
-    await mine(1);
-    await o.pass();
-    const forkPoint = await head();
-    const snapshot = (await local().publicClient.request({ method: "evm_snapshot" as never })) as Hex;
-    await pay(old.address, "3");
-    await mine(8);
-    await passUntil(o, async () => (await transfersTo(old.intentUuid))[0]?.state === "settled");
+    const { o, old, fresh, forkPoint, snapshot } = await settledAboveAFork("3");
     // Only the last block read is kept now: the fork lies below every kept block.
     await pool.query(`delete from observed_blocks where number < (select next_block - 1 from observer_cursors where rail = 'bep20')`);
 
