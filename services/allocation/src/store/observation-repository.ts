@@ -73,7 +73,8 @@ export interface TransferKey {
   logIndex: number;
 }
 
-function haltOf(row: Record<string, unknown>): RailHalt | null {
+/** A cursor row's halt (its halted_kind, halted_reason, halted_at), or null. */
+export function haltOf(row: Record<string, unknown>): RailHalt | null {
   if (row.halted_kind === null || row.halted_kind === undefined) return null;
   return { kind: row.halted_kind as HaltKind, reason: row.halted_reason as string, since: new Date(row.halted_at as string | Date) };
 }
@@ -234,21 +235,6 @@ export class ObservationRepository {
     } finally {
       client.release();
     }
-  }
-
-  /** Every rail's cursor (for readiness). */
-  async cursors(): Promise<ObserverCursor[]> {
-    const { rows } = await this.pool.query(
-      `select rail, chain_id, next_block, advanced_at, settled_through, halted_kind, halted_reason, halted_at from observer_cursors`,
-    );
-    return rows.map((row: Record<string, unknown>) => ({
-      rail: row.rail as Rail,
-      chainId: Number(row.chain_id),
-      nextBlock: BigInt(row.next_block as string),
-      advancedAt: new Date(row.advanced_at as string),
-      settledThrough: settledThroughOf(row),
-      halt: haltOf(row),
-    }));
   }
 
   /** A rail's halt, or null (also when it has no cursor yet). */

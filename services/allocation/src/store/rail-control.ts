@@ -1,6 +1,6 @@
 import type { PreparedStatement, SqlClient } from "@payin/db";
 import type { Rail } from "@payin/money";
-import { STICKY_HALTS, type RailHalt } from "./observation-repository.js";
+import { haltOf, STICKY_HALTS, type RailHalt } from "./observation-repository.js";
 
 /** A rail's observation as operators see it. */
 export interface RailObservationView {
@@ -33,11 +33,6 @@ const RESUME_RAIL: PreparedStatement = {
            from old_halt where o.rail = old_halt.rail
          returning old_halt.halted_kind, old_halt.halted_reason, old_halt.halted_at`,
 };
-
-function haltOf(row: Record<string, unknown>): RailHalt | null {
-  if (row.halted_kind === null || row.halted_kind === undefined) return null;
-  return { kind: row.halted_kind as RailHalt["kind"], reason: row.halted_reason as string, since: new Date(row.halted_at as string | Date) };
-}
 
 /** The operators' view and control of the observer's rails (allocation's cursors). */
 export function railControl(sql: SqlClient, clock: () => number = Date.now) {
