@@ -67,6 +67,12 @@ const HALT_SQL = `update observer_cursors
    where rail = $1 and (halted_kind is null or not (halted_kind = any($5::text[])))
    returning halted_kind, halted_reason, halted_at`;
 
+/** Clears rail $1's halt if its kind is one of $2 (at $3), under the cursor's row lock; returns the halt cleared. */
+export const CLEAR_HALT_SQL = `with old_halt as (select rail, halted_kind, halted_reason, halted_at from observer_cursors where rail = $1 and halted_kind = any($2::text[]) for update)
+     update observer_cursors o set halted_kind = null, halted_reason = null, halted_at = null, updated_at = $3
+       from old_halt where o.rail = old_halt.rail
+     returning old_halt.halted_kind, old_halt.halted_reason, old_halt.halted_at`;
+
 /** A transfer's key. */
 export interface TransferKey {
   txHash: string;
@@ -255,13 +261,7 @@ export class ObservationRepository {
 
   /** Clears a rail's halt if it is of one of `kinds`; answers the halt cleared, or null. */
   async clearHalt(rail: Rail, kinds: readonly HaltKind[], now: Date): Promise<RailHalt | null> {
-    const { rows } = await this.pool.query(
-      `update observer_cursors o set halted_kind = null, halted_reason = null, halted_at = null, updated_at = $3
-         from (select rail, halted_kind, halted_reason, halted_at from observer_cursors where rail = $1 for update) old_halt
-        where o.rail = old_halt.rail and old_halt.halted_kind = any($2::text[])
-        returning old_halt.halted_kind, old_halt.halted_reason, old_halt.halted_at`,
-      [rail, kinds, now],
-    );
+    const { rows } = await this.pool.query(CLEAR_HALT_SQL, [rail, kinds, now]);
     return rows[0] ? haltOf(rows[0] as Record<string, unknown>) : null;
   }
 

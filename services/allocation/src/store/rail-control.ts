@@ -1,6 +1,6 @@
 import type { PreparedStatement, SqlClient } from "@payin/db";
 import type { Rail } from "@payin/money";
-import { haltOf, STICKY_HALTS, type RailHalt } from "./observation-repository.js";
+import { CLEAR_HALT_SQL, haltOf, STICKY_HALTS, type RailHalt } from "./observation-repository.js";
 
 /** A rail's observation as operators see it. */
 export interface RailObservationView {
@@ -25,14 +25,8 @@ const HALTED_RAILS: PreparedStatement = {
 /** How long the halted rails are kept before they are read again (allocations ask on every create). */
 const HALTED_RAILS_TTL_MS = 1_000;
 
-/** Clears a sticky halt under the cursor's row lock; answers the halt cleared. */
-const RESUME_RAIL: PreparedStatement = {
-  name: "allocation.resume-rail",
-  text: `with old_halt as (select rail, halted_kind, halted_reason, halted_at from observer_cursors where rail = $1 and halted_kind = any($2::text[]) for update)
-         update observer_cursors o set halted_kind = null, halted_reason = null, halted_at = null, updated_at = $3
-           from old_halt where o.rail = old_halt.rail
-         returning old_halt.halted_kind, old_halt.halted_reason, old_halt.halted_at`,
-};
+/** Clears a sticky halt; answers the halt cleared (the observer's own clearing statement). */
+const RESUME_RAIL: PreparedStatement = { name: "allocation.resume-rail", text: CLEAR_HALT_SQL };
 
 /** The operators' view and control of the observer's rails (allocation's cursors). */
 export function railControl(sql: SqlClient, clock: () => number = Date.now) {
