@@ -12,7 +12,8 @@ let embedded: EmbeddedPostgresHandle | undefined;
  * names a server to use instead. Each test file then makes its own database.
  */
 export async function setup(project: TestProject): Promise<void> {
-  const logDir = path.join(REPO_ROOT, "tmp", "test-logs");
+  // TEST_LOG_DIR keeps two runs in one checkout from clearing each other's logs.
+  const logDir = process.env.TEST_LOG_DIR ?? path.join(REPO_ROOT, "tmp", "test-logs");
   await rm(logDir, { recursive: true, force: true });
   await mkdir(logDir, { recursive: true });
   project.provide("testLogDir", logDir);
