@@ -1,0 +1,84 @@
+import type { DescEnum } from "@bufbuild/protobuf";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { allocationV1, identityV1, merchantsV1, payinsV1 } from "./index.js";
+import {
+  CHECKOUT_STATE,
+  enumNames,
+  MERCHANT_STATUS,
+  MERCHANT_TRANSITION,
+  PAY_IN_STATUS,
+  PRINCIPAL_KIND,
+  READINESS_REASON,
+  TRANSFER_STATE,
+  type CheckoutStateName,
+  type EnumNames,
+  type MerchantStatusName,
+  type PayInStatusName,
+  type ReadinessReasonName,
+  type TransferStateName,
+} from "./names.js";
+
+/** Every enum of every contract file, from the descriptors, with the table that names it. */
+const TABLES: [DescEnum, EnumNames<number, string>][] = [
+  [merchantsV1.MerchantStatusSchema, MERCHANT_STATUS],
+  [merchantsV1.MerchantTransitionSchema, MERCHANT_TRANSITION],
+  [payinsV1.PayInStatusSchema, PAY_IN_STATUS],
+  [payinsV1.TransferStateSchema, TRANSFER_STATE],
+  [payinsV1.CheckoutStateSchema, CHECKOUT_STATE],
+  [allocationV1.ReadinessReasonSchema, READINESS_REASON],
+  [identityV1.PrincipalKindSchema, PRINCIPAL_KIND],
+];
+
+describe("enum names", () => {
+  it("has a table for every enum the contracts declare", () => {
+    const declared = [merchantsV1, payinsV1, allocationV1, identityV1]
+      .flatMap((file) => Object.values(file))
+      .filter((v): v is DescEnum => typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "enum")
+      .map((e) => e.typeName)
+      .sort();
+    expect(TABLES.map(([schema]) => schema.typeName).sort()).toEqual(declared);
+  });
+
+  it.each(TABLES.map(([schema, table]) => [schema.typeName, schema, table] as const))(
+    "%s: every value but UNSPECIFIED has exactly one name, and it round-trips",
+    (_, schema, table) => {
+      const values = schema.values.filter((v) => v.number !== 0);
+      expect(table.names).toHaveLength(values.length);
+      expect(new Set(table.names).size).toBe(values.length);
+      for (const v of values) {
+        const name = table.nameOf(v.number)!;
+        expect(`${schema.sharedPrefix}${name}`.toUpperCase()).toBe(v.name);
+        expect(table.byName[name]).toBe(v.number);
+        expect(table.isName(name)).toBe(true);
+      }
+      expect(table.nameOf(0)).toBeUndefined();
+      expect(table.nameOf(Math.max(...values.map((v) => v.number)) + 1)).toBeUndefined();
+      expect(table.isName("unspecified")).toBe(false);
+      expect(table.isName("toString")).toBe(false);
+    },
+  );
+
+  it("spells the wire names the API and the pages use", () => {
+    expect(PAY_IN_STATUS.names).toEqual(["created", "awaiting_payment", "paid"]);
+    expect(MERCHANT_STATUS.names).toEqual(["inactive", "active", "suspended", "closed"]);
+    expect(TRANSFER_STATE.names).toEqual(["pending", "settled", "orphaned"]);
+    expect(CHECKOUT_STATE.names).toEqual(["open", "started", "paid", "disabled"]);
+    expect(MERCHANT_TRANSITION.names).toEqual(["activate", "deactivate", "suspend", "close"]);
+    expect(READINESS_REASON.names[0]).toBe("merchant_inactive");
+  });
+
+  it("derives the name types from the generated enums", () => {
+    expectTypeOf<PayInStatusName>().toEqualTypeOf<"created" | "awaiting_payment" | "paid">();
+    expectTypeOf<TransferStateName>().toEqualTypeOf<"pending" | "settled" | "orphaned">();
+    expectTypeOf<CheckoutStateName>().toEqualTypeOf<"open" | "started" | "paid" | "disabled">();
+    expectTypeOf<MerchantStatusName>().toEqualTypeOf<"inactive" | "active" | "suspended" | "closed">();
+    expectTypeOf(READINESS_REASON.names).toEqualTypeOf<readonly ReadinessReasonName[]>();
+    expectTypeOf<ReadinessReasonName>().toEqualTypeOf<(typeof READINESS_REASON.names)[number]>();
+    expectTypeOf(PAY_IN_STATUS.byName.awaiting_payment).toEqualTypeOf<payinsV1.PayInStatus>();
+    expectTypeOf(PAY_IN_STATUS.nameOf).returns.toEqualTypeOf<PayInStatusName | undefined>();
+  });
+
+  it("refuses an enum object that disagrees with its descriptor", () => {
+    expect(() => enumNames(payinsV1.PayInStatusSchema, { UNSPECIFIED: 0, CREATED: 1, AWAITING_PAYMENT: 2, PAID: 4 })).toThrow(/PAY_IN_STATUS_PAID/);
+  });
+});
