@@ -251,10 +251,20 @@ describe("createPayInIntent: a key used before", () => {
     const { deps, calls } = fakes({ claim: () => ({ kind: "completed", requestHash, intent: stored }), context: { ...allowed, status: "suspended" } });
     const result = await createPayInIntent({ ...deps, now: () => new Date("2031-01-01T00:00:00Z") }, { ...request, amount: "25" });
     expect(result).toEqual({ intent: stored, replayed: true });
-    expect(result.intent).toBe(stored);
     expect(calls.allocations).toEqual([]);
     expect(calls.completed).toEqual([]);
     expect(calls.released).toEqual([]);
+  });
+
+  it("replays the original answer, not the intent's current state: created, as it was when created", async () => {
+    const later = new Date("2029-06-02T08:00:00Z");
+    for (const status of ["awaiting_payment", "paid"] as const) {
+      const now = { ...stored, status, updatedAt: later };
+      const { deps } = fakes({ claim: () => ({ kind: "completed", requestHash, intent: now }) });
+      const result = await createPayInIntent(deps, request);
+      expect(result).toEqual({ intent: stored, replayed: true });
+      expect(now.status, "the stored intent is left as it is").toBe(status);
+    }
   });
 
   it("replays an intent created under a lower minimum than today's (the minimum applies to new intents)", async () => {

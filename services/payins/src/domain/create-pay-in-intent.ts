@@ -85,14 +85,28 @@ export interface CreateDeps {
 }
 
 export interface CreateResult {
+  /** The intent as its create answered it: for a replay, as it was created (asCreated). */
   intent: PayInIntent;
   replayed: boolean;
 }
 
 /**
+ * An intent as its create answered it. A create always stores an intent
+ * `created`, and afterwards only its status and updated_at ever change (the
+ * observer arms it, transfers pay it); so the original answer is the stored
+ * intent with those two as they were. A replay answers this, not the intent's
+ * current state: the same answer as the first, as a client retrying after a
+ * lost response expects (and as the create's schema says: status `created`).
+ */
+export function asCreated(intent: PayInIntent): PayInIntent {
+  return { ...intent, status: "created", updatedAt: intent.createdAt };
+}
+
+/**
  * Creates a pay-in intent, exactly once per (merchant, idempotency key):
- * - the same key and payload replay the original intent (even after its
- *   deadline, or after the merchant stopped being active);
+ * - the same key and payload replay the original answer: the intent as it
+ *   was created, whatever its status now (even after its deadline, or after
+ *   the merchant stopped being active);
  * - the same key with another payload is IDEMPOTENCY_KEY_REUSED;
  * - while a request with the key is in flight, others get IDEMPOTENCY_KEY_IN_USE.
  * A new intent needs an amount its rail can ever count (checkPayable) and an
@@ -115,7 +129,7 @@ export async function createPayInIntent(deps: CreateDeps, request: CreateRequest
   ]);
   if (claim.kind === "completed") {
     checkSamePayload(claim.requestHash, req);
-    return { intent: claim.intent, replayed: true };
+    return { intent: asCreated(claim.intent), replayed: true };
   }
   if (claim.kind === "in-flight") {
     checkSamePayload(claim.requestHash, req);
