@@ -61,3 +61,69 @@ export function loggableError(error: unknown): unknown {
   }
   return error;
 }
+
+/** What a log line or a health answer may say of why something failed. */
+export interface ErrorCause {
+  /** SQLSTATE, Node's or the library's error code, when there is one. */
+  code?: string;
+  /** The error's first line, at most 200 characters, without SQL text, quoted values or tokens. */
+  message: string;
+}
+
+/**
+ * The cause of an error, safe to log: its code and the first line of its
+ * message. A driver's message that repeats the statement (`<sql> - <message>`)
+ * keeps only the database's own message, and a quoted value the database
+ * echoes (`invalid input syntax for type uuid: "…"`) is dropped, so neither
+ * statement parameters nor credentials reach the line.
+ */
+export function errorCause(error: unknown): ErrorCause {
+  if (!(error instanceof Error)) return { message: typeof error === "string" ? scrubText(error).slice(0, 200) : `thrown ${typeof error}` };
+  const e = error as Error & { code?: unknown; sqlState?: unknown };
+  const code = typeof e.sqlState === "string" ? e.sqlState : typeof e.code === "string" ? e.code : undefined;
+  let message = (e.message.split("\n")[0] ?? "").trim();
+  const statement = message.lastIndexOf(" - ");
+  if (statement >= 0 && /\b(insert|update|delete|select|with|call)\b/i.test(message.slice(0, statement))) message = message.slice(statement + 3);
+  message = scrubText(message).replace(/:\s*"[^"]*"/g, ": [value]").slice(0, 200);
+  return code === undefined ? { message } : { code, message };
+}
+
+export interface OncePerCauseOptions {
+  /** A cause already logged is logged again only after this long, with how many times it recurred meanwhile (default 60 s). */
+  intervalMs?: number;
+  /** Causes that are part of normal work are logged at info, the others at warn. */
+  expected?: (cause: ErrorCause) => boolean;
+  now?: () => number;
+}
+
+/**
+ * A recurring fallback's log: `report(error, fields)` writes `message` with the
+ * error's cause the first time that cause (code and message) occurs, then at
+ * most once per interval with the number of occurrences not logged (`repeated`),
+ * so a failing path is seen without a line per request or per row.
+ */
+export function oncePerCause(
+  logger: Logger,
+  message: string,
+  options: OncePerCauseOptions = {},
+): (error: unknown, fields?: Record<string, unknown>) => void {
+  const intervalMs = options.intervalMs ?? 60_000;
+  const now = options.now ?? Date.now;
+  const seen = new Map<string, { loggedAt: number; repeated: number }>();
+  return (error, fields = {}) => {
+    const cause = errorCause(error);
+    const key = `${cause.code ?? ""}\u0000${cause.message}`;
+    const at = now();
+    const last = seen.get(key);
+    if (last && at - last.loggedAt < intervalMs) {
+      last.repeated++;
+      return;
+    }
+    // Bounded: a flood of distinct causes keeps the most recent ones.
+    if (!last && seen.size >= 100) seen.delete(seen.keys().next().value!);
+    seen.set(key, { loggedAt: at, repeated: 0 });
+    const line = { ...fields, cause, ...(last?.repeated ? { repeated: last.repeated } : {}) };
+    if (options.expected?.(cause)) logger.info(line, message);
+    else logger.warn(line, message);
+  };
+}

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, loggableError, scrubText } from "./index.js";
+import { createLogger, errorCause, loggableError, oncePerCause, scrubText } from "./index.js";
 
 function capture() {
   const lines: string[] = [];
@@ -47,5 +47,37 @@ describe("logging", () => {
     const logged = loggableError(error);
     expect(logged).toEqual({ type: "Error", sqlState: "23505", constraint: "connections_key", table: "connections" });
     expect(JSON.stringify(logged)).not.toContain("vault:kv/x");
+  });
+});
+
+describe("a fallback's cause", () => {
+  it("keeps the code and the database's own message, never the statement, its values or a token", () => {
+    const knexStyle = Object.assign(new Error("insert into keys (k) values ('tok-secret') - duplicate key value violates unique constraint \"keys_pkey\""), { code: "23505" });
+    expect(errorCause(knexStyle)).toEqual({ code: "23505", message: 'duplicate key value violates unique constraint "keys_pkey"' });
+    const echoed = Object.assign(new Error('invalid input syntax for type uuid: "mpk-not-a-uuid"'), { code: "22P02" });
+    expect(errorCause(echoed)).toEqual({ code: "22P02", message: "invalid input syntax for type uuid: [value]" });
+    expect(errorCause(new Error(`refused Bearer abc.def\nstack`))).toEqual({ message: "refused [REDACTED]" });
+    expect(errorCause(42)).toEqual({ message: "thrown number" });
+  });
+
+  it("is logged once per cause and interval, with how often it recurred", () => {
+    const { lines, stream } = capture();
+    let now = 0;
+    const report = oncePerCause(createLogger("t", { level: "info" }, stream), "batch fell back", {
+      intervalMs: 1_000,
+      now: () => now,
+      expected: (cause) => cause.code === "23502",
+    });
+    const denied = Object.assign(new Error("permission denied for table keys"), { code: "42501" });
+    for (let i = 0; i < 5; i++) report(denied, { rows: 2 });
+    report(Object.assign(new Error("null value in column"), { code: "23502" }));
+    now = 1_500;
+    report(denied, { rows: 3 });
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged.map((l) => [l.level, l.msg, l.cause, l.rows, l.repeated])).toEqual([
+      [40, "batch fell back", { code: "42501", message: "permission denied for table keys" }, 2, undefined],
+      [30, "batch fell back", { code: "23502", message: "null value in column" }, undefined, undefined],
+      [40, "batch fell back", { code: "42501", message: "permission denied for table keys" }, 3, 4],
+    ]);
   });
 });

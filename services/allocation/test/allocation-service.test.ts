@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Client } from "@connectrpc/connect";
 import { HDKey } from "@scure/bip32";
@@ -6,6 +7,7 @@ import { mnemonicToSeedSync } from "@scure/bip39";
 import { sqlClient, type MikroORM, type SqlClient } from "@payin/db";
 import { allocationBatcher, WalletRepository } from "../src/store/wallet-repository.js";
 import { uuidv7 } from "@payin/ids";
+import { createLogger } from "@payin/logging";
 import { allocationV1 } from "@payin/proto";
 import { Code, reasonOf } from "@payin/rpc";
 import { expectFailure, failure, startServiceHarness } from "@payin/testing";
@@ -348,6 +350,36 @@ describe("AllocationService.BatchAllocateAddresses", () => {
     expect(names).toEqual(["allocation.allocate-many"]);
     expect(outcomes.map((o) => (o.kind === "allocated" ? o.allocation.index : -1))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     for (const o of outcomes) if (o.kind === "allocated") expect(o.allocation.address).toBe(deriveAddress(xpub, o.allocation.index).address);
+  });
+
+  it("allocates each alone when a batch statement fails, and logs that once per cause with the cause", async () => {
+    const merchantUuid = uuidv7();
+    await client.setWallet({ merchantUuid, xpub: randomXpub() });
+    const names: string[] = [];
+    const real = sqlClient(orm);
+    const sql: SqlClient = { query: (statement, values) => (names.push(statement.name), real.query(statement, values)) };
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger("allocation", { level: "info" }, new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+        done();
+      },
+    }));
+    const repo = new WalletRepository(() => orm.em.fork(), sql, allocationBatcher(sql, logger));
+    // The rail column holds 16 characters: a longer one breaks the whole batch, then fails alone.
+    for (const round of [0, 1]) {
+      const outcomes = await Promise.allSettled(
+        ["bep20", "r".repeat(17), "erc20"].map((rail) => repo.allocate({ merchantUuid, intentUuid: uuidv7(), rail: rail as "bep20", now: new Date() })),
+      );
+      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      const indexes = outcomes.flatMap((o) => (o.status === "fulfilled" && o.value.kind === "allocated" ? [o.value.allocation.index] : []));
+      expect(indexes.sort()).toEqual([2 * round, 2 * round + 1]);
+    }
+    expect(names.filter((n) => n === "allocation.allocate-many")).toHaveLength(2);
+    expect(await nextIndex(merchantUuid)).toBe(4);
+    expect(lines.map((l) => [l.level, l.msg, l.cause, l.rows])).toEqual([
+      [40, "a batched allocation failed; its addresses are allocated one statement each", { code: "22001", message: "value too long for type character varying(16)" }, 3],
+    ]);
   });
 
   it("runs one statement per merchant at a time: what is asked for meanwhile goes in the next, gap-free", async () => {

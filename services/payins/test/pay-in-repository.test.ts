@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, openOrm, sqlClient, type MikroORM, type SqlClient } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
+import { createLogger } from "@payin/logging";
 import { createTestDatabase } from "@payin/testing";
 import type { PayInIntent } from "../src/domain/pay-in-intent.js";
 import { ormOptions } from "../src/store/orm.js";
@@ -178,12 +180,19 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
   });
 
   describe("claims and completions made in one turn", () => {
-    /** A repository whose statements are recorded by name. */
+    /** A repository whose statements are recorded by name, and whose log lines are kept. */
     const recorded = () => {
       const names: string[] = [];
+      const lines: Record<string, unknown>[] = [];
       const real = sqlClient(orm);
       const sql: SqlClient = { query: (statement, values) => (names.push(statement.name), real.query(statement, values)) };
-      return { names, repo: new PayInRepository(sql) };
+      const logger = createLogger("payins", { level: "info" }, new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);
+          done();
+        },
+      }));
+      return { names, lines, repo: new PayInRepository(sql, logger) };
     };
     const claimInput = (i: PayInIntent, key: string, payload = "h") => ({
       merchantUuid: i.merchantUuid, key, requestHash: hash(payload), newIntentUuid: i.intentUuid, now: new Date(),
@@ -247,8 +256,8 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
       expect(names.filter((n) => n === "payins.claim-keys")).toEqual([]);
     });
 
-    it("stores each alone when the batch statement fails, so only the bad one fails", async () => {
-      const { repo: batching } = recorded();
+    it("stores each alone when the batch statement fails, so only the bad one fails, and logs the fallback once with its cause", async () => {
+      const { repo: batching, lines } = recorded();
       const merchant = uuidv7();
       const address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
       const [good, clash] = [intent(merchant), intent(merchant, { address })];
@@ -259,6 +268,33 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
       expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
       expect(await repo.get(merchant, good.intentUuid)).toEqual(good);
       expect(await repo.get(merchant, clash.intentUuid)).toBeNull();
+      expect(lines.map((l) => [l.level, l.msg, l.cause, l.rows])).toEqual([
+        [40, "a batched pay-in completion failed; its intents are stored one statement each", { code: "23505", message: 'duplicate key value violates unique constraint "pay_in_intents_address_key"' }, 2],
+      ]);
+      // Neither the statement nor its values (the address) reach the line.
+      expect(JSON.stringify(lines)).not.toContain(address);
+    });
+
+    it("claims each alone when the batch claim fails, and logs that once per cause, not per key or batch", async () => {
+      const { repo: batching, lines, names } = recorded();
+      const merchant = uuidv7();
+      // The column holds 64 characters: a longer key breaks the whole batch statement.
+      const tooLong = "k".repeat(65);
+      for (const round of [1, 2]) {
+        const [good, bad, other] = [intent(merchant), intent(merchant), intent(merchant)];
+        const outcomes = await Promise.allSettled([
+          batching.claimKey(claimInput(good, `good-${round}`)),
+          batching.claimKey(claimInput(bad, tooLong)),
+          batching.claimKey(claimInput(other, `other-${round}`)),
+        ]);
+        expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+        expect(outcomes[0]).toEqual({ status: "fulfilled", value: { kind: "claimed", intentUuid: good.intentUuid, claimedAt: expect.any(Date) } });
+        expect(outcomes[2]).toEqual({ status: "fulfilled", value: { kind: "claimed", intentUuid: other.intentUuid, claimedAt: expect.any(Date) } });
+      }
+      expect(names.filter((n) => n === "payins.claim-keys")).toHaveLength(2);
+      expect(lines.map((l) => [l.level, l.msg, l.cause, l.rows])).toEqual([
+        [40, "a batched idempotency-key claim failed; its keys are claimed one statement each", { code: "22001", message: "value too long for type character varying(64)" }, 3],
+      ]);
     });
   });
 });

@@ -40,7 +40,7 @@ export function allocationHandlers(
 ): ServiceImpl<typeof allocationV1.AllocationService> {
   const sql = sqlClient(orm);
   const observation = observerHealth(sql);
-  const allocateTogether = allocationBatcher(sql);
+  const allocateTogether = allocationBatcher(sql, logger);
   const repo = () => new WalletRepository(() => orm.em.fork(), sql, allocateTogether);
   const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"), deriveRange);
   const rails = railControl(sql);

@@ -1,4 +1,5 @@
 import { isNotNullViolation, isUniqueViolation, type EntityManager, type PreparedStatement, type SqlClient } from "@payin/db";
+import { oncePerCause, type Logger } from "@payin/logging";
 import { coalesceByGroup } from "@payin/rpc";
 import type { DerivedAddress } from "../domain/hd.js";
 import type { AllocateOutcome, Allocation, Rail, Wallet, WalletStore } from "../domain/wallet.js";
@@ -92,8 +93,17 @@ export interface AllocationRequest {
  * wallet row, so batches cannot deadlock). Answers null for a request it did not
  * allocate — its batch failed, repeated an intent, or its merchant has no
  * wallet — which the caller then allocates on its own, getting the exact outcome.
+ * A failed batch is logged with its cause, once per cause and minute: at info
+ * when it is part of the work (the pool ran out, an intent already has its
+ * address), at warn otherwise, so a broken batch path does not go unseen.
  */
-export function allocationBatcher(sql: SqlClient): (request: AllocationRequest) => Promise<Allocation | null> {
+export function allocationBatcher(sql: SqlClient, logger?: Logger): (request: AllocationRequest) => Promise<Allocation | null> {
+  const fellBack = logger
+    ? oncePerCause(logger, "a batched allocation failed; its addresses are allocated one statement each", {
+        // NOT NULL: no pre-derived address at an index (the pool is topped up alone); unique: a retried intent.
+        expected: (cause) => cause.code === "23502" || cause.code === "23505",
+      })
+    : () => {};
   return coalesceByGroup(
     (request: AllocationRequest) => request.merchantUuid,
     async (merchantUuid, requests: AllocationRequest[]) => {
@@ -104,8 +114,9 @@ export function allocationBatcher(sql: SqlClient): (request: AllocationRequest) 
       try {
         const rows = await sql.query(ALLOCATE_MANY, [merchantUuid, intents, requests.map((r) => r.rail), requests[0]!.now]);
         for (const row of rows) allocated.set(row.intent_uuid as string, allocationFromRow(row));
-      } catch {
+      } catch (error) {
         // Each is retried alone, which gives each its own outcome.
+        fellBack(error, { rows: requests.length });
       }
       return requests.map((r) => allocated.get(r.intentUuid) ?? null);
     },

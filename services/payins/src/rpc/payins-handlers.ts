@@ -47,7 +47,7 @@ export const MAX_OBSERVATIONS = 1000;
 
 /** PayinsService handlers: proto in, domain call, proto out. */
 export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.PayinsService> {
-  const store = new PayInRepository(sqlClient(deps.orm));
+  const store = new PayInRepository(sqlClient(deps.orm), deps.logger);
   const repo = () => store;
   const observations = observationStore(deps.orm);
   const checkouts = new CheckoutRepository(sqlClient(deps.orm));

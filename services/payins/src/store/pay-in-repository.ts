@@ -1,4 +1,5 @@
 import type { PreparedStatement, SqlClient } from "@payin/db";
+import { oncePerCause, type Logger } from "@payin/logging";
 import { coalesce } from "@payin/rpc";
 import type { ClaimedKey, KeyClaim, PayInStore } from "../domain/create-pay-in-intent.js";
 import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
@@ -186,6 +187,8 @@ const MAX_BATCH = 1000;
  * loop (the creates of one batch call start together) share one statement and
  * one commit; whatever such a statement does not settle (a key already there, a
  * failed statement) is then done alone, which gives each its own exact outcome.
+ * A failed batch statement is logged with its cause (once per cause and minute):
+ * the rows still get done, one statement each, but a broken batch path shows.
  */
 export class PayInRepository implements PayInStore, PayInReader {
   private readonly claimTogether = coalesce(async (inputs: ClaimInput[]) => this.claimMany(inputs), { maxBatch: MAX_BATCH });
@@ -194,7 +197,18 @@ export class PayInRepository implements PayInStore, PayInReader {
     { maxBatch: MAX_BATCH },
   );
 
-  constructor(private readonly sql: SqlClient) {}
+  private readonly claimFellBack: (error: unknown, fields: Record<string, unknown>) => void;
+  private readonly completeFellBack: (error: unknown, fields: Record<string, unknown>) => void;
+
+  /** `logger` takes the fallbacks' lines (none: they are not logged, as in tests that do not look). */
+  constructor(
+    private readonly sql: SqlClient,
+    logger?: Logger,
+  ) {
+    const report = (message: string) => (logger ? oncePerCause(logger, message) : () => {});
+    this.claimFellBack = report("a batched idempotency-key claim failed; its keys are claimed one statement each");
+    this.completeFellBack = report("a batched pay-in completion failed; its intents are stored one statement each");
+  }
 
   /** What each input claimed, or null when it must be claimed alone. */
   private async claimMany(inputs: ClaimInput[]): Promise<(ClaimedKey | null)[]> {
@@ -208,7 +222,8 @@ export class PayInRepository implements PayInStore, PayInReader {
       ]);
       const claimed = new Map(rows.map((row) => [`${row.merchant_uuid}|${row.idempotency_key}`, claimedOf(row)]));
       return ids.map((id) => claimed.get(id) ?? null);
-    } catch {
+    } catch (error) {
+      this.claimFellBack(error, { rows: inputs.length });
       return inputs.map(() => null);
     }
   }
@@ -225,7 +240,8 @@ export class PayInRepository implements PayInStore, PayInReader {
         items.map((i) => i.key),
       ]);
       return items.map(() => true);
-    } catch {
+    } catch (error) {
+      this.completeFellBack(error, { rows: items.length });
       return items.map(() => false);
     }
   }
