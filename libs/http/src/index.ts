@@ -9,6 +9,7 @@ export * from "./errors.js";
 export * from "./text.js";
 export * from "./fields.js";
 export * from "./body.js";
+export * from "./duplicate-keys.js";
 export * from "./query.js";
 export * from "./error-middleware.js";
 export * from "./client-error.js";
