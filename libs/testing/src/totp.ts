@@ -1,4 +1,4 @@
-import { base32Decode, TOTP_PERIOD_SECONDS, hotp } from "@payin/otp";
+import { TOTP_PERIOD_SECONDS, totpCodeOfStep } from "@payin/otp";
 
 const PERIOD_MS = TOTP_PERIOD_SECONDS * 1000;
 
@@ -16,9 +16,7 @@ export function totpStepAt(ms = Date.now()): number {
 
 /** The 6-digit TOTP code of a base32 secret for a step (the current one by default). */
 export function totpCodeAt(base32Secret: string, step = totpStepAt()): string {
-  const secret = base32Decode(base32Secret);
-  if (!secret) throw new Error("TOTP secret is not base32");
-  return hotp(secret, step);
+  return totpCodeOfStep(base32Secret, step);
 }
 
 /** Waits until at least `marginMs` remain in the current TOTP step; returns that step. */

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { migrate, openOrm, type MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
-import { base32Decode, totpCode } from "@payin/otp";
+import { totpCode } from "@payin/otp";
+import { base32nopad } from "@scure/base";
 import { identityV1 } from "@payin/proto";
 import { actAsCaller, domainErrorInterceptor } from "@payin/rpc";
 import { createTestDatabase, totpSecretOf } from "@payin/testing";
@@ -132,9 +133,7 @@ export function randomEmail(prefix = "person"): string {
 
 /** The secret of an otpauth:// URI. */
 export function secretOfUri(uri: string): Buffer {
-  const bytes = base32Decode(totpSecretOf(uri));
-  if (!bytes) throw new Error("otpauth URI secret is not base32");
-  return bytes;
+  return Buffer.from(base32nopad.decode(totpSecretOf(uri)));
 }
 
 /**

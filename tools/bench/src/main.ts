@@ -60,7 +60,7 @@ import pg from "pg";
 import { callerDigestsFor, deriveCredential } from "@payin/config";
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgresHandle } from "@payin/db-embedded";
 import { launchPlatform, PLATFORM_PROCESSES, REPO_ROOT, SERVICES, type Platform } from "@payin/launcher";
-import { base32Decode, totpCode } from "@payin/otp";
+import { totpCode } from "@payin/otp";
 import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
 import { CHECKOUT_ENV, CHECKOUT_SESSIONS, checkCheckoutAnswers, lowerMedian, startedCheckouts } from "./checkout.js";
@@ -152,7 +152,7 @@ interface Scenario {
 
 /** The current 6-digit TOTP code of a base32 secret. */
 function totpNow(base32Secret: string): string {
-  return totpCode(base32Decode(base32Secret) ?? Buffer.alloc(0), new Date());
+  return totpCode(base32Secret, new Date());
 }
 
 /** Nice values (and SCHED_IDLE) of the threads of a process (Linux; empty elsewhere), e.g. {"0": 1, "19 SCHED_IDLE": 11}. */

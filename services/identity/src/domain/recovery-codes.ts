@@ -1,5 +1,5 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
-import { base32Encode } from "@payin/otp";
+import { base32nopad } from "@scure/base";
 import type { IdentityStore, StoredRecoveryCode } from "./stores.js";
 
 /**
@@ -23,7 +23,7 @@ const PEPPER_INFO = "payin identity recovery-code pepper v1";
 
 /** A new recovery code, e.g. `K7QXM-3FJ2A`. */
 export function generateRecoveryCode(): string {
-  const text = base32Encode(randomBytes(8)).slice(0, 10);
+  const text = base32nopad.encode(randomBytes(8)).slice(0, 10);
   return `${text.slice(0, 5)}-${text.slice(5)}`;
 }
 
