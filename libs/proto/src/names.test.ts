@@ -1,4 +1,4 @@
-import type { DescEnum } from "@bufbuild/protobuf";
+import { create, type DescEnum } from "@bufbuild/protobuf";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { allocationV1, identityV1, merchantsV1, payinsV1 } from "./index.js";
 import {
@@ -9,6 +9,7 @@ import {
   PAY_IN_STATUS,
   PRINCIPAL_KIND,
   READINESS_REASON,
+  readinessReasonNames,
   TRANSFER_STATE,
   type CheckoutStateName,
   type EnumNames,
@@ -76,6 +77,16 @@ describe("enum names", () => {
     expectTypeOf<ReadinessReasonName>().toEqualTypeOf<(typeof READINESS_REASON.names)[number]>();
     expectTypeOf(PAY_IN_STATUS.byName.awaiting_payment).toEqualTypeOf<payinsV1.PayInStatus>();
     expectTypeOf(PAY_IN_STATUS.nameOf).returns.toEqualTypeOf<PayInStatusName | undefined>();
+  });
+
+  it("reads a pair's readiness reasons from the enum values, and falls back to the codes sent when a value is unknown or none was sent", () => {
+    const { ReadinessReason, PairReadinessSchema } = allocationV1;
+    const pair = (reasonCodes: number[], reasons: string[]) => create(PairReadinessSchema, { reasonCodes, reasons });
+    expect(readinessReasonNames(pair([ReadinessReason.MERCHANT_INACTIVE, ReadinessReason.PROVIDER_NOT_READY], []))).toEqual(["merchant_inactive", "provider_not_ready"]);
+    expect(readinessReasonNames(pair([], ["wallet_not_ready"]))).toEqual(["wallet_not_ready"]);
+    expect(readinessReasonNames(pair([99], ["some_new_reason"]))).toEqual(["some_new_reason"]);
+    expect(readinessReasonNames(pair([ReadinessReason.WALLET_NOT_READY, 99], ["wallet_not_ready", "some_new_reason"]))).toEqual(["wallet_not_ready", "some_new_reason"]);
+    expect(readinessReasonNames(pair([], []))).toEqual([]);
   });
 
   it("refuses an enum object that disagrees with its descriptor", () => {

@@ -8,7 +8,7 @@
  */
 import type { DescEnum } from "@bufbuild/protobuf";
 import { PrincipalKind, PrincipalKindSchema } from "./gen/payin/identity/v1/identity_service_pb.js";
-import { ReadinessReason, ReadinessReasonSchema } from "./gen/payin/allocation/v1/allocation_service_pb.js";
+import { ReadinessReason, ReadinessReasonSchema, type PairReadiness } from "./gen/payin/allocation/v1/allocation_service_pb.js";
 import { MerchantStatus, MerchantStatusSchema, MerchantTransition, MerchantTransitionSchema } from "./gen/payin/merchants/v1/merchants_service_pb.js";
 import {
   CheckoutState,
@@ -24,6 +24,14 @@ import {
  * already strips the shared prefix) but UNSPECIFIED, in lower case.
  */
 export type EnumName<E extends Record<string, string | number>> = Lowercase<Exclude<Extract<keyof E, string>, "UNSPECIFIED">>;
+
+/**
+ * `true` only when A and B are the same set of names: a domain that keeps its
+ * own name type (a pure domain imports no contract) states at its boundary
+ * `const _same: SameNames<DomainStatus, PayInStatusName> = true`, and a value
+ * added on either side alone fails to compile.
+ */
+export type SameNames<A extends string, B extends string> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 
 /** One enum's names, both ways. */
 export interface EnumNames<V extends number, N extends string> {
@@ -114,6 +122,18 @@ export const payInStatusName = (status: PayInStatus): PayInStatusName | undefine
 export const isMerchantStatusName = (name: string): name is MerchantStatusName => MERCHANT_STATUS.isName(name);
 /** True when `name` is a pay-in status name. */
 export const isPayInStatusName = (name: string): name is PayInStatusName => PAY_IN_STATUS.isName(name);
+
+/**
+ * A pair's failing readiness reasons by name, in the order allocation gave
+ * them: from the enum values, or from the lower-case codes allocation also
+ * sends when a value is unknown here (an allocation of another version) or
+ * none was sent.
+ */
+export function readinessReasonNames(pair: Pick<PairReadiness, "reasons" | "reasonCodes">): string[] {
+  const names = pair.reasonCodes.map((value) => READINESS_REASON.nameOf(value));
+  if (names.length === 0 || names.some((name) => name === undefined)) return [...pair.reasons];
+  return names as string[];
+}
 
 /** A rule's or policy's effect as it travels in a string field: "" (none) and anything unknown are null. */
 export function effectName(value: string): "allow" | "deny" | null {

@@ -5,7 +5,7 @@
  * in identity or allocation, the same audit actions and targets).
  */
 import { randomBytes } from "node:crypto";
-import { MERCHANT_STATUS_BY_NAME, merchantsV1, type MerchantStatusName } from "@payin/proto";
+import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION, MERCHANT_TRANSITION_NAMES, merchantsV1, type MerchantTransitionName } from "@payin/proto";
 import type { CommandSpec, Input, OptionSpec } from "./arguments.js";
 import type { Operator } from "./operator.js";
 import { checkSecretsDestination, issueSecrets } from "./secrets.js";
@@ -40,12 +40,13 @@ function page(input: Input) {
   return { limit: input.number("limit", DEFAULT_LIMIT), offset: input.number("offset", 0) };
 }
 
-const TRANSITIONS = [
-  ["activate", merchantsV1.MerchantTransition.ACTIVATE, "inactive or suspended -> active"],
-  ["deactivate", merchantsV1.MerchantTransition.DEACTIVATE, "active or suspended -> inactive"],
-  ["suspend", merchantsV1.MerchantTransition.SUSPEND, "active -> suspended"],
-  ["close", merchantsV1.MerchantTransition.CLOSE, "any status but closed -> closed, for good"],
-] as const;
+/** What each merchant transition of the contract does, as its command's summary. */
+const TRANSITION_SUMMARIES: Readonly<Record<MerchantTransitionName, string>> = {
+  activate: "inactive or suspended -> active",
+  deactivate: "active or suspended -> inactive",
+  suspend: "active -> suspended",
+  close: "any status but closed -> closed, for good",
+};
 
 const IDENTITY_STATUSES = [
   ["disable", "disabled", "disables an identity and ends its sessions"],
@@ -83,18 +84,18 @@ const merchantCommands: Command[] = [
     action: "list",
     summary: "lists merchants, newest first, with exact filters",
     options: {
-      status: { value: "inactive|active|suspended|closed", kind: { choices: Object.keys(MERCHANT_STATUS_BY_NAME) } },
+      status: { value: MERCHANT_STATUS_NAMES.join("|"), kind: { choices: [...MERCHANT_STATUS_NAMES] } },
       uuid: { value: "UUID", kind: "uuid" },
       "display-name": { value: "NAME" },
       ...PAGE,
     },
     async run(op, input) {
       const { limit, offset } = page(input);
-      const status = input.optional("status") as MerchantStatusName | undefined;
+      const status = input.optional("status");
       const res = await op.merchants.listMerchants({
         limit,
         offset,
-        status: status ? MERCHANT_STATUS_BY_NAME[status] : merchantsV1.MerchantStatus.UNSPECIFIED,
+        status: status && MERCHANT_STATUS.isName(status) ? MERCHANT_STATUS.byName[status] : merchantsV1.MerchantStatus.UNSPECIFIED,
         uuid: input.optional("uuid"),
         displayName: input.optional("display-name"),
       });
@@ -110,16 +111,16 @@ const merchantCommands: Command[] = [
       return { merchant: merchantView((await op.merchants.getMerchant({ uuid: input.args[0]! })).merchant) };
     },
   },
-  ...TRANSITIONS.map(
-    ([verb, transition, summary]): Command => ({
+  ...MERCHANT_TRANSITION_NAMES.map(
+    (verb): Command => ({
       group: "merchant",
       action: verb,
-      summary,
+      summary: TRANSITION_SUMMARIES[verb],
       args: MERCHANT,
       async run(op, input) {
         const uuid = input.args[0]!;
         const res = await op.change({ action: `merchant.${verb}`, target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, () =>
-          op.merchants.transitionMerchant({ uuid, transition, actor: op.actor }),
+          op.merchants.transitionMerchant({ uuid, transition: MERCHANT_TRANSITION.byName[verb], actor: op.actor }),
         );
         return { merchant: merchantView(res.merchant) };
       },

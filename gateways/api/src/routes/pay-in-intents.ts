@@ -1,5 +1,5 @@
 import Router from "@koa/router";
-import { PAY_IN_STATUS_BY_NAME, isPayInStatusName, payInStatusName, payinsV1, type PayInStatusName } from "@payin/proto";
+import { PAY_IN_STATUS, PAY_IN_STATUS_NAMES, payInStatusName, payinsV1, TRANSFER_STATE } from "@payin/proto";
 import { coalesce, ConnectError, connectErrorOfItem, isoFromTimestamp, reasonOf, toTimestamp } from "@payin/rpc";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Context } from "koa";
@@ -10,7 +10,7 @@ import type { Principal } from "../auth/authenticator.js";
 import type { AppDeps } from "../deps.js";
 import { authoriseForMerchant } from "../workflows/merchant-access.js";
 
-const { PayInStatus, TransferState } = payinsV1;
+const { PayInStatus } = payinsV1;
 
 const CREATE_FIELDS = ["asset", "amount", "jurisdiction", "expires_at", "reference"];
 const REQUIRED_FIELDS = ["asset", "amount", "jurisdiction", "expires_at"];
@@ -66,16 +66,9 @@ export function listItemView(i: payinsV1.PayInIntent) {
   };
 }
 
-/** Wire names of a transfer's state. */
-const TRANSFER_STATE_NAMES: Readonly<Partial<Record<payinsV1.TransferState, string>>> = {
-  [TransferState.PENDING]: "pending",
-  [TransferState.SETTLED]: "settled",
-  [TransferState.ORPHANED]: "orphaned",
-};
-
 /** One transfer seen for an intent, with why it does or does not count. */
 export function transferView(t: payinsV1.PayInTransfer) {
-  const state = TRANSFER_STATE_NAMES[t.state];
+  const state = TRANSFER_STATE.nameOf(t.state);
   if (!state) throw new Error(`payins answered a transfer in an unknown state (${t.state})`);
   return {
     chain_id: Number(t.chainId),
@@ -239,8 +232,8 @@ export function payInIntentRoutes(deps: PayInDeps) {
     await authorise(deps, ctx, "merchant.payin.read");
     const query = readQuery(ctx, [...PAGE_PARAMETERS, "status", "asset"]);
     const page = listPage(query);
-    if (query.status !== undefined && !isPayInStatusName(query.status)) {
-      throw validationError("status must be one of: created, awaiting_payment, paid");
+    if (query.status !== undefined && !PAY_IN_STATUS.isName(query.status)) {
+      throw validationError(`status must be one of: ${PAY_IN_STATUS_NAMES.join(", ")}`);
     }
     if (query.asset !== undefined && !isAsset(query.asset)) {
       throw validationError("asset must be one of: usdt, usdc");
@@ -249,7 +242,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
       merchantUuid: ctx.params.merchant_uuid!,
       limit: page.limit,
       offset: rpcOffset(page.offset),
-      status: query.status ? PAY_IN_STATUS_BY_NAME[query.status as PayInStatusName] : PayInStatus.UNSPECIFIED,
+      status: query.status ? PAY_IN_STATUS.byName[query.status] : PayInStatus.UNSPECIFIED,
       asset: query.asset ?? "",
     });
     ctx.body = { data: res.intents.map(listItemView), pagination: pagination(res.total, page) };

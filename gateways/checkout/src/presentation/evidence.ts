@@ -8,9 +8,10 @@
  */
 import { addDecimal, compareDecimal, isPositive, subtractDecimal } from "./decimal.js";
 import { networkName, tokenName } from "./payment-terms.js";
+import type { TransferStateName } from "@payin/proto";
 import type { PresentationState } from "./presentation-state.js";
 
-export type TransferState = "pending" | "settled" | "orphaned";
+export type TransferState = TransferStateName;
 
 /** A transfer seen for the intent, with why it does or does not count. */
 export interface EvidenceTransfer {

@@ -1,4 +1,5 @@
 import type { Asset, Rail } from "@payin/money";
+import type { CheckoutStateName, PayInStatusName } from "@payin/proto";
 
 /** An asset and the rail it is paid on, as a checkout offers it. */
 export interface CheckoutPair {
@@ -7,10 +8,10 @@ export interface CheckoutPair {
 }
 
 /** Where a checkout session stands, as payins reads it (`paid` once its intent is paid). */
-export type CheckoutState = "open" | "started" | "paid" | "disabled";
+export type CheckoutState = CheckoutStateName;
 
 /** The canonical status of a pay-in intent. There is no expired status. */
-export type PayInStatus = "created" | "awaiting_payment" | "paid";
+export type PayInStatus = PayInStatusName;
 
 /** What the payer's page shows; derived, never stored. */
 export type PresentationState = "select_method" | "ready_to_start" | "awaiting_payment" | "paid" | "expired_for_payment" | "unavailable";

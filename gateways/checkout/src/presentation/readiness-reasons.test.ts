@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { allocationV1 } from "@payin/proto";
 import { describe, expect, it } from "vitest";
-import { explainReason, isReadinessReasonCode, pairLabel, pairReadinessView, pairReasonCodes, READINESS_REASON_CODES } from "./readiness-reasons.js";
+import { explainReason, isReadinessReasonCode, pairLabel, pairReadinessView, READINESS_REASON_CODES } from "./readiness-reasons.js";
 
 const { ReadinessReason } = allocationV1;
 
@@ -42,15 +42,6 @@ describe("readiness reasons", () => {
   it("keeps an unknown code, with a general request to quote it", () => {
     expect(isReadinessReasonCode("moon_not_full")).toBe(false);
     expect(explainReason("moon_not_full")).toEqual({ code: "moon_not_full", meaning: expect.any(String), ask: expect.stringContaining("quoting the code") });
-  });
-
-  it("reads a pair's reasons from the enum values, or from the codes when a value is unknown or none was sent", () => {
-    expect(pairReasonCodes(pair({ reasonCodes: [ReadinessReason.MERCHANT_INACTIVE, ReadinessReason.PROVIDER_NOT_READY], reasons: ["x"] }))).toEqual([
-      "merchant_inactive",
-      "provider_not_ready",
-    ]);
-    expect(pairReasonCodes(pair({ reasonCodes: [], reasons: ["wallet_not_ready"] }))).toEqual(["wallet_not_ready"]);
-    expect(pairReasonCodes(pair({ reasonCodes: [99 as allocationV1.ReadinessReason], reasons: ["new_reason"] }))).toEqual(["new_reason"]);
   });
 
   it("names pairs so they cannot be misread", () => {

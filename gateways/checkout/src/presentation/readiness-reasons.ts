@@ -1,17 +1,15 @@
 /**
  * Readiness in words a merchant understands: each reason code of the contract
- * (spec, Errors §6) with what it means and what to ask the platform for, and
- * asset/network pairs named so they cannot be misread. Pure.
+ * (allocation's ReadinessReason) with what it means and what to ask the
+ * platform for, and asset/network pairs named so they cannot be misread. Pure.
  */
-import { ELIGIBILITY_REASONS, type EligibilityReason } from "@payin/eligibility";
-import { allocationV1 } from "@payin/proto";
+import { READINESS_REASON, READINESS_REASON_NAMES, readinessReasonNames, type allocationV1, type ReadinessReasonName } from "@payin/proto";
+import { tokenOnNetwork } from "./payment-terms.js";
 
-const { ReadinessReason } = allocationV1;
+/** The contract's readiness reason codes, in the order a pair lists them (@payin/proto derives them from the contract). */
+export const READINESS_REASON_CODES = READINESS_REASON_NAMES;
 
-/** The contract's readiness reason codes, in the order a pair lists them (the one list, @payin/eligibility's). */
-export const READINESS_REASON_CODES = ELIGIBILITY_REASONS;
-
-export type ReadinessReasonCode = EligibilityReason;
+export type ReadinessReasonCode = ReadinessReasonName;
 
 /** A failing reason as a merchant reads it. */
 export interface ReasonExplanation {
@@ -56,7 +54,7 @@ const EXPLANATIONS: Readonly<Record<ReadinessReasonCode, Omit<ReasonExplanation,
 
 /** Whether `code` is one of the contract's reason codes. */
 export function isReadinessReasonCode(code: string): code is ReadinessReasonCode {
-  return (READINESS_REASON_CODES as readonly string[]).includes(code);
+  return READINESS_REASON.isName(code);
 }
 
 /** A reason code in plain words; a code this gateway does not know (a newer allocation) is still shown, with a general request. */
@@ -65,33 +63,9 @@ export function explainReason(code: string): ReasonExplanation {
   return { code, meaning: "This pair is not ready for a reason this page cannot describe.", ask: "Ask the platform what is missing, quoting the code." };
 }
 
-const CODE_OF_VALUE: Readonly<Record<number, ReadinessReasonCode>> = {
-  [ReadinessReason.MERCHANT_INACTIVE]: "merchant_inactive",
-  [ReadinessReason.OPERATING_PROFILE_MISSING]: "operating_profile_missing",
-  [ReadinessReason.PAYIN_NOT_ALLOWED]: "payin_not_allowed",
-  [ReadinessReason.ASSET_NOT_CONFIGURED]: "asset_not_configured",
-  [ReadinessReason.WALLET_NOT_READY]: "wallet_not_ready",
-  [ReadinessReason.ALLOCATOR_NOT_READY]: "allocator_not_ready",
-  [ReadinessReason.PROVIDER_NOT_READY]: "provider_not_ready",
-};
-
-/**
- * A pair's failing reason codes, in the order allocation gave them: from the
- * enum values, or from the lower-case codes when a value is unknown here (an
- * allocation of another version) or none was sent.
- */
-export function pairReasonCodes(pair: Pick<allocationV1.PairReadiness, "reasons" | "reasonCodes">): string[] {
-  const codes = pair.reasonCodes.map((value) => CODE_OF_VALUE[value]);
-  if (codes.length === 0 || codes.some((code) => code === undefined)) return [...pair.reasons];
-  return codes as string[];
-}
-
-const ASSET_NAMES: Readonly<Record<string, string>> = { usdt: "USDT", usdc: "USDC" };
-const RAIL_NAMES: Readonly<Record<string, string>> = { bep20: "BNB Smart Chain (BEP20)", erc20: "Ethereum (ERC20)" };
-
 /** An asset/network pair named for people, e.g. "USDT on BNB Smart Chain (BEP20)". */
 export function pairLabel(asset: string, rail: string): string {
-  return `${ASSET_NAMES[asset] ?? asset.toUpperCase()} on ${RAIL_NAMES[rail] ?? rail.toUpperCase()}`;
+  return tokenOnNetwork({ asset, rail });
 }
 
 /** One pair's readiness as the merchant pages show it. */
@@ -107,7 +81,7 @@ export interface PairReadinessView {
 
 /** A pair's readiness in words; not ready also when allocation said not ready without a reason. */
 export function pairReadinessView(pair: allocationV1.PairReadiness): PairReadinessView {
-  const codes = pairReasonCodes(pair);
+  const codes = readinessReasonNames(pair);
   return {
     asset: pair.asset,
     rail: pair.rail,

@@ -3,16 +3,9 @@
  * (src/presentation/evidence.ts), for the payer's page and the merchant's
  * checkout detail alike.
  */
-import { payinsV1 } from "@payin/proto";
+import { TRANSFER_STATE, type payinsV1 } from "@payin/proto";
 import { fromTimestamp } from "@payin/rpc";
-import type { Evidence, EvidenceTransfer, TransferState } from "../presentation/evidence.js";
-
-const TRANSFER_STATES: Readonly<Record<payinsV1.TransferState, TransferState>> = {
-  [payinsV1.TransferState.UNSPECIFIED]: "pending",
-  [payinsV1.TransferState.PENDING]: "pending",
-  [payinsV1.TransferState.SETTLED]: "settled",
-  [payinsV1.TransferState.ORPHANED]: "orphaned",
-};
+import type { Evidence, EvidenceTransfer } from "../presentation/evidence.js";
 
 /** One transfer seen for an intent, with why it does or does not count. */
 export function evidenceTransfer(t: payinsV1.PayInTransfer): EvidenceTransfer {
@@ -22,7 +15,7 @@ export function evidenceTransfer(t: payinsV1.PayInTransfer): EvidenceTransfer {
     txHash: t.txHash,
     blockTime: fromTimestamp(t.blockTime) ?? null,
     amount: t.amount,
-    state: TRANSFER_STATES[t.state] ?? "pending",
+    state: TRANSFER_STATE.nameOf(t.state) ?? "pending",
     late: t.late,
     wrongNetwork: t.wrongNetwork,
     wrongToken: t.wrongToken,

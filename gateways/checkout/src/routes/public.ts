@@ -12,7 +12,7 @@ import type { Context } from "koa";
 import { ApiError, PUBLIC_ERRORS } from "@payin/http";
 import { isAsset, isRail } from "@payin/money";
 import { minimumAmount, payableTerms } from "@payin/rails";
-import { merchantsV1, payinsV1 } from "@payin/proto";
+import { CHECKOUT_STATE, merchantsV1, PAY_IN_STATUS, payinsV1 } from "@payin/proto";
 import { coalesce, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { AppDeps } from "../deps.js";
 import { readForm, requireSameOrigin } from "../http/form.js";
@@ -20,7 +20,7 @@ import type { PublicAction } from "../http/rate-limit.js";
 import type { Evidence } from "../presentation/evidence.js";
 import { payerPage, qrChoice, statusPayload, type CheckoutSnapshot, type IntentSnapshot, type NetworkTerms } from "../presentation/payer-view.js";
 import { parsePairValue } from "../presentation/payment-terms.js";
-import type { CheckoutPair, CheckoutState, PayInStatus } from "../presentation/presentation-state.js";
+import type { CheckoutPair } from "../presentation/presentation-state.js";
 import { qrSvg } from "../presentation/qr.js";
 import { badPairRefusal, startRefusal, type StartRefusal } from "../presentation/start-refusal.js";
 import { evidenceOf } from "./evidence-of.js";
@@ -45,21 +45,6 @@ const MAX_TOKENS_PER_CALL = 100;
 
 /** The one answer to every token that leads nowhere: it says nothing about why. */
 const notFound = () => new ApiError("NOT_FOUND", "There is no payment at this address. Check that you opened the whole link you were given.");
-
-const CHECKOUT_STATES: Readonly<Record<payinsV1.CheckoutState, CheckoutState | undefined>> = {
-  [payinsV1.CheckoutState.UNSPECIFIED]: undefined,
-  [payinsV1.CheckoutState.OPEN]: "open",
-  [payinsV1.CheckoutState.STARTED]: "started",
-  [payinsV1.CheckoutState.PAID]: "paid",
-  [payinsV1.CheckoutState.DISABLED]: "disabled",
-};
-
-const PAY_IN_STATUSES: Readonly<Record<payinsV1.PayInStatus, PayInStatus | undefined>> = {
-  [payinsV1.PayInStatus.UNSPECIFIED]: undefined,
-  [payinsV1.PayInStatus.CREATED]: "created",
-  [payinsV1.PayInStatus.AWAITING_PAYMENT]: "awaiting_payment",
-  [payinsV1.PayInStatus.PAID]: "paid",
-};
 
 interface MerchantFacts {
   displayName: string;
@@ -120,7 +105,7 @@ export function publicRoutes(deps: AppDeps): Router {
     // The poll's reads of one turn travel together, as one payins call and one statement.
     const answer = fresh ? await readOne(token) : await readPolled(token);
     const session = answer.session;
-    const state = session ? CHECKOUT_STATES[session.state] : undefined;
+    const state = session ? CHECKOUT_STATE.nameOf(session.state) : undefined;
     // A batch read answers an unknown or malformed token with no session.
     if (!session) throw notFound();
     if (!state) throw new Error("payins answered a checkout without a state");
@@ -215,7 +200,7 @@ export function publicRoutes(deps: AppDeps): Router {
 }
 
 function intentSnapshot(intent: payinsV1.PayInIntent): IntentSnapshot {
-  const status = PAY_IN_STATUSES[intent.status];
+  const status = PAY_IN_STATUS.nameOf(intent.status);
   const expiresAt = fromTimestamp(intent.expiresAt);
   if (!status || !expiresAt) throw new Error("payins answered an intent without a status or deadline");
   return {

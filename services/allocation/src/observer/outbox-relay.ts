@@ -1,6 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
-import { payinsV1 } from "@payin/proto";
+import { payinsV1, TRANSFER_STATE } from "@payin/proto";
 import { fromTimestamp, toTimestamp } from "@payin/rpc";
 import type { ObservationEvent, ObservationRepository } from "../store/observation-repository.js";
 
@@ -8,12 +8,6 @@ import type { ObservationEvent, ObservationRepository } from "../store/observati
 export const RELAY_BATCH = 500;
 /** The fewest: a call of this many that still runs out of time is retried as it is. */
 const MIN_RELAY_BATCH = 25;
-
-const TRANSFER_STATE = {
-  pending: payinsV1.TransferState.PENDING,
-  settled: payinsV1.TransferState.SETTLED,
-  orphaned: payinsV1.TransferState.ORPHANED,
-} as const;
 
 /** An outbox event as payins' contract has it. */
 export function observationToPb(event: ObservationEvent): payinsV1.Observation {
@@ -40,7 +34,7 @@ export function observationToPb(event: ObservationEvent): payinsV1.Observation {
         blockNumber: BigInt(event.blockNumber),
         blockHash: event.blockHash,
         blockTime: toTimestamp(new Date(event.blockTime)),
-        state: TRANSFER_STATE[event.state],
+        state: TRANSFER_STATE.byName[event.state],
         version: event.version,
         dust: event.dust,
         vanished: event.vanished ?? false,

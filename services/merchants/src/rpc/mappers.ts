@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { MERCHANT_STATUS_BY_NAME, merchantStatusName, merchantsV1 } from "@payin/proto";
+import { MERCHANT_STATUS, MERCHANT_TRANSITION, merchantsV1, type MerchantStatusName, type MerchantTransitionName, type SameNames } from "@payin/proto";
 import { toTimestamp } from "@payin/rpc";
 import type { ActorInput, AuditEvent } from "../domain/audit.js";
 import type { Membership } from "../domain/membership.js";
@@ -10,23 +10,22 @@ import type { Provider, ProviderBinding, ProviderConnection } from "../domain/pr
 import type { Rule } from "../domain/rule.js";
 import { invalid } from "../domain/validation.js";
 
-const { MerchantStatus: PbStatus, MerchantTransition: PbTransition } = merchantsV1;
+const { MerchantStatus: PbStatus } = merchantsV1;
+
+// The domain's names are the contract's (@payin/proto derives them): these fail to compile when one side gains a value alone.
+const _statusNames: SameNames<MerchantStatus, MerchantStatusName> = true;
+const _transitionNames: SameNames<MerchantTransition, MerchantTransitionName> = true;
 
 /** Domain status → proto enum (the domain's names are the wire names). */
-export const STATUS_TO_PB: Readonly<Record<MerchantStatus, merchantsV1.MerchantStatus>> = MERCHANT_STATUS_BY_NAME;
+export const STATUS_TO_PB: Readonly<Record<MerchantStatus, merchantsV1.MerchantStatus>> = MERCHANT_STATUS.byName;
 
-/** Proto transition → domain transition (UNSPECIFIED has none). */
-export const TRANSITION_FROM_PB: Partial<Record<merchantsV1.MerchantTransition, MerchantTransition>> = {
-  [PbTransition.ACTIVATE]: "activate",
-  [PbTransition.DEACTIVATE]: "deactivate",
-  [PbTransition.SUSPEND]: "suspend",
-  [PbTransition.CLOSE]: "close",
-};
+/** Proto transition → domain transition; undefined for UNSPECIFIED or an unknown number. */
+export const transitionFromPb = (transition: merchantsV1.MerchantTransition): MerchantTransition | undefined => MERCHANT_TRANSITION.nameOf(transition);
 
 /** A status filter: UNSPECIFIED means none; an unknown number is INVALID_ARGUMENT. */
 export function statusFilterFromPb(status: merchantsV1.MerchantStatus): MerchantStatus | undefined {
   if (status === PbStatus.UNSPECIFIED) return undefined;
-  return merchantStatusName(status) ?? invalid("status is not a merchant status");
+  return MERCHANT_STATUS.nameOf(status) ?? invalid("status is not a merchant status");
 }
 
 /** The request's actor, or undefined when it names none. */

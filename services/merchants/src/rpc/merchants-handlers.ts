@@ -36,7 +36,7 @@ import {
   ruleToPb,
   STATUS_TO_PB,
   statusFilterFromPb,
-  TRANSITION_FROM_PB,
+  transitionFromPb,
 } from "./mappers.js";
 
 /** The feed's unavailability as the RPC's UNAVAILABLE; anything else as it is. */
@@ -61,7 +61,7 @@ export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): Servi
       return { merchant: merchantToPb(merchant) };
     },
     async transitionMerchant(req) {
-      const transition = TRANSITION_FROM_PB[req.transition] ?? invalid("transition is required");
+      const transition = transitionFromPb(req.transition) ?? invalid("transition is required");
       const merchant = await changeMerchantStatus(deps, { uuid: req.uuid, transition, actor: actorFromPb(req.actor) });
       return { merchant: merchantToPb(merchant) };
     },

@@ -2,10 +2,10 @@ import { create } from "@bufbuild/protobuf";
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { fromBaseUnits, isAsset, isRail } from "@payin/money";
-import { PAY_IN_STATUS_BY_NAME, payinsV1 } from "@payin/proto";
+import { CHECKOUT_STATE, PAY_IN_STATUS, payinsV1, TRANSFER_STATE, type CheckoutStateName, type PayInStatusName, type SameNames, type TransferStateName } from "@payin/proto";
 import { fromTimestamp, toTimestamp } from "@payin/rpc";
 import { sessionState, type CheckoutRecord, type CheckoutState } from "../domain/checkout-session.js";
-import type { PayInIntent } from "../domain/pay-in-intent.js";
+import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
 import { PayinsReason } from "../domain/reasons.js";
 import type { Observation, ReportedTransfer } from "../domain/record-observations.js";
 import { flagsOf, type TransferEvidence } from "../domain/settlement.js";
@@ -14,13 +14,18 @@ import type { TransferListing } from "../domain/list-transfers.js";
 
 /** The payins service's domain values as its contract's messages. */
 
+// The domain's names are the contract's (@payin/proto derives them): these fail to compile when one side gains a value alone.
+const _statusNames: SameNames<PayInStatus, PayInStatusName> = true;
+const _transferStateNames: SameNames<TransferEvidence["state"], TransferStateName> = true;
+const _checkoutStateNames: SameNames<CheckoutState, CheckoutStateName> = true;
+
 const { PayInIntentSchema } = payinsV1;
 
 export function payInIntentToPb(i: PayInIntent): payinsV1.PayInIntent {
   return create(PayInIntentSchema, {
     intentUuid: i.intentUuid,
     merchantUuid: i.merchantUuid,
-    status: PAY_IN_STATUS_BY_NAME[i.status],
+    status: PAY_IN_STATUS.byName[i.status],
     asset: i.asset,
     rail: i.rail,
     expectedAmount: i.expectedAmount,
@@ -33,12 +38,6 @@ export function payInIntentToPb(i: PayInIntent): payinsV1.PayInIntent {
     updatedAt: toTimestamp(i.updatedAt),
   });
 }
-
-const TRANSFER_STATE_BY_NAME = {
-  pending: payinsV1.TransferState.PENDING,
-  settled: payinsV1.TransferState.SETTLED,
-  orphaned: payinsV1.TransferState.ORPHANED,
-} as const satisfies Record<TransferEvidence["state"], payinsV1.TransferState>;
 
 const HASH = /^0x[0-9a-f]{64}$/;
 const ADDRESS = /^0x[0-9a-f]{40}$/;
@@ -64,7 +63,7 @@ export function observationFromPb(o: payinsV1.Observation): Observation {
   }
   if (event.case !== "transfer") invalid("an observation carries no event");
   const t = event.value;
-  const state = Object.entries(TRANSFER_STATE_BY_NAME).find(([, value]) => value === t.state)?.[0] as TransferEvidence["state"] | undefined;
+  const state = TRANSFER_STATE.nameOf(t.state);
   if (!isRail(t.rail)) invalid(`unknown rail "${t.rail}"`);
   if (!isAsset(t.asset)) invalid(`unknown asset "${t.asset}"`);
   if (!state) invalid("a transfer has no state");
@@ -124,7 +123,7 @@ export function transfersToPb(listing: TransferListing<ReportedTransfer & Transf
         blockTime: toTimestamp(t.blockTime),
         fromAddress: t.fromAddress,
         amount: fromBaseUnits(t.amount, t.decimals),
-        state: TRANSFER_STATE_BY_NAME[t.state],
+        state: TRANSFER_STATE.byName[t.state],
         late: flags.late,
         wrongNetwork: flags.wrongNetwork,
         wrongToken: flags.wrongToken,
@@ -135,13 +134,6 @@ export function transfersToPb(listing: TransferListing<ReportedTransfer & Transf
     }),
   });
 }
-
-const CHECKOUT_STATE_BY_NAME = {
-  open: payinsV1.CheckoutState.OPEN,
-  started: payinsV1.CheckoutState.STARTED,
-  paid: payinsV1.CheckoutState.PAID,
-  disabled: payinsV1.CheckoutState.DISABLED,
-} as const satisfies Record<CheckoutState, payinsV1.CheckoutState>;
 
 /** A checkout session as its message (never its token or terms); paid when its intent is paid. */
 export function checkoutSessionToPb(record: CheckoutRecord): payinsV1.CheckoutSession {
@@ -154,7 +146,7 @@ export function checkoutSessionToPb(record: CheckoutRecord): payinsV1.CheckoutSe
     amount: s.amount,
     pairs: s.pairs.map((p) => ({ asset: p.asset, rail: p.rail })),
     jurisdiction: s.jurisdiction,
-    state: CHECKOUT_STATE_BY_NAME[sessionState(record)],
+    state: CHECKOUT_STATE.byName[sessionState(record)],
     intentUuid: s.intentUuid ?? undefined,
     paymentWindowSeconds: s.paymentWindowS,
     createdAt: toTimestamp(s.createdAt),

@@ -4,7 +4,7 @@
  * gateway records refused attempts.
  */
 import type Router from "@koa/router";
-import { isMerchantStatusName, MERCHANT_STATUS_BY_NAME, merchantsV1, type MerchantStatusName } from "@payin/proto";
+import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION, merchantsV1 } from "@payin/proto";
 import type { AppDeps } from "../../deps.js";
 import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
 import { isUuidAnyCase } from "@payin/ids";
@@ -14,24 +14,14 @@ import { attachMember, readMember } from "../../workflows/merchant-membership.js
 import { param, readBody, readNoBody } from "./common.js";
 import { membershipView, merchantView } from "./views.js";
 
-const { MerchantTransition } = merchantsV1;
-
-/** Lifecycle operations; the source states each allows are the merchants service's table. */
-const TRANSITIONS = {
-  activate: MerchantTransition.ACTIVATE,
-  deactivate: MerchantTransition.DEACTIVATE,
-  suspend: MerchantTransition.SUSPEND,
-  close: MerchantTransition.CLOSE,
-} as const;
-
 export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "identity" | "merchants" | "logger">): void {
   router.get("/merchants", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     requirePermission(principal, "merchant.read");
     const query = readQuery(ctx, ["status", "uuid", "display_name", ...PAGE_PARAMETERS]);
     const page = listPage(query);
-    if (query.status !== undefined && !isMerchantStatusName(query.status)) {
-      throw validationError("status must be one of: inactive, active, suspended, closed");
+    if (query.status !== undefined && !MERCHANT_STATUS.isName(query.status)) {
+      throw validationError(`status must be one of: ${MERCHANT_STATUS_NAMES.join(", ")}`);
     }
     if (query.uuid !== undefined && !isUuidAnyCase(query.uuid)) throw validationError("uuid must be a uuid");
     if (query.display_name !== undefined && (charLength(query.display_name) < 1 || charLength(query.display_name) > 150)) {
@@ -40,7 +30,7 @@ export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
     const res = await deps.merchants.listMerchants({
       limit: page.limit,
       offset: rpcOffset(page.offset),
-      status: query.status ? MERCHANT_STATUS_BY_NAME[query.status as MerchantStatusName] : merchantsV1.MerchantStatus.UNSPECIFIED,
+      status: query.status ? MERCHANT_STATUS.byName[query.status] : merchantsV1.MerchantStatus.UNSPECIFIED,
       uuid: query.uuid?.toLowerCase(),
       displayName: query.display_name,
     });
@@ -70,7 +60,8 @@ export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
     ctx.body = { merchant: merchantView(res.merchant!) };
   });
 
-  for (const [verb, transition] of Object.entries(TRANSITIONS)) {
+  // Lifecycle operations, one per transition of the contract; the source states each allows are the merchants service's table.
+  for (const [verb, transition] of Object.entries(MERCHANT_TRANSITION.byName)) {
     router.post(`/merchants/:uuid/${verb}`, async (ctx) => {
       const principal = await deps.auth.authenticate(ctx);
       const uuid = param(ctx, "uuid");

@@ -1,7 +1,6 @@
-import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { allocationV1 } from "@payin/proto";
-import { pairReasons, READINESS_REASON_CODES } from "./readiness-reasons.js";
+import { READINESS_REASON_CODES } from "./readiness-reasons.js";
 
 describe("readiness reasons", () => {
   it("are the contract's enum values, in its order, as the name without READINESS_REASON_ in lower case", () => {
@@ -14,14 +13,5 @@ describe("readiness reasons", () => {
     expect(READINESS_REASON_CODES).toHaveLength(7);
     expect(READINESS_REASON_CODES[0]).toBe("merchant_inactive");
     expect(READINESS_REASON_CODES).toContain("provider_not_ready");
-  });
-
-  it("show a pair's enum values as codes, and fall back to the codes sent when a value is unknown or none was sent", () => {
-    const { ReadinessReason, PairReadinessSchema } = allocationV1;
-    const pair = (reasonCodes: number[], reasons: string[]) => create(PairReadinessSchema, { reasonCodes, reasons });
-    expect(pairReasons(pair([ReadinessReason.MERCHANT_INACTIVE, ReadinessReason.PROVIDER_NOT_READY], []))).toEqual(["merchant_inactive", "provider_not_ready"]);
-    expect(pairReasons(pair([], ["wallet_not_ready"]))).toEqual(["wallet_not_ready"]);
-    expect(pairReasons(pair([99], ["some_new_reason"]))).toEqual(["some_new_reason"]);
-    expect(pairReasons(pair([], []))).toEqual([]);
   });
 });

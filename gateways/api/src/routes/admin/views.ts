@@ -4,9 +4,8 @@
  * where the caller passes it (create and rotate responses).
  */
 import type { allocationV1, identityV1 } from "@payin/proto";
-import { merchantStatusName, type merchantsV1 } from "@payin/proto";
+import { merchantStatusName, readinessReasonNames, type merchantsV1 } from "@payin/proto";
 import { isoFromTimestamp } from "@payin/rpc";
-import { pairReasons } from "./readiness-reasons.js";
 
 
 /** Exactly the contract's merchant fields (docs/api.md). */
@@ -134,7 +133,7 @@ export function walletView(w: allocationV1.Wallet) {
 export function readinessView(merchantUuid: string, pairs: readonly allocationV1.PairReadiness[]) {
   return {
     merchant_uuid: merchantUuid,
-    pairs: pairs.map((p) => ({ asset: p.asset, rail: p.rail, ready: p.ready, reasons: pairReasons(p) })),
+    pairs: pairs.map((p) => ({ asset: p.asset, rail: p.rail, ready: p.ready, reasons: readinessReasonNames(p) })),
   };
 }
 

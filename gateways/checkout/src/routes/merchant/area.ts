@@ -7,7 +7,7 @@
 import type { Context } from "koa";
 import { ApiError } from "@payin/http";
 import type { Permission } from "@payin/permissions";
-import { merchantsV1 } from "@payin/proto";
+import { MERCHANT_STATUS, merchantsV1 } from "@payin/proto";
 import { fromTimestamp } from "@payin/rpc";
 import type { AppDeps } from "../../deps.js";
 import { readForm, requireSameOrigin } from "../../http/form.js";
@@ -158,16 +158,9 @@ export function checkoutNotFound(): ApiError {
   return new ApiError("NOT_FOUND", "There is no such checkout in your merchant account.");
 }
 
-const MERCHANT_STATUS_WORDS: Readonly<Record<number, string>> = {
-  [merchantsV1.MerchantStatus.INACTIVE]: "inactive",
-  [merchantsV1.MerchantStatus.ACTIVE]: "active",
-  [merchantsV1.MerchantStatus.SUSPENDED]: "suspended",
-  [merchantsV1.MerchantStatus.CLOSED]: "closed",
-};
-
 /** The merchant's status as the contract names it. */
 export function merchantStatusName(status: merchantsV1.MerchantStatus): string {
-  return MERCHANT_STATUS_WORDS[status] ?? "unknown";
+  return MERCHANT_STATUS.nameOf(status) ?? "unknown";
 }
 
 /** An instant for people and for `<time datetime>`: "2026-11-25 14:03 UTC" and its ISO form. */

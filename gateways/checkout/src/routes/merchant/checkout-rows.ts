@@ -8,23 +8,17 @@
  * arrived after the pay-in was paid, to give back.
  */
 import { isAsset, isRail } from "@payin/money";
-import { merchantsV1, payinsV1 } from "@payin/proto";
+import { CHECKOUT_STATE, merchantsV1, PAY_IN_STATUS, payinsV1, TRANSFER_STATE, type PayInStatusName, type TransferStateName } from "@payin/proto";
 import { fromTimestamp } from "@payin/rpc";
 import type { AppDeps } from "../../deps.js";
 import { isPositive } from "../../presentation/decimal.js";
 import { boundTransfers, transferKind, transferReasons, unreadTransfers, type EvidenceTransfer, type TransferKind, type TransferLimits } from "../../presentation/evidence.js";
-import {
-  presentationState,
-  type CheckoutPair,
-  type CheckoutState as SessionState,
-  type PayInStatus as PayInStatusName,
-  type PresentationState,
-} from "../../presentation/presentation-state.js";
+import { presentationState, type CheckoutPair, type PresentationState } from "../../presentation/presentation-state.js";
 import { pairLabel } from "../../presentation/readiness-reasons.js";
 import { evidenceOf, evidenceTransfer } from "../evidence-of.js";
 import { timeView, type Area, type TimeView } from "./area.js";
 
-const { CheckoutState, PayInStatus, TransferState } = payinsV1;
+const { CheckoutState, PayInStatus } = payinsV1;
 
 /**
  * Where a checkout stands for its merchant: open (nobody started it), started
@@ -73,13 +67,6 @@ const PRESENTATION_WORDS: Readonly<Record<PresentationState, string>> = {
   unavailable: "Unavailable: the payer cannot start it",
 };
 
-const SESSION_STATES: Readonly<Record<number, SessionState>> = {
-  [CheckoutState.OPEN]: "open",
-  [CheckoutState.STARTED]: "started",
-  [CheckoutState.PAID]: "paid",
-  [CheckoutState.DISABLED]: "disabled",
-};
-
 /**
  * The presentation state of a checkout's payer page now (as GET /c/{token}
  * derives it), with its words; null when a service answered a state or status
@@ -91,13 +78,13 @@ export function presentationOf(
   payer: PayerConditions,
   now: Date,
 ): { code: PresentationState; text: string } | null {
-  const state = SESSION_STATES[session.state];
+  const state = CHECKOUT_STATE.nameOf(session.state);
   if (!state) return null;
   let started: { status: PayInStatusName; expiresAt: Date } | null = null;
   if (intent) {
-    const status = PAY_IN_STATUS_NAMES[intent.status];
+    const status = PAY_IN_STATUS.nameOf(intent.status);
     const expiresAt = fromTimestamp(intent.expiresAt);
-    if (!isPayInStatus(status) || !expiresAt) return null;
+    if (!status || !expiresAt) return null;
     started = { status, expiresAt };
   }
   const code = presentationState({
@@ -110,15 +97,7 @@ export function presentationOf(
   return { code, text: PRESENTATION_WORDS[code] };
 }
 
-const isPayInStatus = (name: string | undefined): name is PayInStatusName => name === "created" || name === "awaiting_payment" || name === "paid";
-
-const PAY_IN_STATUS_NAMES: Readonly<Record<number, string>> = {
-  [PayInStatus.CREATED]: "created",
-  [PayInStatus.AWAITING_PAYMENT]: "awaiting_payment",
-  [PayInStatus.PAID]: "paid",
-};
-
-const PAY_IN_STATUS_WORDS: Readonly<Record<string, string>> = {
+const PAY_IN_STATUS_WORDS: Readonly<Record<PayInStatusName, string>> = {
   created: "Created",
   awaiting_payment: "Awaiting payment",
   paid: "Paid",
@@ -126,8 +105,8 @@ const PAY_IN_STATUS_WORDS: Readonly<Record<string, string>> = {
 
 /** A pay-in's canonical status: the contract's name and its words. */
 export function payInStatusView(status: payinsV1.PayInStatus): { code: string; text: string } {
-  const code = PAY_IN_STATUS_NAMES[status] ?? "unknown";
-  return { code, text: PAY_IN_STATUS_WORDS[code] ?? "Unknown" };
+  const code = PAY_IN_STATUS.nameOf(status);
+  return code ? { code, text: PAY_IN_STATUS_WORDS[code] } : { code: "unknown", text: "Unknown" };
 }
 
 /** Whether a transfer counts toward its pay-in and is final: settled, and no reason not to count (evidence.ts decides). */
@@ -136,10 +115,10 @@ export function isSettledPayment(transfer: payinsV1.PayInTransfer): boolean {
   return seen.state === "settled" && transferKind(seen) === "counts";
 }
 
-const TRANSFER_STATE_WORDS: Readonly<Record<number, string>> = {
-  [TransferState.PENDING]: "seen, not yet settled",
-  [TransferState.SETTLED]: "settled",
-  [TransferState.ORPHANED]: "dropped from the chain",
+const TRANSFER_STATE_WORDS: Readonly<Record<TransferStateName, string>> = {
+  pending: "seen, not yet settled",
+  settled: "settled",
+  orphaned: "dropped from the chain",
 };
 
 /** Why a transfer does not count, in a merchant's words (the reasons are evidence.ts's). */
@@ -173,12 +152,13 @@ export interface TransferView {
 
 function transferView(transfer: payinsV1.PayInTransfer, seen: EvidenceTransfer): TransferView {
   const kind = transferKind(seen);
+  const stateName = TRANSFER_STATE.nameOf(transfer.state);
   return {
     txHash: transfer.txHash,
     amount: transfer.amount,
     asset: transfer.asset.toUpperCase(),
     pair: pairLabel(transfer.asset, transfer.rail),
-    state: TRANSFER_STATE_WORDS[transfer.state] ?? "unknown",
+    state: stateName ? TRANSFER_STATE_WORDS[stateName] : "unknown",
     blockTime: timeView(transfer.blockTime),
     counts: kind === "counts",
     notes: transferReasons(seen).map((reason) => REASON_WORDS[reason]),
