@@ -7,3 +7,4 @@ export * from "./totp.js";
 export * from "./public-codes.js";
 export * from "./wait-for.js";
 export * from "./operator.js";
+export * from "./browser-executable.js";
