@@ -18,7 +18,7 @@ export default defineConfig({
       { test: { ...tier, name: "unit", include: ["{libs,services,gateways,tools}/*/src/**/*.test.ts"], exclude: [...configDefaults.exclude, ...NAMED] } },
       { test: { ...tier, name: "service", include: ["{libs,services}/*/test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...NAMED] } },
       { test: { ...tier, name: "e2e", include: ["{gateways,tools}/*/test/**/*.test.ts", `${TESTS}/*.e2e.test.ts`], exclude: [...configDefaults.exclude, `${TESTS}/*.browser.test.ts`] } },
-      { test: { ...tier, name: "browser", include: [`${TESTS}/*.browser.test.ts`] } },
+      { test: { ...tier, name: "browser", include: [`${TESTS}/*.browser.test.ts`], globalSetup: ["gateways/checkout/test/browser/global-setup.ts"] } },
     ],
     // The root's global setup runs once per run, whichever tiers run: one PostgreSQL, one log directory.
     globalSetup: ["libs/testing/src/global-setup.ts"],

@@ -1,7 +1,9 @@
 /**
- * The browser tests' harness: Debian's Chromium driven by playwright-core, an
- * axe-core scan, screenshots at the widths a payer and a merchant use, and a
- * QR decoder that reads the code as a wallet's camera would (from pixels).
+ * The browser tests' harness: Chromium (the one the tier's global setup chose:
+ * CHROMIUM_PATH, an installed one, else the one `npm ci` brought) driven by
+ * playwright-core, an axe-core scan, screenshots at the widths a payer and a
+ * merchant use, and a QR decoder that reads the code as a wallet's camera
+ * would (from pixels).
  */
 import { mkdirSync } from "node:fs";
 import path from "node:path";
@@ -10,7 +12,8 @@ import jsQR from "jsqr";
 import { PNG } from "pngjs";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Request, type Response } from "playwright-core";
 import { REPO_ROOT } from "@payin/launcher";
-import { expect } from "vitest";
+import { expect, inject } from "vitest";
+import "./executable.js";
 
 // In-page code (page.evaluate) runs in the browser; this project compiles without the DOM library.
 declare const document: any;
@@ -24,8 +27,14 @@ export const WIDTHS = [320, 390, 1280] as const;
 /** How long a page may take to answer on a busy 2-core machine. */
 export const PAGE_TIMEOUT_MS = 30_000;
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", headless: true, args: ["--no-sandbox"] });
+/**
+ * Launches Chromium headless: by default the one the browser tier's global
+ * setup chose. Playwright's own arguments, plus no sandbox (tests run as root
+ * in CI containers).
+ */
+export function launchBrowser(executablePath: string = inject("browserExecutable")): Promise<Browser> {
+  if (!executablePath) throw new Error("no Chromium was chosen: browser tests run in vitest's browser project (npm run test:browser), whose global setup chooses it");
+  return chromium.launch({ executablePath, headless: true, args: ["--no-sandbox"] });
 }
 
 const scriptlessContexts = new WeakSet<BrowserContext>();
