@@ -4,7 +4,6 @@
  * relay of what it observed to payins. GET /health on OBSERVER_PORT tells how
  * each rail stands.
  */
-import http from "node:http";
 import { ConfigError, loadConfig } from "@payin/config";
 import { migrate } from "@payin/db";
 import { createLogger } from "@payin/logging";
@@ -13,6 +12,7 @@ import { railsFromEnv, type RailsConfig } from "@payin/rails";
 import { createServiceClient } from "@payin/rpc";
 import pg from "pg";
 import { observerConfigSchema } from "./config.js";
+import { startHealthServer } from "./observer/health-server.js";
 import { Observer } from "./observer/observer.js";
 import { ObservationRepository } from "./store/observation-repository.js";
 import { ormOptions } from "./store/orm.js";
@@ -35,18 +35,8 @@ const observer = new Observer({ databaseUrl: config.DATABASE_URL, rails, store: 
 // Starts without asking the chains anything: a provider outage leaves its rail not ready, never the process down.
 await observer.start();
 
-const server = http.createServer((req, res) => {
-  if (req.method === "GET" && req.url === "/health") {
-    const body = JSON.stringify({ status: "ok", rails: observer.status() });
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-    res.end(body);
-    return;
-  }
-  res.writeHead(404, { "content-type": "application/json" });
-  res.end(JSON.stringify({ error: { code: "NOT_FOUND", message: "no such resource" } }));
-});
-await new Promise<void>((resolve) => server.listen(config.OBSERVER_PORT, config.HOST, resolve));
-const port = (server.address() as { port: number }).port;
+const health = await startHealthServer(observer, { host: config.HOST, port: config.OBSERVER_PORT });
+const port = health.port;
 logger.info({ port, rails: observer.status().filter((r) => r.configured).map((r) => r.rail) }, "observer running");
 
 let stopping = false;
@@ -56,7 +46,7 @@ const stop = async (signal: string) => {
   logger.info({ signal }, "observer stopping");
   const force = setTimeout(() => process.exit(1), 8_000);
   force.unref();
-  server.close();
+  void health.close();
   await observer.stop();
   await pool.end();
   process.exit(0);

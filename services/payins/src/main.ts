@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from "@payin/config";
 import { migrate, openOrm } from "@payin/db";
-import { createLogger } from "@payin/logging";
+import { createLogger, oncePerCause } from "@payin/logging";
 import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import { allocationV1, merchantsV1 } from "@payin/proto";
 import { createServiceClient, domainErrorInterceptor, requestLogFields, runService } from "@payin/rpc";
@@ -38,12 +38,14 @@ const contexts = new PayinContextCache(merchantDirectory(merchants), {
   ttlMs: config.PAYIN_CONTEXT_CACHE_MS,
   maxEntries: 10_000,
   catchUp: () => feed?.catchUp() ?? Promise.resolve(false),
+  onServedKept: oncePerCause(logger, "the merchants service did not answer a pay-in context; a kept answer (not yet expired) was used"),
 });
 if (config.PAYIN_CONTEXT_CACHE_MS > 0) {
   feed = followPayinContextFeed({
     merchants,
     target: contexts,
     onFollowing: () => logger.info("following merchants' pay-in context feed: merchants' pay-in contexts are kept"),
+    onCatchUpFailed: oncePerCause(logger, "catching up with merchants' pay-in context feed failed; the merchants service is asked instead"),
     onLost: (error, first) => {
       if (first) {
         logger.warn({ reason: error.message }, "merchants' pay-in context feed unavailable; asking the merchants service on every create (kept answers only when it does not answer, until they expire) until it is back");

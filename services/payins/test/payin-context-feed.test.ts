@@ -105,7 +105,12 @@ beforeAll(async () => {
       return source.payinContext(merchantUuid, jurisdiction);
     },
   };
-  cache = new PayinContextCache(counting, { ttlMs: TTL_MS, maxEntries: 1_000, catchUp: () => feed.catchUp() });
+  cache = new PayinContextCache(counting, {
+    ttlMs: TTL_MS,
+    maxEntries: 1_000,
+    catchUp: () => feed.catchUp(),
+    onServedKept: (error) => events.push(`served kept: ${(error as Error).name}`),
+  });
   feed = followPayinContextFeed({
     merchants: {
       watchPayinContextChanges: (...args) => merchants.watchPayinContextChanges(...args),
@@ -282,6 +287,8 @@ describe("payins following merchants' pay-in context feed, on two databases", ()
     expect(await feed.catchUp()).toBe(false);
     // merchants unreachable: a kept answer serves (at most TTL_MS old); nothing kept, nothing to serve.
     expect(await create(uuid)).toBe("created");
+    // ... and says so (payins logs it with the cause).
+    expect(events.filter((e) => e.startsWith("served kept"))).toEqual(["served kept: ConnectError"]);
     await expect(create(never)).rejects.toThrow();
     merchantsProcess = await startProcess(merchantsSpec, merchantsOptions);
     await waitForLong(() => events.includes("following"), "payins to follow the feed again");

@@ -1,11 +1,11 @@
 import type { Client } from "@connectrpc/connect";
-import type { Logger } from "@payin/logging";
+import { errorCause, oncePerCause, type Logger } from "@payin/logging";
 import type { Rail } from "@payin/money";
 import type { payinsV1 } from "@payin/proto";
 import type { RailConfig, RailsConfig } from "@payin/rails";
 import { evmReader, RpcRateLimitedError, type ChainReader } from "../chain/evm-reader.js";
 import type { ObservationRepository } from "../store/observation-repository.js";
-import { Lease } from "./rail-lease.js";
+import { Lease, type LeaseError } from "./rail-lease.js";
 import { OutboxRelay } from "./outbox-relay.js";
 import { RailObserver, type PassOutcome } from "./rail-observer.js";
 import { WatchedSet } from "./watched-set.js";
@@ -19,6 +19,8 @@ export interface RailStatus {
   /** How many endpoints are configured (two or more: transfers are confirmed by a second one before they settle). */
   endpoints: number;
   leaseHeld: boolean;
+  /** Why the rail's lease could not be taken or kept at the last attempt (null: it could, or another observer holds it). */
+  leaseError: LeaseError | null;
   lastPassAt: string | null;
   lastError: string | null;
   /** Why the rail credits nothing now (it is provider_not_ready), or null. */
@@ -27,6 +29,15 @@ export interface RailStatus {
   awaitingConfirmation: number;
   /** Blocks one log query spans now (halved from the configured range when a provider refused a range). */
   blockRange: number;
+}
+
+/** How the relay of observations to payins stands, for the health endpoint. */
+export interface RelayStatus {
+  leaseHeld: boolean;
+  /** Why the relay's lease could not be taken or kept at the last attempt. */
+  leaseError: LeaseError | null;
+  /** Why the last relay failed (null: it did not). */
+  lastError: string | null;
 }
 
 export interface ObserverOptions {
@@ -72,8 +83,10 @@ export function describeRpcError(error: unknown, rpcUrls: readonly string[]): st
 export class Observer {
   private stopped = false;
   private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly leases: Lease[] = [];
+  private readonly leases = new Map<Rail, Lease>();
   private readonly statuses = new Map<Rail, RailStatus>();
+  private readonly relayState = { leaseHeld: false, lastError: null as string | null };
+  private readonly relayFailed: (error: unknown, fields?: Record<string, unknown>) => void;
   private relayRunning: Promise<void> | undefined;
   private relayTimer: NodeJS.Timeout | undefined;
   private relayAgain = false;
@@ -82,7 +95,8 @@ export class Observer {
   private readonly watchedSets: WatchedSet[] = [];
 
   constructor(private readonly options: ObserverOptions) {
-    this.relayLease = new Lease(options.databaseUrl, "relay");
+    this.relayFailed = oncePerCause(options.logger, "relaying observations to payins failed; trying again");
+    this.relayLease = this.lease("relay");
     this.relay = new OutboxRelay({
       store: options.store,
       payins: options.payins,
@@ -94,7 +108,12 @@ export class Observer {
   }
 
   status(): RailStatus[] {
-    return [...this.statuses.values()];
+    return [...this.statuses.values()].map((status) => ({ ...status, leaseError: this.leases.get(status.rail)?.error ?? null }));
+  }
+
+  /** How the relay to payins stands. */
+  relayStatus(): RelayStatus {
+    return { ...this.relayState, leaseError: this.relayLease.error };
   }
 
   /**
@@ -112,6 +131,7 @@ export class Observer {
         configured: rail.rpcUrls.length > 0,
         endpoints: rail.rpcUrls.length,
         leaseHeld: false,
+        leaseError: null,
         lastPassAt: null,
         lastError: null,
         halted: null,
@@ -137,7 +157,13 @@ export class Observer {
     this.timers.clear();
     if (this.relayTimer) clearTimeout(this.relayTimer);
     await this.relayRunning?.catch(() => {});
-    await Promise.all([...this.leases, this.relayLease].map((lease) => lease.release()));
+    await Promise.all([...this.leases.values(), this.relayLease].map((lease) => lease.release()));
+  }
+
+  /** A lease whose failures to be taken or kept are logged once per cause and minute, not at every attempt. */
+  private lease(name: string): Lease {
+    const failed = oncePerCause(this.options.logger, "could not take or keep an observer lease; its work waits until it can");
+    return new Lease(this.options.databaseUrl, name, { onError: (error) => failed(error, { lease: name }) });
   }
 
   private later(ms: number, run: () => Promise<void>): void {
@@ -150,8 +176,8 @@ export class Observer {
   }
 
   private loop(rail: RailConfig, observer: RailObserver): void {
-    const lease = new Lease(this.options.databaseUrl, rail.rail);
-    this.leases.push(lease);
+    const lease = this.lease(rail.rail);
+    this.leases.set(rail.rail, lease);
     const status = this.statuses.get(rail.rail)!;
     let failing = false;
     const run = async (): Promise<void> => {
@@ -210,9 +236,12 @@ export class Observer {
       this.relayTimer = undefined;
       this.relayRunning = (async () => {
         try {
-          if (await this.relayLease.hold()) await this.relay.deliver();
+          this.relayState.leaseHeld = await this.relayLease.hold();
+          if (this.relayState.leaseHeld) await this.relay.deliver();
+          this.relayState.lastError = null;
         } catch (error) {
-          this.options.logger.warn({ reason: (error as Error).message }, "relaying observations to payins failed; trying again");
+          this.relayState.lastError = errorCause(error).message;
+          this.relayFailed(error);
         } finally {
           this.relayRunning = undefined;
           const again = this.relayAgain;

@@ -27,6 +27,8 @@ export interface FollowFeedOptions {
   onFollowing?: () => void;
   /** The stream ended or could not be opened; `first`: the first failure since it was last synced. */
   onLost?: (error: Error, first: boolean) => void;
+  /** A catch-up's position call failed (the lookup then goes to merchants; main.ts logs it, once per cause). */
+  onCatchUpFailed?: (error: unknown) => void;
 }
 
 export interface FeedFollower {
@@ -121,7 +123,8 @@ export function followPayinContextFeed(options: FollowFeedOptions): FeedFollower
     let position: merchantsV1.GetPayinContextFeedPositionResponse;
     try {
       position = await options.merchants.getPayinContextFeedPosition({}, { timeoutMs: catchUpTimeoutMs });
-    } catch {
+    } catch (error) {
+      options.onCatchUpFailed?.(error);
       return false;
     }
     if (live !== session || position.feedId !== session.feedId) return false;

@@ -14,6 +14,8 @@ export interface PayinContextCacheOptions {
   catchUp: () => Promise<boolean>;
   /** A monotonic clock in milliseconds (default performance.now; tests move it). */
   now?: () => number;
+  /** The source failed and a kept answer was used instead (main.ts logs it, once per cause). */
+  onServedKept?: (error: unknown) => void;
 }
 
 type Entry = { context: PayinContext | null; expiresAt: number };
@@ -70,7 +72,10 @@ export class PayinContextCache implements MerchantDirectory {
       // The source is unreachable: an answer kept earlier serves until it expires
       // (however the announcements fare), so staleness stays within ttlMs.
       const kept = isUuid(merchantUuid) ? this.entry(merchantUuid, jurisdiction) : undefined;
-      if (kept) return kept.context;
+      if (kept) {
+        this.options.onServedKept?.(error);
+        return kept.context;
+      }
       throw error;
     }
     if (cacheable && this.live && generation === this.generation) this.keep(merchantUuid, jurisdiction, context);
