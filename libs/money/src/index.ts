@@ -3,7 +3,7 @@
  * number ever holds an amount.
  */
 
-export { ASSETS, RAIL_FOR_ASSET, ROUTED_PAIRS, isAsset, isRail, type Asset, type Rail } from "./routing.js";
+export { ASSETS, RAIL_FOR_ASSET, RAILS, ROUTED_PAIRS, isAsset, isRail, type Asset, type Rail } from "./routing.js";
 
 const INPUT = /^\d+(\.\d+)?$/;
 export const MAX_FRACTION_DIGITS = 6;

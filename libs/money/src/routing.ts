@@ -2,8 +2,9 @@
 export const ASSETS = ["usdt", "usdc"] as const;
 export type Asset = (typeof ASSETS)[number];
 
-/** Rails addresses can be watched on. */
-export type Rail = "bep20" | "erc20";
+/** Rails addresses can be watched on (both use the EVM address format): the one list. */
+export const RAILS = ["bep20", "erc20"] as const;
+export type Rail = (typeof RAILS)[number];
 
 /**
  * Routing: the one table that picks a rail for an asset, used by
@@ -22,7 +23,7 @@ export function isAsset(value: string): value is Asset {
 
 /** True for a rail routing serves. */
 export function isRail(value: string): value is Rail {
-  return (Object.values(RAIL_FOR_ASSET) as string[]).includes(value);
+  return (RAILS as readonly string[]).includes(value);
 }
 
 /** Every (asset, rail) pair routing serves, in the table's order. */

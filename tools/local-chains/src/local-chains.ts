@@ -1,11 +1,9 @@
-import { RAIL_ENV_PREFIX } from "@payin/rails";
+import { RAIL_ENV_PREFIX, RAILS, type Asset, type Rail } from "@payin/rails";
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address, type Chain, type Hex, type HDAccount, type PublicClient, type WalletClient } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { startAnvil, type AnvilChain } from "./anvil.js";
 import { compileTestToken } from "./test-token.js";
 
-type Rail = "bep20" | "erc20";
-type Asset = "usdt" | "usdc";
 
 /** anvil's default mnemonic: its accounts start with 10,000 ETH each. Local use only. */
 export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
@@ -82,7 +80,7 @@ export async function startLocalChains(options: LocalChainsOptions = {}): Promis
   const started: AnvilChain[] = [];
   try {
     const rails = {} as Record<Rail, LocalRail>;
-    for (const rail of ["bep20", "erc20"] as const) {
+    for (const rail of RAILS) {
       const chain = await startAnvil({ chainId: LOCAL_CHAIN_IDS[rail], blockTimeS: options.blockTimeS, log: options.log });
       started.push(chain);
       const viemChain = localViemChain(rail, chain.chainId, chain.url);
@@ -123,7 +121,7 @@ export async function startLocalChains(options: LocalChainsOptions = {}): Promis
 /** The platform's rail variables for these chains. */
 function railsEnv(rails: Record<Rail, LocalRail>, options: LocalChainsOptions): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const rail of ["bep20", "erc20"] as const) {
+  for (const rail of RAILS) {
     const p = RAIL_ENV_PREFIX[rail];
     const local = rails[rail];
     env[`${p}_RPC_URL`] = local.chain.url;

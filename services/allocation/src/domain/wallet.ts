@@ -1,10 +1,9 @@
 import { DomainError } from "@payin/errors";
+import { RAILS, type Rail } from "@payin/money";
 import { deriveAddress, parseAccountXpub, type DerivedAddress } from "./hd.js";
 import { AllocationReason } from "./reasons.js";
 
-/** Rails an address can be watched on. Both use the EVM address format. */
-export const RAILS = ["bep20", "erc20"] as const;
-export type Rail = (typeof RAILS)[number];
+export type { Rail };
 
 export interface Wallet {
   merchantUuid: string;

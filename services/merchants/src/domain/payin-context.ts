@@ -1,11 +1,9 @@
 import { DomainError } from "@payin/errors";
+import { PAYIN_CAPABILITY } from "@payin/permissions";
 import type { MerchantStatus } from "./merchant.js";
 import type { OperatingMode } from "./operating-profile.js";
 import { MerchantsReason } from "./reasons.js";
 import { checkJurisdiction, checkMerchantUuid, type Effect } from "./validation.js";
-
-/** The capability that authorises a pay-in. */
-export const PAYIN_CAPABILITY = "crypto.payin";
 
 /** Everything the payins service needs about a merchant to accept a pay-in. */
 export interface PayinContext {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "@payin/errors";
+import { PAYIN_CAPABILITY } from "@payin/permissions";
 import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import { refusal } from "@payin/testing/refusal";
 import {
   authorise,
   createPayInIntent,
-  PAYIN_CAPABILITY,
   type ClaimedKey,
   type CreateDeps,
   type KeyClaim,

@@ -12,6 +12,7 @@ import {
 } from "./pay-in-intent.js";
 import { PayinsReason } from "./reasons.js";
 import { decide, type MerchantSide } from "@payin/eligibility";
+import { PAYIN_CAPABILITY } from "@payin/permissions";
 import type { Rail } from "@payin/money";
 
 /**
@@ -26,9 +27,6 @@ export interface MerchantDirectory {
   /** The merchant's pay-in context for a jurisdiction, or null when it does not exist. */
   payinContext(merchantUuid: string, jurisdiction: string): Promise<PayinContext | null>;
 }
-
-/** The capability a pay-in needs, from rules and policies. */
-export const PAYIN_CAPABILITY = "crypto.payin";
 
 /** Hands out deposit addresses; idempotent on the intent uuid. */
 export interface AddressAllocator {
