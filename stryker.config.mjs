@@ -14,7 +14,6 @@ export default {
     "services/payins/src/domain/**/*.ts",
     "libs/ids/src/countries.ts",
     "services/allocation/src/domain/hd.ts",
-    "services/allocation/src/domain/eip55.ts",
     "services/allocation/src/domain/observation/chain-view.ts",
     "services/allocation/src/domain/observation/matching.ts",
     "services/allocation/src/domain/observation/witness.ts",

@@ -12,7 +12,7 @@ export default defineConfig({
       "libs/eligibility/src/**/*.test.ts",
       "services/payins/src/domain/**/*.test.ts",
       "libs/ids/src/countries.test.ts",
-      "services/allocation/src/domain/{hd,eip55}.test.ts",
+      "services/allocation/src/domain/hd.test.ts",
       "services/allocation/src/domain/observation/{chain-view,matching,witness}.test.ts",
       "libs/rails/src/rails.test.ts",
       "libs/rails/src/minimum.test.ts",

@@ -3,8 +3,9 @@ import { sha256 } from "@noble/hashes/sha2";
 import { createBase58check } from "@scure/base";
 import { HARDENED_OFFSET, HDKey } from "@scure/bip32";
 import libsecp256k1 from "secp256k1";
+import { bytesToHex } from "viem";
+import { publicKeyToAddress } from "viem/accounts";
 import { DomainError } from "@payin/errors";
-import { addressFromPublicKey } from "./eip55.js";
 import { AllocationReason } from "./reasons.js";
 
 /** Mainnet BIP32 version bytes: `xpub…` and `xprv…`. */
@@ -148,8 +149,10 @@ function externalChain(xpub: string): ChainNode {
  * I = HMAC-SHA512(chain code, serP(K) || ser32(i)); child = K + I_L·G. The point
  * arithmetic is libsecp256k1's (the `secp256k1` package's prebuilt binding,
  * Bitcoin Core's library): K + t·G there costs about a tenth of what it costs in
- * JavaScript BigInts, and every pay-in consumes one. Only public data goes in.
- * The hd tests hold the result to @scure/bip32's derivation.
+ * JavaScript BigInts (@scure/bip32's deriveChild takes about 7 times as long as
+ * this and the address together, docs/decisions.md), and every pay-in consumes
+ * one. Only public data goes in. The hd tests hold the result to @scure/bip32's
+ * derivation.
  */
 function childPublicKey(node: ChainNode, index: number): Uint8Array {
   const data = new Uint8Array(37);
@@ -183,5 +186,7 @@ export function deriveAddress(xpub: string, index: number): DerivedAddress {
     throw new Error(`address index out of range: ${index}`);
   }
   const node = externalChain(xpub);
-  return { address: addressFromPublicKey(childPublicKey(node, index)), index, derivationPath: derivationPath(node.account, index) };
+  // The address of the uncompressed key, EIP-55 checksummed (viem).
+  const address = publicKeyToAddress(bytesToHex(childPublicKey(node, index)));
+  return { address, index, derivationPath: derivationPath(node.account, index) };
 }
