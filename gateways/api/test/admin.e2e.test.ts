@@ -296,6 +296,17 @@ describe("identities", () => {
     expect(all.body.data.map((i: any) => i.email)).not.toContain(email);
   });
 
+  it("refuses an email whose local part has a leading, trailing or doubled dot (400 VALIDATION_ERROR), at create and at sign-in", async () => {
+    const password = "a-Long-unguessable-pass-42";
+    for (const email of [".lead@example.com", "trail.@example.com", "dou..ble@example.com"]) {
+      const error = expectError(await e2e.api.request("POST", `${A}/identities`, { token: admin.token, json: { email, password, roles: [] } }), 400, "VALIDATION_ERROR");
+      expect(error.message).toBe("email must be an email address");
+      expectError(await e2e.api.request("POST", "/api/v1/auth/login", { json: { email, password, transport: "bearer" } }), 400, "VALIDATION_ERROR");
+    }
+    const all = await e2e.api.request("GET", `${A}/identities?limit=100`, { token: admin.token });
+    expect(all.body.data.map((i: any) => i.email).filter((e: string) => e.includes("lead") || e.includes("trail") || e.includes("dou"))).toEqual([]);
+  });
+
   it("disables (sessions revoked at once) and locks identities; 409 when already so; 404 when unknown", async () => {
     const a = await person(["merchant_member"]);
     const b = await person(["merchant_member"]);

@@ -62,11 +62,15 @@ export function isUuidAnyCase(value: string | null | undefined): value is string
 }
 
 /**
- * Email shape the platform accepts: the WHATWG `type=email` one with a dotted
- * domain, a local part of at most 64 characters and at most 254 in all.
+ * Email shape the platform accepts: a dot-atom local part (RFC 5322: no
+ * leading, trailing or consecutive dots) of at most 64 characters, a dotted
+ * domain of labels of at most 63, at most 254 in all. Every address it accepts
+ * is also a JSON Schema `format: email` (what validating clients of the OpenAPI
+ * document check, e.g. ajv-formats), which the WHATWG `type=email` shape
+ * (dots anywhere in the local part) is not.
  */
 const EMAIL =
-  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+  /^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 export const EMAIL_MAX_LENGTH = 254;
 
 /** True when `value` is an email address the platform accepts (any letter case). */
