@@ -47,3 +47,4 @@ export function isPrivileged(flag: boolean, permissions: Iterable<string>): bool
 }
 
 export * from "./capabilities.js";
+export * from "./roles.js";

@@ -23,11 +23,12 @@ export function currentContext(): RequestContext | undefined {
   return storage.getStore();
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A caller's request id that is kept: printable and short (the OpenAPI document gives it as X-Request-Id's pattern). */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Accepts a caller's request id when it is printable and short; otherwise mints one. */
 export function requestIdFrom(value: string | null | undefined): string {
-  return value && REQUEST_ID.test(value) ? value : `req_${randomUUID().replaceAll("-", "")}`;
+  return value && REQUEST_ID_PATTERN.test(value) ? value : `req_${randomUUID().replaceAll("-", "")}`;
 }
 
 export const REQUEST_ID_HEADER = "x-request-id";

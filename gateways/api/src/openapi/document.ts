@@ -8,7 +8,10 @@
  */
 
 import { CAPABILITIES } from "@payin/permissions";
-import { READINESS_REASON_CODES } from "../routes/admin/readiness-reasons.js";
+import { REQUEST_ID_PATTERN } from "@payin/rpc";
+import {
+  ASSETS, ERROR_CODES, IDENTITY_STATUSES, MERCHANT_STATUSES, PAY_IN_STATUSES, RAILS, READINESS_REASONS, ROLES, TRANSFER_STATES,
+} from "./value-sets.js";
 
 type Schema = Record<string, unknown>;
 
@@ -19,6 +22,19 @@ const uuid = str({ format: "uuid" });
 const dateTime = str({ format: "date-time" });
 const int = (extra: Schema = {}): Schema => ({ type: "integer", ...extra });
 const jurisdiction = str({ pattern: "^[A-Z]{2}$", description: "ISO 3166-1 alpha-2, upper case" });
+const oneOf = (values: readonly string[], extra: Schema = {}): Schema => str({ enum: [...values], ...extra });
+const asset = (extra: Schema = {}) => oneOf(ASSETS, extra);
+const rail = (extra: Schema = {}) => oneOf(RAILS, extra);
+const payInStatus = () => oneOf(PAY_IN_STATUSES);
+const role = () => oneOf(ROLES);
+const transport = () => oneOf(["cookie", "bearer"]);
+const effect = () => oneOf(["allow", "deny"]);
+const OPERATING_MODES = ["non_custodial", "platform_custody", "hybrid"];
+const POLICY_SCOPES = ["payin", "payout", "custody", "settlement"];
+/** The largest offset a list takes: the largest whole number JSON carries exactly. */
+const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
+/** An email as identity accepts it (@payin/ids' isEmailAddress): every one is a JSON Schema `format: email`. */
+const email = (extra: Schema = {}) => str({ format: "email", maxLength: 254, ...extra });
 /** A capability in a request: the closed list the platform knows. */
 const capability = (): Schema => str({ enum: [...CAPABILITIES], description: "a known capability; any other is 400 VALIDATION_ERROR listing them" });
 
@@ -37,14 +53,18 @@ const envelope = (item: string): Schema =>
 
 const schemas: Record<string, Schema> = {
   Error: object({
-    error: object({ code: str({ description: "machine reason, e.g. VALIDATION_ERROR" }), message: str(), request_id: str() }),
+    error: object({
+      code: oneOf(ERROR_CODES, { description: "machine reason, one of the public catalogue; each is answered with one status (see the operation's responses)" }),
+      message: str({ description: "for people; may change, never parse it" }),
+      request_id: str({ pattern: REQUEST_ID_PATTERN.source, description: "the answer's X-Request-Id" }),
+    }),
   }),
-  Pagination: object({ total: int({ minimum: 0 }), limit: int({ minimum: 1, maximum: 100 }), offset: int({ minimum: 0 }) }),
-  Health: object({ status: str({ enum: ["ok"] }), request_id: str() }),
+  Pagination: object({ total: int({ minimum: 0 }), limit: int({ minimum: 1, maximum: 100 }), offset: int({ minimum: 0, maximum: MAX_OFFSET }) }),
+  Health: object({ status: str({ enum: ["ok"] }), request_id: str({ pattern: REQUEST_ID_PATTERN.source }) }),
   OpenApiDocument: { type: "object", description: "this OpenAPI 3.1 document" },
   PayInIntentCreateRequest: object(
     {
-      asset: str({ enum: ["usdt", "usdc"] }),
+      asset: asset(),
       amount: str({
         pattern: "^\\d+(\\.\\d+)?$",
         description:
@@ -60,9 +80,9 @@ const schemas: Record<string, Schema> = {
   ),
   PayInIntentCreated: object({
     intent_uuid: uuid,
-    status: str({ enum: ["created"] }),
-    asset: str(),
-    rail: str({ enum: ["bep20", "erc20"] }),
+    status: str({ enum: ["created"], description: "always created, on a replay too (the first answer; read the intent for its status now)" }),
+    asset: asset(),
+    rail: rail(),
     expected_amount: str({ description: "canonical decimal" }),
     address: str(),
     allocation_reference: nullable(str()),
@@ -71,9 +91,9 @@ const schemas: Record<string, Schema> = {
   PayInIntent: object({
     intent_uuid: uuid,
     merchant_uuid: uuid,
-    status: str({ enum: ["created", "awaiting_payment", "paid"] }),
-    asset: str(),
-    rail: str(),
+    status: payInStatus(),
+    asset: asset(),
+    rail: rail(),
     expected_amount: str(),
     address: nullable(str()),
     reference: nullable(str()),
@@ -83,9 +103,9 @@ const schemas: Record<string, Schema> = {
   }),
   PayInIntentListItem: object({
     intent_uuid: uuid,
-    status: str({ enum: ["created", "awaiting_payment", "paid"] }),
-    asset: str(),
-    rail: str(),
+    status: payInStatus(),
+    asset: asset(),
+    rail: rail(),
     expected_amount: str(),
     reference: nullable(str()),
     created_at: dateTime,
@@ -94,8 +114,8 @@ const schemas: Record<string, Schema> = {
   PayInIntentList: envelope("PayInIntentListItem"),
   PayInTransfer: object({
     chain_id: int({ minimum: 1 }),
-    rail: str({ enum: ["bep20", "erc20"], description: "the rail it happened on" }),
-    asset: str({ enum: ["usdt", "usdc"], description: "the token sent" }),
+    rail: rail({ description: "the rail it happened on" }),
+    asset: asset({ description: "the token sent" }),
     tx_hash: str({ pattern: "^0x[0-9a-f]{64}$" }),
     log_index: int({ minimum: 0 }),
     block_number: int({ minimum: 0 }),
@@ -103,7 +123,7 @@ const schemas: Record<string, Schema> = {
     from_address: str({ pattern: "^0x[0-9a-f]{40}$" }),
     amount: str({ description: "canonical decimal in token units" }),
     state: str({
-      enum: ["pending", "settled", "orphaned"],
+      enum: [...TRANSFER_STATES],
       description: "pending: seen in a block not yet settled; settled: final; orphaned: its block was reorganised out (kept as evidence)",
     }),
     flags: object({
@@ -124,8 +144,8 @@ const schemas: Record<string, Schema> = {
   }),
   PayInTransferList: object({
     intent_uuid: uuid,
-    asset: str(),
-    rail: str(),
+    asset: asset(),
+    rail: rail(),
     expected_amount: str({ description: "canonical decimal" }),
     received_amount: str({ description: "settled transfers that count toward expected_amount, canonical decimal" }),
     pending_amount: str({ description: "seen, not yet settled, transfers that would count, canonical decimal" }),
@@ -138,28 +158,28 @@ const schemas: Record<string, Schema> = {
     data: { type: "array", description: "the page of the transfers seen for the intent, oldest block first", items: ref("PayInTransfer") },
     pagination: ref("Pagination"),
   }),
-  Identity: object({ uuid, email: str({ format: "email" }), status: str(), roles: { type: "array", items: str() } }),
+  Identity: object({ uuid, email: email({ description: "lower case" }), status: oneOf(IDENTITY_STATUSES), roles: { type: "array", items: role() } }),
   LoginRequest: object({
-    email: str({ format: "email" }),
+    email: email(),
     password: str({ minLength: 12, maxLength: 128 }),
-    transport: str({ enum: ["cookie", "bearer"] }),
+    transport: str({ ...transport(), description: "cookie: the __Host-payin_session cookie (browsers; state-changing requests then need X-CSRF-Token); bearer: the token, sent as Authorization: Bearer" }),
   }),
   Authenticated: object({
     status: str({ enum: ["authenticated"] }),
     identity: ref("Identity"),
-    roles: { type: "array", items: str() },
-    transport: str({ enum: ["cookie", "bearer"] }),
-    csrf_token: str(),
+    roles: { type: "array", items: role() },
+    transport: transport(),
+    csrf_token: str({ description: "send as X-CSRF-Token on state-changing requests made with the cookie" }),
     token: str(),
     token_type: str({ enum: ["Bearer"] }),
   }),
   MfaRequired: object({ status: str({ enum: ["mfa_required"] }), mfa_challenge_token: str() }),
   /** Login's 200: a session, or (identity with TOTP) a challenge for POST /auth/mfa — no cookie, no token. */
   LoginResult: { oneOf: [ref("Authenticated"), ref("MfaRequired")] },
-  MfaRequest: object({ mfa_challenge_token: str(), code: str({ description: "TOTP or recovery code" }) }),
+  MfaRequest: object({ mfa_challenge_token: str({ minLength: 1, maxLength: 512 }), code: str({ minLength: 1, maxLength: 64, description: "TOTP or recovery code" }) }),
   Session: object({
     identity: ref("Identity"),
-    roles: { type: "array", items: str() },
+    roles: { type: "array", items: role() },
     expires_at: dateTime,
     absolute_expires_at: dateTime,
     mfa_satisfied: { type: "boolean" },
@@ -171,7 +191,7 @@ const schemas: Record<string, Schema> = {
     uuid,
     display_name: str({ minLength: 1, maxLength: 150 }),
     legal_name: nullable(str({ minLength: 1, maxLength: 255 })),
-    status: str({ enum: ["inactive", "active", "suspended", "closed"] }),
+    status: oneOf(MERCHANT_STATUSES),
     created_at: dateTime,
     updated_at: dateTime,
   }),
@@ -217,17 +237,17 @@ const schemas: Record<string, Schema> = {
     primary_authenticated_at: dateTime,
     created_at: dateTime,
     current: { type: "boolean" },
-    transport: str({ enum: ["cookie", "bearer"] }),
+    transport: transport(),
   }),
   SessionList: envelope("SessionListItem"),
   TotpEnrollment: object({ otpauth_uri: str({ description: "otpauth://totp/… shown once" }) }),
-  TotpConfirm: object({ code: str() }),
+  TotpConfirm: object({ code: str({ minLength: 1, maxLength: 64 }) }),
   TotpEnrollmentRequest: object({ current_password: str() }),
   RecoveryCodes: object({ recovery_codes: { type: "array", items: str(), minItems: 10, maxItems: 10 } }),
   IdentityCreate: object({
-    email: str({ format: "email" }),
+    email: email({ minLength: 3 }),
     password: str({ minLength: 12, maxLength: 128 }),
-    roles: { type: "array", items: str({ enum: ["platform_admin", "platform_operator", "merchant_admin", "merchant_member"] }) },
+    roles: { type: "array", maxItems: 16, items: role() },
   }),
   IdentityEnvelope: object({ identity: ref("Identity") }),
   SignInFailuresReset: object({ identity: ref("Identity"), forgiven_failures: int({ minimum: 0 }) }),
@@ -235,27 +255,27 @@ const schemas: Record<string, Schema> = {
   MemberRequest: object({ identity_uuid: uuid }),
   Membership: object({ merchant_uuid: uuid, identity_uuid: uuid, created_at: dateTime }),
   MembershipEnvelope: object({ membership: ref("Membership") }),
-  RuleCreate: object({ capability: capability(), jurisdiction, effect: str({ enum: ["allow", "deny"] }) }),
+  RuleCreate: object({ capability: capability(), jurisdiction, effect: effect() }),
   Rule: object({
     rule_uuid: uuid,
     capability: str({ description: "a known capability (rules written before the list was closed may hold others)" }),
-    jurisdiction: str(),
-    effect: str({ enum: ["allow", "deny"] }),
+    jurisdiction,
+    effect: effect(),
     version: int({ minimum: 1 }),
     valid_from: dateTime,
     valid_to: nullable(dateTime),
   }),
   RuleEnvelope: object({ rule: ref("Rule") }),
   RuleList: envelope("Rule"),
-  OperatingProfileRequest: object({ operating_mode: str({ enum: ["non_custodial", "platform_custody", "hybrid"] }) }),
-  OperatingProfile: object({ merchant_uuid: uuid, operating_mode: str(), created_at: dateTime, updated_at: dateTime }),
+  OperatingProfileRequest: object({ operating_mode: oneOf(OPERATING_MODES) }),
+  OperatingProfile: object({ merchant_uuid: uuid, operating_mode: oneOf(OPERATING_MODES), created_at: dateTime, updated_at: dateTime }),
   OperatingProfileEnvelope: object({ operating_profile: ref("OperatingProfile") }),
-  PolicyCreate: object({ scope: str({ enum: ["payin", "payout", "custody", "settlement"] }), effect: str({ enum: ["allow", "deny"] }) }),
+  PolicyCreate: object({ scope: oneOf(POLICY_SCOPES), effect: effect() }),
   Policy: object({
     policy_uuid: uuid,
     merchant_uuid: uuid,
-    scope: str(),
-    effect: str(),
+    scope: oneOf(POLICY_SCOPES),
+    effect: effect(),
     version: int({ minimum: 1 }),
     valid_from: dateTime,
     valid_to: nullable(dateTime),
@@ -273,15 +293,15 @@ const schemas: Record<string, Schema> = {
     merchant_uuid: uuid,
     provider_uuid: uuid,
     capability: str(),
-    jurisdiction: str(),
+    jurisdiction,
     created_at: dateTime,
   }),
   ProviderBindingEnvelope: object({ provider_binding: ref("ProviderBinding") }),
   ProviderConnectionRequest: object(
-    { provider_uuid: uuid, secret_reference: nullable(str({ maxLength: 255, description: "scheme:path, never a secret" })) },
+    { provider_uuid: uuid, secret_reference: nullable(str({ minLength: 1, maxLength: 255, description: "scheme:path, never a secret" })) },
     ["secret_reference"],
   ),
-  SecretReferenceRotation: object({ secret_reference: str({ maxLength: 255 }) }),
+  SecretReferenceRotation: object({ secret_reference: str({ minLength: 1, maxLength: 255 }) }),
   ProviderConnection: object({
     connection_uuid: uuid,
     merchant_uuid: uuid,
@@ -291,7 +311,7 @@ const schemas: Record<string, Schema> = {
     updated_at: dateTime,
   }),
   ProviderConnectionEnvelope: object({ provider_connection: ref("ProviderConnection") }),
-  WalletRequest: object({ xpub: str({ description: "account-level xpub of m/44'/60'/N', any hardened account N" }) }),
+  WalletRequest: object({ xpub: str({ minLength: 1, maxLength: 200, description: "account-level xpub of m/44'/60'/N', any hardened account N" }) }),
   Wallet: object({
     merchant_uuid: uuid,
     xpub: str(),
@@ -307,13 +327,13 @@ const schemas: Record<string, Schema> = {
         type: "array",
         description: "one entry per (asset, rail) pair the platform serves",
         items: object({
-          asset: str(),
-          rail: str(),
+          asset: asset(),
+          rail: rail(),
           ready: { type: "boolean" },
           reasons: {
             type: "array",
             description: "every failing reason, in this order",
-            items: str({ enum: [...READINESS_REASON_CODES] }),
+            items: oneOf(READINESS_REASONS),
           },
         }),
       },
@@ -400,7 +420,7 @@ const OPERATIONS: Record<string, Op> = {
       "409 IDEMPOTENCY_KEY_IN_USE, MERCHANT_NOT_ACTIVE, OPERATING_PROFILE_MISSING, WALLET_NOT_READY, and PAYIN_NOT_READY " +
       "when the merchant is not ready for the pair for another configuration reason of its readiness, named in the message " +
       "(e.g. provider_not_ready: no provider bound for crypto.payin in the jurisdiction with a connection to it). A lagging chain observer refuses no create. " +
-      "A replay (same key, same payload) answers 201 with the original intent and Idempotent-Replayed: true.",
+      "A replay (same key, same payload) answers 201 with the first answer, field for field (status created, whatever the intent's status now), and Idempotent-Replayed: true.",
     auth: "credential",
     body: "PayInIntentCreateRequest",
     ok: { 201: "PayInIntentCreated" },
@@ -412,7 +432,7 @@ const OPERATIONS: Record<string, Op> = {
     tag: "pay-ins",
     summary: "List pay-in intents, newest first",
     auth: "credential",
-    query: [...PAGE, queryParam("status", str({ enum: ["created", "awaiting_payment", "paid"] })), queryParam("asset", str({ enum: ["usdt", "usdc"] }))],
+    query: [...PAGE, queryParam("status", payInStatus()), queryParam("asset", asset())],
     ok: { 200: "PayInIntentList" },
   },
   "GET /api/v1/merchants/{merchant_uuid}/pay-in-intents/{intent_uuid}": {
@@ -603,7 +623,7 @@ const OPERATIONS: Record<string, Op> = {
     summary: "List merchants, newest first (merchant.read)",
     auth: "credential",
     query: [
-      queryParam("status", str({ enum: ["inactive", "active", "suspended", "closed"] })),
+      queryParam("status", oneOf(MERCHANT_STATUSES)),
       queryParam("uuid", uuid),
       queryParam("display_name", str({ minLength: 1, maxLength: 150 }), "exact"),
       ...PAGE,
@@ -901,15 +921,23 @@ export function documentedOperations(): string[] {
 
 const errorBody = { "application/json": { schema: ref("Error") } };
 const retryAfter = (description: string) => ({ description, required: true, schema: int({ minimum: 1 }) });
+/** Every answer carries X-Request-Id. */
+const requestIdHeader = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
 
 /** The error answers, one per status, shared by every operation that can give it. */
 const ERROR_RESPONSES: Record<number, { name: string; response: Schema }> = {
-  400: { name: "BadRequest", response: { description: "VALIDATION_ERROR, MALFORMED_JSON, AUTH_AMBIGUOUS or another 400 code of the operation", content: errorBody } },
+  400: {
+    name: "BadRequest",
+    response: {
+      description: "VALIDATION_ERROR, MALFORMED_JSON, AUTH_AMBIGUOUS (both the session cookie and a bearer token) or another 400 code of the operation",
+      content: errorBody,
+    },
+  },
   401: {
     name: "Unauthorized",
     response: {
       description: "AUTH_INVALID_CREDENTIALS: no credential, or one that is malformed, unknown, expired or revoked",
-      headers: { "WWW-Authenticate": { description: 'Bearer realm="payin"', required: true, schema: str() } },
+      headers: { "WWW-Authenticate": { description: 'Bearer realm="payin"', required: true, schema: str({ enum: ['Bearer realm="payin"'] }) } },
       content: errorBody,
     },
   },
@@ -947,8 +975,13 @@ export function answeredStatuses(op: Op): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
+/** An error answer with the header every answer carries. */
+function withRequestId(response: Schema): Schema {
+  return { ...response, headers: { ...requestIdHeader, ...(response.headers as Schema | undefined) } };
+}
+
 function successResponse(key: string, op: Op, status: number, schema: string | null): Schema {
-  const headers: Record<string, Schema> = {};
+  const headers: Record<string, Schema> = { ...requestIdHeader };
   if (status === 201 && op.location) {
     headers.Location = { description: `${op.location}, under /api/v1`, required: true, schema: str({ format: "uri-reference" }) };
   }
@@ -957,7 +990,7 @@ function successResponse(key: string, op: Op, status: number, schema: string | n
   }
   return {
     description: schema ? `${status} ${schema}` : String(status),
-    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    headers,
     ...(schema ? { content: { "application/json": { schema: ref(schema) } } } : {}),
   };
 }
@@ -970,9 +1003,19 @@ function operation(key: string, op: Op): Schema {
     required: true,
     schema: /uuid$/.test(m[1]!) ? uuid : str(),
   }));
-  const headers = key.startsWith("POST /api/v1/merchants/")
-    ? [{ name: "Idempotency-Key", in: "header", required: true, schema: str({ minLength: 1, maxLength: 64 }) }]
-    : [];
+  const method = key.slice(0, key.indexOf(" "));
+  const headers: Schema[] = [{ $ref: "#/components/parameters/requestId" }];
+  if (key.startsWith("POST /api/v1/merchants/")) {
+    headers.push({
+      name: "Idempotency-Key",
+      in: "header",
+      required: true,
+      description: "sent once; the same key and payload replay the first answer",
+      schema: str({ minLength: 1, maxLength: 64 }),
+    });
+  }
+  // The authenticator asks a state-changing request made with the session cookie for it.
+  if (op.auth === "credential" && method !== "GET") headers.push({ $ref: "#/components/parameters/csrfToken" });
   const responses: Record<string, Schema> = {};
   for (const status of answeredStatuses(op)) {
     const schema = op.ok[status];
@@ -1014,10 +1057,16 @@ export function openApiDocument(): Record<string, unknown> {
       version: "0.8.0",
       description:
         "Merchant pay-in intents and platform administration. Errors are {error:{code,message,request_id}}; every answer carries " +
-        "X-Request-Id. Lists answer {data, pagination:{total, limit, offset}} and take limit (1 to 100, default 20) and offset (>= 0).",
+        "X-Request-Id. Lists answer {data, pagination:{total, limit, offset}} and take limit (1 to 100, default 20) and offset (>= 0).\n\n" +
+        "Authentication: each request uses exactly one of the two security schemes, never both. A merchant's server sends its " +
+        "machine credential as `Authorization: Bearer mpk_…` (bearer). A person signs in with POST /api/v1/auth/login choosing a " +
+        "transport: bearer (send the answered token as `Authorization: Bearer`) or cookie (the __Host-payin_session cookie, for " +
+        "browsers; POST, PUT and DELETE then need X-CSRF-Token, the session's csrf_token). A request carrying both the cookie and " +
+        "an Authorization header is refused with 400 AUTH_AMBIGUOUS: a generated client must be configured with one scheme only.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/" }],
+    // Either scheme, never both (AUTH_AMBIGUOUS): two requirements, each with one scheme.
     security: [{ bearer: [] }, { session: [] }],
     tags: TAGS,
     paths,
@@ -1025,16 +1074,49 @@ export function openApiDocument(): Record<string, unknown> {
       schemas,
       parameters: {
         limit: queryParam("limit", int({ minimum: 1, maximum: 100, default: 20 }), "page size"),
-        offset: queryParam("offset", int({ minimum: 0, default: 0 }), "items to skip"),
+        offset: queryParam("offset", int({ minimum: 0, maximum: MAX_OFFSET, default: 0 }), "items to skip"),
+        requestId: {
+          name: "X-Request-Id",
+          in: "header",
+          required: false,
+          description: "the caller's id for the request, kept when it matches the pattern (else the gateway makes one); answered as X-Request-Id",
+          schema: str({ pattern: REQUEST_ID_PATTERN.source }),
+        },
+        csrfToken: {
+          name: "X-CSRF-Token",
+          in: "header",
+          required: false,
+          description:
+            "with the session cookie (security scheme session), required: the session's csrf_token (from login or GET /api/v1/auth/session), " +
+            "else 403 CSRF_TOKEN_INVALID; a bearer request needs none",
+          schema: str({ minLength: 1 }),
+        },
+      },
+      headers: {
+        RequestId: {
+          description: "the request's id: the caller's X-Request-Id when it sent a valid one, else a new one; the request_id of an error body",
+          required: true,
+          schema: str({ pattern: REQUEST_ID_PATTERN.source }),
+        },
       },
       responses: Object.fromEntries(
         Object.entries(ERROR_RESPONSES)
           .filter(([status]) => used.has(Number(status)))
-          .map(([, { name, response }]) => [name, response]),
+          .map(([, { name, response }]) => [name, withRequestId(response)]),
       ),
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer", description: "machine credential (mpk_…) or human session token" },
-        session: { type: "apiKey", in: "cookie", name: "__Host-payin_session" },
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "a machine credential (mpk_…) or a person's session token (login with transport bearer). Never together with the session cookie (400 AUTH_AMBIGUOUS).",
+        },
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: "__Host-payin_session",
+          description:
+            "a person's session cookie (login with transport cookie); state-changing requests also send X-CSRF-Token. Never together with an Authorization header (400 AUTH_AMBIGUOUS).",
+        },
       },
     },
   };

@@ -4,12 +4,10 @@
  * credential, or a person's roles) to what it may do.
  */
 
-import { MERCHANT_PERMISSIONS, PERMISSIONS, type Permission } from "@payin/permissions";
+import { MERCHANT_PERMISSIONS, PERMISSIONS, ROLES, type Permission, type Role } from "@payin/permissions";
 
-/** Roles a person can hold; the only values CreateIdentity accepts. */
-export const ROLES = ["platform_admin", "platform_operator", "merchant_admin", "merchant_member"] as const;
-
-export type Role = (typeof ROLES)[number];
+/** Roles a person can hold; the only values CreateIdentity accepts (@payin/permissions' list). */
+export { ROLES, type Role };
 
 /** What a principal holds that grants permissions: a person's role, or being a machine credential. */
 export type Grant = Role | "machine_credential";

@@ -2,8 +2,9 @@ import type { MachineCredential, MachineCredentialStore, StoredMachineCredential
 import type { Role } from "./permissions.js";
 import type { Transport } from "./principal.js";
 import type { SecurityEvent } from "./security-events.js";
+import type { IdentityStatus } from "@payin/permissions";
 
-export type IdentityStatus = "active" | "disabled" | "locked";
+export type { IdentityStatus };
 
 /** Public view of an identity. */
 export interface Identity {
