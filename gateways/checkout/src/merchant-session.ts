@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context } from "koa";
-import { ApiError } from "@payin/http";
+import { ApiError, cookieValues, hostCookie } from "@payin/http";
 import { isPrivileged } from "@payin/permissions";
 import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, reasonOf } from "@payin/rpc";
@@ -25,19 +25,13 @@ const TOKEN_TEXT = /^[\x21-\x7e]{1,512}$/;
 
 /** The value of cookie `name` in a `Cookie` header; undefined when absent, empty or given twice. */
 export function cookieValue(header: string, name: string): string | undefined {
-  const values: string[] = [];
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
-    const value = part.slice(eq + 1).trim();
-    if (value) values.push(value);
-  }
+  const values = cookieValues(header, name);
   return values.length === 1 && TOKEN_TEXT.test(values[0]!) ? values[0] : undefined;
 }
 
 /** A `Set-Cookie` value for one of the area's cookies; `maxAgeS` 0 removes it. */
 export function cookie(name: string, value: string, maxAgeS: number): string {
-  return `${name}=${value}; Path=/; Max-Age=${Math.max(0, Math.floor(maxAgeS))}; Secure; HttpOnly; SameSite=Lax`;
+  return hostCookie(name, value, maxAgeS);
 }
 
 /** A signed-in merchant person, as a request of the merchant area sees them. */

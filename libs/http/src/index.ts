@@ -3,7 +3,7 @@
  * (`{error:{code,message,request_id}}`), the public error catalogue and its
  * mapping from service failures, body and query reading with their limits, the
  * Node parser's client-error handler, response security headers and the client
- * address behind trusted proxies.
+ * address behind trusted proxies, and reading and setting host-only cookies.
  */
 export * from "./errors.js";
 export * from "./text.js";
@@ -15,3 +15,4 @@ export * from "./error-middleware.js";
 export * from "./client-error.js";
 export * from "./client-address.js";
 export * from "./response-headers.js";
+export * from "./cookies.js";
