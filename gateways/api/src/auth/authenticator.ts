@@ -3,6 +3,7 @@ import type { Client } from "@connectrpc/connect";
 import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { Context } from "koa";
+import { LRUCache } from "lru-cache";
 import { ApiError } from "@payin/http";
 import { isPrivileged, type Permission } from "@payin/permissions";
 
@@ -62,11 +63,15 @@ const REFRESH_RETRY_MS = 250;
 const STATE_CHANGING_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Printable ASCII without spaces: what a token in a header may be. */
 const TOKEN_TEXT = /^[\x21-\x7e]{1,512}$/;
+/** LRUCache.get's options, shared: the hot path allocates none per request. */
+const NO_OPTIONS = {};
 
+/**
+ * A cached machine principal. The cache drops it the TTL after the lookup that
+ * vouched for it started (performance.now() time, like `refreshAt`).
+ */
 interface CacheEntry {
   principal: Principal;
-  /** Trusted until then: at most the TTL after the lookup that vouched for it started. */
-  expiresAt: number;
   /** From then on, a request using the entry also asks identity again, in the background. */
   refreshAt: number;
   refreshing: boolean;
@@ -96,7 +101,8 @@ const invalidToken = () => unauthenticated("the access token is invalid, expired
  *   made through this gateway forgets the merchant's entries at once
  *   (`forgetMerchant`), so there the old token stops at the next request; the
  *   delay remains for other gateway replicas and for payinctl. Cache keys are
- *   SHA-256 digests, never tokens; refusals are not cached.
+ *   SHA-256 digests, never tokens; refusals are not cached. At most
+ *   `maxEntries` are kept (lru-cache; the least recently used is dropped first).
  * - Human session tokens are never cached: every request asks identity, so a
  *   logout, a revocation, a password change or a lock applies to the next request.
  *   A machine token sent as the cookie is never a session (401, no lookup). A
@@ -107,17 +113,21 @@ const invalidToken = () => unauthenticated("the access token is invalid, expired
  *   else 403 CSRF_TOKEN_INVALID. Bearer requests need none.
  */
 export class Authenticator {
-  private readonly cache = new Map<string, CacheEntry>();
+  /** Machine principals by token digest; the least recently used goes first when full. */
+  private readonly cache: LRUCache<string, CacheEntry>;
   /** When each merchant's entries were last forgotten (monotonic ms: a wall-clock step must not stretch trust). */
   private readonly forgottenAt = new Map<string, number>();
 
   constructor(
     private readonly identity: Client<typeof identityV1.IdentityService>,
     private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
+    maxEntries = 10_000,
     /** Wall clock for MFA recency (tests move it); cache expiry uses the monotonic clock. */
     private readonly clock: () => Date = () => new Date(),
-  ) {}
+  ) {
+    // ttlResolution 0: read the clock at each lookup rather than keep a timer per millisecond.
+    this.cache = new LRUCache({ max: maxEntries, ttl: ttlMs, ttlResolution: 0 });
+  }
 
   /**
    * Authenticates the request (machine or human) and enforces the transport and
@@ -155,9 +165,9 @@ export class Authenticator {
 
   private async resolveMachine(token: string): Promise<Principal> {
     const key = hash("sha256", token, "base64url");
+    const hit = this.cache.get(key, NO_OPTIONS);
     const now = performance.now();
-    const hit = this.cache.get(key);
-    if (hit && hit.expiresAt > now) {
+    if (hit) {
       if (now >= hit.refreshAt && !hit.refreshing) this.refresh(key, token, hit);
       return hit.principal;
     }
@@ -172,8 +182,7 @@ export class Authenticator {
     // A lookup that was under way when the merchant's credentials changed may
     // have seen the old state: it answers this request but is not kept.
     if ((this.forgottenAt.get(p.merchantUuid) ?? -1) < startedAt) {
-      if (this.cache.size >= this.maxEntries) this.evictExpired(performance.now());
-      this.cache.set(key, { principal, expiresAt: startedAt + this.ttlMs, refreshAt: startedAt + this.ttlMs / 2, refreshing: false });
+      this.cache.set(key, { principal, refreshAt: startedAt + this.ttlMs / 2, refreshing: false }, { start: startedAt });
     }
     return principal;
   }
@@ -182,7 +191,7 @@ export class Authenticator {
   private refresh(key: string, token: string, entry: CacheEntry): void {
     entry.refreshing = true;
     this.verifyMachine(key, token, performance.now()).catch((error: unknown) => {
-      if (error instanceof ApiError && error.status === 401 && this.cache.get(key) === entry) this.cache.delete(key);
+      if (error instanceof ApiError && error.status === 401 && this.cache.peek(key) === entry) this.cache.delete(key);
       // Identity unreachable: try again a little later, until the entry expires.
       entry.refreshAt = performance.now() + REFRESH_RETRY_MS;
       entry.refreshing = false;
@@ -196,7 +205,8 @@ export class Authenticator {
   forgetMerchant(merchantUuid: string): void {
     const now = performance.now();
     this.forgottenAt.set(merchantUuid, now);
-    for (const [key, entry] of this.cache) if (entry.principal.merchantUuid === merchantUuid) this.cache.delete(key);
+    const keys = [...this.cache.entries()].filter(([, entry]) => entry.principal.merchantUuid === merchantUuid).map(([key]) => key);
+    for (const key of keys) this.cache.delete(key);
     // Only lookups started within the last TTL can still be in flight with old news.
     for (const [merchant, at] of this.forgottenAt) if (at < now - this.ttlMs - 60_000) this.forgottenAt.delete(merchant);
   }
@@ -239,11 +249,6 @@ export class Authenticator {
       if (error instanceof ConnectError && error.code === Code.Unauthenticated && reasonOf(error)) throw invalidToken();
       throw error;
     }
-  }
-
-  private evictExpired(now: number): void {
-    for (const [key, entry] of this.cache) if (entry.expiresAt <= now) this.cache.delete(key);
-    if (this.cache.size >= this.maxEntries) this.cache.clear();
   }
 }
 

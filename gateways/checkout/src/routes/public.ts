@@ -6,9 +6,9 @@
  * malformed or unknown token with the same 404, and never logs it.
  */
 import { createHash } from "node:crypto";
-import { performance } from "node:perf_hooks";
 import Router from "@koa/router";
 import type { Context } from "koa";
+import { LRUCache } from "lru-cache";
 import { ApiError, PUBLIC_ERRORS } from "@payin/http";
 import { isAsset, isRail } from "@payin/money";
 import { minimumAmount, payableTerms } from "@payin/rails";
@@ -38,7 +38,7 @@ const START_TIMEOUT_MS = 20_000;
 /** How long a merchant's display name and status are reused by the status poll (not a record of truth). */
 const MERCHANT_TTL_MS = 5_000;
 const MERCHANT_CACHE_SIZE = 10_000;
-/** QR codes kept drawn (the oldest is dropped first). */
+/** QR codes kept drawn (the least recently used is dropped first). */
 const QR_CACHE_SIZE = 2_000;
 /** Most tokens payins reads in one BatchGetCheckoutsByToken call. */
 const MAX_TOKENS_PER_CALL = 100;
@@ -79,15 +79,17 @@ export function publicRoutes(deps: AppDeps): Router {
   // A payer's page reloads every few seconds and its codes rarely change (the
   // payment URI only when part of the amount arrives: it then asks for what is
   // left): each code is drawn once per text and label (drawing is most of a page's cost).
-  const drawnQr = new Map<string, Promise<string>>();
+  const drawnQr = new LRUCache<string, Promise<string>>({ max: QR_CACHE_SIZE });
   function drawQr(text: string, label: string): Promise<string> {
     const key = `${label}\n${text}`;
     let drawn = drawnQr.get(key);
     if (!drawn) {
-      if (drawnQr.size >= QR_CACHE_SIZE) drawnQr.delete(drawnQr.keys().next().value!);
       drawn = qrSvg(text, label);
-      drawn.catch(() => drawnQr.delete(key));
-      drawnQr.set(key, drawn);
+      const kept = drawn;
+      kept.catch(() => {
+        if (drawnQr.peek(key) === kept) drawnQr.delete(key);
+      });
+      drawnQr.set(key, kept);
     }
     return drawn;
   }
@@ -221,25 +223,20 @@ function intentSnapshot(intent: payinsV1.PayInIntent): IntentSnapshot {
  * merchant share one call; a failed lookup is not kept.
  */
 function merchantLookup(deps: Pick<AppDeps, "merchants">) {
-  const entries = new Map<string, { until: number; facts: Promise<MerchantFacts> }>();
+  const entries = new LRUCache<string, Promise<MerchantFacts>>({ max: MERCHANT_CACHE_SIZE, ttl: MERCHANT_TTL_MS });
   const load = (uuid: string): Promise<MerchantFacts> => {
     const facts = deps.merchants.getMerchant({ uuid }).then(({ merchant }) => ({
       displayName: merchant?.displayName ?? "",
       active: merchant?.status === merchantsV1.MerchantStatus.ACTIVE,
     }));
-    entries.delete(uuid);
-    entries.set(uuid, { until: performance.now() + MERCHANT_TTL_MS, facts });
-    if (entries.size > MERCHANT_CACHE_SIZE) entries.delete(entries.keys().next().value!);
+    entries.set(uuid, facts);
     facts.catch(() => {
-      if (entries.get(uuid)?.facts === facts) entries.delete(uuid);
+      if (entries.peek(uuid) === facts) entries.delete(uuid);
     });
     return facts;
   };
   return {
     fresh: load,
-    cached: (uuid: string): Promise<MerchantFacts> => {
-      const entry = entries.get(uuid);
-      return entry && entry.until > performance.now() ? entry.facts : load(uuid);
-    },
+    cached: (uuid: string): Promise<MerchantFacts> => entries.get(uuid) ?? load(uuid),
   };
 }
