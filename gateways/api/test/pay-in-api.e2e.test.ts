@@ -288,6 +288,20 @@ describe("create pay-in intent: 400", () => {
     expectError(res, 400, "MALFORMED_JSON");
   });
 
+  it.each([
+    ["at the top", (body: string) => body.replace(/}$/, ',"asset":"usdc"}')],
+    ["in a nested object", (body: string) => body.replace(/}$/, ',"extra":{"a":1,"a":2}}')],
+    ["spelt with an escape", (body: string) => body.replace(/}$/, ',"\\u0061sset":"usdc"}')],
+  ])("refuses a body that gives a name twice (%s) with 400 MALFORMED_JSON, where JSON.parse would keep the last", async (_where, twice) => {
+    const raw = twice(JSON.stringify(createBody({ asset: "usdt" })));
+    const res = await e2e.api.request("POST", intentsPath(a.uuid), {
+      token: a.token,
+      raw,
+      headers: { "content-type": "application/json", "idempotency-key": newKey() },
+    });
+    expect(expectError(res, 400, "MALFORMED_JSON").message).toMatch(/twice/);
+  });
+
   it("refuses Content-Type text/plain with 415", async () => {
     const res = await e2e.api.request("POST", intentsPath(a.uuid), {
       token: a.token,

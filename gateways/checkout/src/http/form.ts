@@ -1,37 +1,30 @@
 import type { Context } from "koa";
-import { ApiError, textProblem, validationError } from "@payin/http";
+import { ApiError, bodyReader, declaresBody, textProblem, utf8Text, validationError } from "@payin/http";
 
 /** A form is small: a few short fields. */
 export const MAX_FORM_BYTES = 16 * 1024;
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const FORM_TYPE = "application/x-www-form-urlencoded";
+
+const readFormBytes = bodyReader({ types: [FORM_TYPE], limit: MAX_FORM_BYTES, tooLarge: () => tooLarge() });
 
 /**
  * Reads an `application/x-www-form-urlencoded` body (what an HTML form posts):
  * 415 for another type, 413 over 16 KiB, 400 when it is not UTF-8 or a value
- * cannot be stored as text. An empty or absent body is an empty form.
+ * cannot be stored as text. An empty or absent body is an empty form. A field
+ * given twice is there twice (URLSearchParams); the routes read its first value.
  */
 export async function readForm(ctx: Context): Promise<URLSearchParams> {
-  const length = Number(ctx.get("content-length") || "0");
-  if (length > MAX_FORM_BYTES) throw tooLarge();
-  const type = (ctx.get("content-type") || "").split(";")[0]!.trim().toLowerCase();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) throw tooLarge();
-    chunks.push(chunk);
+  const bytes = await readFormBytes(ctx);
+  if (bytes === undefined) {
+    // Not a form: refused unless there is nothing to read.
+    if (declaresBody(ctx.req) && ctx.get("content-length") !== "0") {
+      throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "The form must be sent as application/x-www-form-urlencoded.");
+    }
+    return new URLSearchParams();
   }
-  if (size === 0) return new URLSearchParams();
-  if (type !== "application/x-www-form-urlencoded") {
-    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "The form must be sent as application/x-www-form-urlencoded.");
-  }
-  let text: string;
-  try {
-    text = utf8.decode(Buffer.concat(chunks));
-  } catch {
-    throw validationError("The form is not valid UTF-8 text.");
-  }
+  const text = utf8Text(bytes);
+  if (text === null) throw validationError("The form is not valid UTF-8 text.");
   const form = new URLSearchParams(text);
   for (const [name, value] of form) {
     const problem = textProblem(value) ?? textProblem(name);
