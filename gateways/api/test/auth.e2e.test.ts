@@ -506,6 +506,18 @@ describe("signed-in people", () => {
       expect(session.body.identity.uuid).toBe(bob.uuid);
     });
 
+    it("refuses a sign-in that presents both the cookie and a bearer token (400 AUTH_AMBIGUOUS), as every route does, ending neither", async () => {
+      const cookie = keep(await from(16).login(alice.email, alice.password, "cookie"));
+      const token = keep(await from(16).login(bob.email, bob.password, "bearer"));
+      for (const transport of ["cookie", "bearer"] as const) {
+        const refused = await login({ cookie, token }, transport);
+        expectError(refused, 400, "AUTH_AMBIGUOUS");
+        expect(refused.setCookies).toEqual([]);
+      }
+      expect(await sessionStatus({ cookie })).toBe(200);
+      expect(await sessionStatus({ token })).toBe(200);
+    });
+
     it("signs in whatever else was presented: an unknown token, a machine token; a refused sign-in ends nothing", async () => {
       keep(await login({ token: randomBytes(32).toString("base64url") }, "bearer"));
       keep(await login({ cookie: randomBytes(32).toString("base64url") }, "cookie"));

@@ -8,7 +8,7 @@ import { ApiError } from "@payin/http";
 import { isPrivileged, type Permission } from "@payin/permissions";
 
 export { isPrivileged };
-import { readSessionCookie } from "./cookie.js";
+import { readSessionCookie, type SessionCookie } from "./cookie.js";
 
 /** Who a request acts for, as the gateway uses it. */
 export interface Principal {
@@ -252,11 +252,18 @@ export class Authenticator {
   }
 }
 
+/** The credentials a request carries: its Authorization header ("" without one) and its session cookie. */
+export interface Credentials {
+  authorization: string;
+  cookie: SessionCookie;
+}
+
 /**
- * The token the request carries and how: the session cookie XOR an Authorization
- * header. Both → 400; neither, or a malformed one → 401.
+ * The credentials the request carries, at most one of the session cookie and an
+ * Authorization header, each at most once; else 400 AUTH_AMBIGUOUS. The one
+ * rule of every route, sign-in included (a sign-in with both is refused too).
  */
-function presentedToken(ctx: Context): Presented {
+export function unambiguousCredentials(ctx: Context): Credentials {
   const header = ctx.get("authorization");
   const cookie = readSessionCookie(ctx.get("cookie"));
   if (cookie.kind === "ambiguous") {
@@ -269,6 +276,15 @@ function presentedToken(ctx: Context): Presented {
   if (header && cookie.kind === "present") {
     throw new ApiError("AUTH_AMBIGUOUS", "send either the session cookie or an Authorization header, not both");
   }
+  return { authorization: header, cookie };
+}
+
+/**
+ * The token the request carries and how: the session cookie XOR an Authorization
+ * header. Both → 400; neither, or a malformed one → 401.
+ */
+function presentedToken(ctx: Context): Presented {
+  const { authorization: header, cookie } = unambiguousCredentials(ctx);
   if (cookie.kind === "present") {
     if (!TOKEN_TEXT.test(cookie.value)) throw invalidToken();
     return { token: cookie.value, transport: "cookie" };

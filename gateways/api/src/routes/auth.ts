@@ -3,7 +3,7 @@ import type { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, isoFromTimestamp } from "@payin/rpc";
 import type { Context } from "koa";
 import type { AppDeps } from "../deps.js";
-import { bearerTokenOf, MACHINE_TOKEN_PREFIX, requireMfaIfPrivileged, requireRecentMfa } from "../auth/authenticator.js";
+import { bearerTokenOf, MACHINE_TOKEN_PREFIX, requireMfaIfPrivileged, requireRecentMfa, unambiguousCredentials, type Credentials } from "../auth/authenticator.js";
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from "../auth/cookie.js";
 import {
   ApiError,
@@ -89,15 +89,15 @@ function answerAuthenticated(ctx: Context, authenticated: identityV1.Authenticat
 
 
 /**
- * The session tokens a sign-in request presents: the session cookie and a bearer
- * token, never a machine token. Nothing here refuses the sign-in: a malformed,
- * repeated or unknown token is simply not ended.
+ * The session token a sign-in request presents: the session cookie or a bearer
+ * token (never both: unambiguousCredentials refused that), never a machine
+ * token. Nothing else here refuses the sign-in: a malformed or unknown token is
+ * simply not ended.
  */
-function presentedSessionTokens(ctx: Context): string[] {
+function presentedSessionTokens(credentials: Credentials): string[] {
   const tokens: string[] = [];
-  const cookie = readSessionCookie(ctx.get("cookie"));
-  if (cookie.kind === "present") tokens.push(cookie.value);
-  const bearer = bearerTokenOf(ctx.get("authorization"));
+  if (credentials.cookie.kind === "present") tokens.push(credentials.cookie.value);
+  const bearer = bearerTokenOf(credentials.authorization);
   if (bearer !== null) tokens.push(bearer);
   return tokens.filter((token) => !token.startsWith(MACHINE_TOKEN_PREFIX));
 }
@@ -137,13 +137,14 @@ export function authRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | 
   // sign-in leaves it alone.
   router.post("/login", async (ctx) => {
     readQuery(ctx, []);
+    const presented = unambiguousCredentials(ctx);
     const body = await readJsonObject(ctx);
     onlyFields(body, ["email", "password", "transport"]);
     const email = emailField(body, "email");
     const password = requiredString(body, "password", { min: PASSWORD_MIN, max: PASSWORD_MAX });
     const transport = enumField(body, "transport", TRANSPORTS);
     const res = await identity.login({ email, password, transport, clientIp: clientIp(ctx) });
-    await endPresentedSessions(deps, presentedSessionTokens(ctx));
+    await endPresentedSessions(deps, presentedSessionTokens(presented));
     if (res.result.case === "mfaChallengeToken") {
       ctx.status = 200;
       ctx.body = { status: "mfa_required", mfa_challenge_token: res.result.value };
@@ -156,12 +157,13 @@ export function authRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | 
   // transport chosen at login. A session the request presents ends, as at login.
   router.post("/mfa", async (ctx) => {
     readQuery(ctx, []);
+    const presented = unambiguousCredentials(ctx);
     const body = await readJsonObject(ctx);
     onlyFields(body, ["mfa_challenge_token", "code"]);
     const mfaChallengeToken = requiredString(body, "mfa_challenge_token", { min: 1, max: CHALLENGE_TOKEN_MAX });
     const code = requiredString(body, "code", { min: 1, max: CODE_MAX });
     const res = await identity.completeMfa({ mfaChallengeToken, code, clientIp: clientIp(ctx) });
-    await endPresentedSessions(deps, presentedSessionTokens(ctx));
+    await endPresentedSessions(deps, presentedSessionTokens(presented));
     answerAuthenticated(ctx, res.authenticated);
   });
 
