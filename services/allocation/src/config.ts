@@ -1,4 +1,5 @@
-import { int, port, serviceBase, serviceCredential, serviceUrl } from "@payin/config";
+import { int, port, serviceBase, serviceCredential, serviceUrl, type Reader } from "@payin/config";
+import { railsFromEnv, type RailsConfig } from "@payin/rails";
 import { DEFAULT_OBSERVER_STALL_MS } from "./domain/readiness.js";
 
 export const configSchema = {
@@ -28,4 +29,6 @@ export const observerConfigSchema = {
   /** Its health endpoint (GET /health): rails, leases and progress. */
   OBSERVER_PORT: port(50055),
   PAYINS_URL: serviceUrl("PAYINS_PORT"),
+  /** The rails, from their own variables (BEP20_RPC_URL, …; @payin/rails). Not a variable of its own. */
+  rails: ((env) => railsFromEnv(env)) as Reader<RailsConfig>,
 };

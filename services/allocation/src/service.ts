@@ -1,10 +1,18 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import type { MikroORM } from "@payin/db";
-import type { Logger } from "@payin/logging";
-import { allocationV1 } from "@payin/proto";
+import type { ConfigOf } from "@payin/config";
+import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { createLogger, type Logger } from "@payin/logging";
+import { allocationV1, merchantsV1 } from "@payin/proto";
+import { createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
+import { merchantReadinessSource } from "./clients/merchants.js";
+import type { configSchema } from "./config.js";
+import { WorkerDeriver } from "./derivation/worker-deriver.js";
 import { DEFAULT_OBSERVER_STALL_MS, type MerchantReadinessSource } from "./domain/readiness.js";
 import type { DeriveRange } from "./domain/wallet.js";
 import { allocationHandlers } from "./rpc/allocation-handlers.js";
+import { CALLERS } from "./rpc/callers.js";
+import { reasonCodes } from "./rpc/reason-codes.js";
+import { ormOptions } from "./store/orm.js";
 
 export const SERVICE_NAMES = [allocationV1.AllocationService.typeName];
 
@@ -22,7 +30,7 @@ export interface AllocationPorts {
   now?: () => Date;
 }
 
-/** Builds the allocation service from its ports: mountable on a real server (main.ts) or an in-memory transport (tests). */
+/** Builds the allocation service from its ports: mountable on a real server (startService) or an in-memory transport (tests). */
 export function createAllocationService(ports: AllocationPorts) {
   return (router: ConnectRouter) => {
     router.service(
@@ -34,3 +42,51 @@ export function createAllocationService(ports: AllocationPorts) {
     );
   };
 }
+
+export type AllocationConfig = ConfigOf<typeof configSchema>;
+
+/** What startService would otherwise make itself. */
+export interface AllocationDeps {
+  logger?: Logger;
+  /** The merchant's side of readiness (default: the merchants service at MERCHANTS_URL). */
+  merchants?: MerchantReadinessSource;
+  /** The clock readiness judges the observer's progress by. */
+  now?: () => Date;
+}
+
+/**
+ * The allocation service's composition root: migrations (MIGRATE_ON_BOOT), the
+ * ORM, its client of merchants, address derivation on a worker thread, the RPC
+ * server with its callers. (The chain observer is its own process: observer-main.ts.)
+ */
+export const startService: StartService<AllocationConfig, AllocationDeps> = async (config, deps = {}) => {
+  const logger = deps.logger ?? createLogger("allocation", { level: config.LOG_LEVEL, mixin: requestLogFields });
+  if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
+  const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
+  const merchants =
+    deps.merchants ??
+    merchantReadinessSource(createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL }));
+  const deriver = new WorkerDeriver((error) => logger.error({ err: error }, "address derivation thread failed"));
+  return serveService({
+    name: "allocation",
+    services: SERVICE_NAMES,
+    routes: createAllocationService({
+      orm,
+      logger,
+      merchants,
+      deriveRange: deriver.deriveRange,
+      observerStallMs: config.OBSERVER_STALL_MS,
+      now: deps.now,
+    }),
+    interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)],
+    callers: config.SERVICE_CALLER_DIGESTS,
+    allow: CALLERS,
+    host: config.HOST,
+    port: config.ALLOCATION_PORT,
+    logger,
+    onClose: async () => {
+      await deriver.close();
+      await orm.close();
+    },
+  });
+};

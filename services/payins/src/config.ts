@@ -1,4 +1,14 @@
-import { int, port, serviceBase, serviceCredential, serviceUrl } from "@payin/config";
+import { int, port, serviceBase, serviceCredential, serviceUrl, type Reader } from "@payin/config";
+import { payableTermsOf, railsFromEnv } from "@payin/rails";
+import type { RailMinimums } from "./domain/pay-in-intent.js";
+
+/**
+ * The rails as the observer reads them (the launcher gives every process one
+ * environment: BEP20_…, ERC20_…, see @payin/rails): an amount below a rail's
+ * dust threshold, or finer than its token's unit, is refused at creation, since
+ * it could never be counted. Not a variable of its own.
+ */
+const railMinimums: Reader<RailMinimums> = (env) => payableTermsOf(railsFromEnv(env));
 
 export const configSchema = {
   ...serviceBase,
@@ -18,4 +28,5 @@ export const configSchema = {
    * session keeps the window it was created with.
    */
   CHECKOUT_PAYMENT_WINDOW_S: int(1_800, 60, 86_400),
+  rails: railMinimums,
 };

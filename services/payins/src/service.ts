@@ -1,15 +1,96 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { payinsV1 } from "@payin/proto";
+import type { Client, ConnectRouter } from "@connectrpc/connect";
+import type { ConfigOf } from "@payin/config";
+import { migrate, openOrm } from "@payin/db";
+import { createLogger, oncePerCause, type Logger } from "@payin/logging";
+import { allocationV1, merchantsV1, payinsV1 } from "@payin/proto";
+import { createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
+import { addressAllocator } from "./clients/allocation.js";
+import { merchantDirectory } from "./clients/merchants.js";
+import { followPayinContextFeed, type FeedFollower } from "./clients/payin-context-feed.js";
+import type { configSchema } from "./config.js";
+import { PayinContextCache } from "./domain/payin-context-cache.js";
+import { CALLERS } from "./rpc/callers.js";
 import { payinsHandlers, type PayinsDeps } from "./rpc/payins-handlers.js";
+import { serviceReasonCodes } from "./rpc/reason-codes.js";
+import { ormOptions } from "./store/orm.js";
 
 export const SERVICE_NAMES = [payinsV1.PayinsService.typeName];
 
 /** What the payins service is built from: the database, the logger, the merchant directory and the address allocator. */
 export type PayinsPorts = PayinsDeps;
 
-/** Builds the payins service from its ports: mountable on a real server (main.ts) or an in-memory transport (tests). */
+/** Builds the payins service from its ports: mountable on a real server (startService) or an in-memory transport (tests). */
 export function createPayinsService(ports: PayinsPorts) {
   return (router: ConnectRouter) => {
     router.service(payinsV1.PayinsService, payinsHandlers(ports));
   };
 }
+
+export type PayinsConfig = ConfigOf<typeof configSchema>;
+
+/** What startService would otherwise make itself. */
+export interface PayinsServiceDeps {
+  logger?: Logger;
+  /** The merchants service (default: a client of MERCHANTS_URL with this service's credential). */
+  merchants?: Client<typeof merchantsV1.MerchantsService>;
+  /** The allocation service (default: a client of ALLOCATION_URL). */
+  allocation?: Client<typeof allocationV1.AllocationService>;
+}
+
+/**
+ * The payins service's composition root: migrations (MIGRATE_ON_BOOT), the ORM,
+ * its clients of merchants and allocation, merchants' pay-in contexts kept
+ * while their feed is followed, the RPC server with its callers.
+ */
+export const startService: StartService<PayinsConfig, PayinsServiceDeps> = async (config, deps = {}) => {
+  const logger = deps.logger ?? createLogger("payins", { level: config.LOG_LEVEL, mixin: requestLogFields });
+  if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
+  const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
+  const merchants =
+    deps.merchants ?? createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
+  const allocation =
+    deps.allocation ?? createServiceClient(allocationV1.AllocationService, { baseUrl: config.ALLOCATION_URL, serviceToken: config.SERVICE_CREDENTIAL });
+  // Merchants' pay-in contexts, kept while merchants' feed of their changes is followed.
+  let feed: FeedFollower | undefined;
+  const contexts = new PayinContextCache(merchantDirectory(merchants), {
+    ttlMs: config.PAYIN_CONTEXT_CACHE_MS,
+    maxEntries: 10_000,
+    catchUp: () => feed?.catchUp() ?? Promise.resolve(false),
+    onServedKept: oncePerCause(logger, "the merchants service did not answer a pay-in context; a kept answer (not yet expired) was used"),
+  });
+  if (config.PAYIN_CONTEXT_CACHE_MS > 0) {
+    feed = followPayinContextFeed({
+      merchants,
+      target: contexts,
+      onFollowing: () => logger.info("following merchants' pay-in context feed: merchants' pay-in contexts are kept"),
+      onCatchUpFailed: oncePerCause(logger, "catching up with merchants' pay-in context feed failed; the merchants service is asked instead"),
+      onLost: (error, first) => {
+        if (first) {
+          logger.warn({ reason: error.message }, "merchants' pay-in context feed unavailable; asking the merchants service on every create (kept answers only when it does not answer, until they expire) until it is back");
+        }
+      },
+    });
+  }
+  return serveService({
+    name: "payins",
+    services: SERVICE_NAMES,
+    routes: createPayinsService({
+      orm,
+      logger,
+      merchants: contexts,
+      allocator: addressAllocator(allocation),
+      rails: config.rails,
+      checkoutPaymentWindowS: config.CHECKOUT_PAYMENT_WINDOW_S,
+    }),
+    interceptors: [domainErrorInterceptor("payins", serviceReasonCodes, logger)],
+    callers: config.SERVICE_CALLER_DIGESTS,
+    allow: CALLERS,
+    host: config.HOST,
+    port: config.PAYINS_PORT,
+    logger,
+    onClose: async () => {
+      await feed?.close();
+      await orm.close();
+    },
+  });
+};
