@@ -1,7 +1,6 @@
 import Koa from "koa";
-import Router from "@koa/router";
 import type { AppDeps } from "./deps.js";
-import { errorMiddleware } from "@payin/http";
+import { errorMiddleware, strictRouter } from "@payin/http";
 import { adminRoutes } from "./routes/admin.js";
 import { authRoutes } from "./routes/auth.js";
 import { openApiRoutes } from "./routes/openapi.js";
@@ -14,7 +13,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.use(errorMiddleware(deps.logger));
 
-  const health = new Router();
+  const health = strictRouter();
   health.get("/health", (ctx) => {
     ctx.body = { status: "ok", request_id: ctx.state.requestId };
   });

@@ -109,6 +109,32 @@ describe("GET /health", () => {
     expectError(readOnly, 405, "METHOD_NOT_ALLOWED");
     expect(readOnly.headers.get("allow")?.split(/,\s*/).sort()).toEqual(["GET", "HEAD"]);
   });
+
+  it("answers a path with a trailing slash or in another case as no route (404), creating nothing; path parameters take any case", async () => {
+    const before = await e2e.api.total(a);
+    const notFound = async (method: string, path: string, json?: Record<string, unknown>) => {
+      const res = await e2e.api.request(method, path, { token: a.token, json, headers: json ? { "idempotency-key": newKey() } : {} });
+      expect(expectError(res, 404, "NOT_FOUND").message, `${method} ${path}`).toBe("no such route");
+    };
+    await notFound("POST", `${intentsPath(a.uuid)}/`, createBody());
+    await notFound("POST", intentsPath(a.uuid).toUpperCase(), createBody());
+    await notFound("GET", `${intentsPath(a.uuid)}/`);
+    await notFound("GET", intentsPath(a.uuid).replace("/api/", "/API/"));
+    await notFound("GET", intentsPath(a.uuid).replace("/pay-in-intents", "/Pay-In-Intents"));
+    await notFound("GET", `${intentsPath(a.uuid)}/${crypto.randomUUID()}/`);
+    await notFound("GET", `${intentsPath(a.uuid)}/${crypto.randomUUID()}/Transfers`);
+    await notFound("GET", "/health/");
+    await notFound("GET", "/HEALTH");
+    await notFound("GET", "/api/v1/openapi.json/");
+    await notFound("GET", "/api/v1/OpenAPI.json");
+    await notFound("POST", "/api/v1/auth/login/", { email: "a@example.com", password: "p".repeat(12), transport: "bearer" });
+    await notFound("GET", "/api/v1/auth/Session");
+    await notFound("GET", "/api/v1/admin/merchants/");
+    expect(await e2e.api.total(a)).toBe(before);
+    // A uuid in the path is a parameter: any case reaches the route.
+    expect((await e2e.api.request("GET", intentsPath(a.uuid.toUpperCase()), { token: a.token })).status).toBe(200);
+    expect((await e2e.api.request("GET", "/api/v1/openapi.json")).status).toBe(200);
+  });
 });
 
 describe("create pay-in intent", () => {

@@ -1,5 +1,5 @@
 import Koa from "koa";
-import Router from "@koa/router";
+import { strictRouter } from "@payin/http";
 import type { AppDeps } from "./deps.js";
 import { pageErrorMiddleware } from "./http/page-errors.js";
 import { merchantRoutes } from "./routes/merchant/index.js";
@@ -13,7 +13,7 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   app.use(pageErrorMiddleware(deps.logger, deps.views));
 
-  const health = new Router();
+  const health = strictRouter();
   health.get("/health", (ctx) => {
     ctx.body = { status: "ok", request_id: ctx.state.requestId };
   });

@@ -103,6 +103,30 @@ describe("payer routes", () => {
   });
 });
 
+describe("paths", () => {
+  it("answer a trailing slash or another case with the 404 page; a token keeps its case", async () => {
+    const payer = new PageClient(e2e.checkoutUrl);
+    for (const path of [`/c/${token}/`, `/C/${token}`, `/c/${token}/Start`, "/merchant/", "/Merchant", "/merchant/login/", "/merchant/Checkouts", "/hosted-checkout/app.css/", "/Hosted-Checkout/app.css"]) {
+      expectReadablePage(await payer.get(path), 404, path.slice(0, 60));
+    }
+    expectReadablePage(await payer.request("POST", `/c/${token}/start/`, { body: "pair=usdt/bep20", headers: FORM }), 404, "start/");
+    for (const path of [`/c/${token}/status/`, `/c/${token}/Status`]) {
+      const res = await payer.get(path);
+      expect(res.status, path.slice(0, 60)).toBe(404);
+    }
+    expect((await payer.get("/health/")).status).toBe(404);
+    expect((await payer.get("/HEALTH")).status).toBe(404);
+    // The routes themselves, and a token whose case is changed is another (unknown) token.
+    expect((await payer.get(`/c/${token}`)).status).toBe(200);
+    expect((await payer.get("/hosted-checkout/app.css")).status).toBe(200);
+    expect((await payer.get("/health")).status).toBe(200);
+    expect((await payer.get("/merchant/login")).status).toBe(200);
+    const swapped = token.replace(/[a-zA-Z]/, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
+    expectReadablePage(await payer.get(`/c/${swapped}`), 404, "a token in another case");
+    expect(await payInCount(e2e, shop.uuid)).toBe(0);
+  });
+});
+
 describe("merchant forms", () => {
   it("answer bodies of another type, too large or not UTF-8 with a page, creating nothing", async () => {
     const path = "/merchant/checkouts/new";

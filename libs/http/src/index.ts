@@ -10,6 +10,7 @@ export * from "./text.js";
 export * from "./fields.js";
 export * from "./body.js";
 export * from "./duplicate-keys.js";
+export * from "./router.js";
 export * from "./query.js";
 export * from "./error-middleware.js";
 export * from "./client-error.js";

@@ -1,6 +1,6 @@
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import type { AppDeps } from "../deps.js";
-import { lowerCaseUuidParams } from "@payin/http";
+import { lowerCaseUuidParams, strictRouter } from "@payin/http";
 import { auditRoutes } from "./admin/audit.js";
 import { configurationRoutes } from "./admin/configuration.js";
 import { credentialRoutes } from "./admin/credentials.js";
@@ -16,7 +16,7 @@ import { securityEvents } from "./admin/security-events.js";
  * the audit log (see admin/common.ts); so do refusals (admin/security-events.ts).
  */
 export function adminRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | "merchants" | "allocation" | "clientAddress">): Router {
-  const router = new Router({ prefix: "/api/v1/admin" });
+  const router = strictRouter({ prefix: "/api/v1/admin" });
   // First: it sees every refusal of the routes below (401, 403).
   router.use(securityEvents(deps));
   lowerCaseUuidParams(router, ["uuid", "connection_uuid", "credential_uuid"]);

@@ -1,4 +1,4 @@
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import type { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, isoFromTimestamp } from "@payin/rpc";
 import type { Context } from "koa";
@@ -18,6 +18,7 @@ import {
   readJsonObject,
   readQuery,
   requiredString,
+  strictRouter,
 } from "@payin/http";
 import { identityView } from "./admin/views.js";
 import { change } from "../workflows/audited-change.js";
@@ -121,7 +122,7 @@ async function endPresentedSessions(deps: Pick<AppDeps, "identity" | "logger">, 
 
 /** /api/v1/auth/*: sign-in, MFA, sessions, password, TOTP enrolment (docs/platform-api.md). */
 export function authRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | "merchants" | "clientAddress">): Router {
-  const router = new Router({ prefix: "/api/v1/auth" });
+  const router = strictRouter({ prefix: "/api/v1/auth" });
   lowerCaseUuidParams(router, ["uuid"]);
   const { identity, auth } = deps;
   // The client address used for sign-in throttling (and for the re-checks of the

@@ -1,9 +1,8 @@
-import Router from "@koa/router";
 import { PAY_IN_STATUS, PAY_IN_STATUS_NAMES, payInStatusName, payinsV1, TRANSFER_STATE } from "@payin/proto";
 import { coalesce, ConnectError, connectErrorOfItem, isoFromTimestamp, reasonOf, toTimestamp } from "@payin/rpc";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Context } from "koa";
-import { ApiError, charLength, listPage, lowerCaseUuidParams, PAGE_PARAMETERS, pagination, readJsonObject, readQuery, rpcOffset, validationError, type ListPage } from "@payin/http";
+import { ApiError, charLength, listPage, lowerCaseUuidParams, PAGE_PARAMETERS, pagination, readJsonObject, readQuery, rpcOffset, strictRouter, validationError, type ListPage } from "@payin/http";
 import { isAsset } from "@payin/money";
 import type { Permission } from "@payin/permissions";
 import type { Principal } from "../auth/authenticator.js";
@@ -202,10 +201,12 @@ export function payInIntentRoutes(deps: PayInDeps) {
     async (requests: CreateRequest[]) => (await deps.payins.batchCreatePayInIntents({ requests })).results,
     { maxBatch: MAX_CREATES_PER_CALL, inFlight: CREATE_BATCHES_IN_FLIGHT, linger: CREATE_LINGER_MS },
   );
-  const router = new Router({ prefix: "/api/v1/merchants/:merchant_uuid/pay-in-intents" });
+  // The collection's own path has no trailing slash: strict routes under a prefix
+  // ending in it would need one (strictRouter).
+  const router = strictRouter({ prefix: "/api/v1/merchants/:merchant_uuid" });
   lowerCaseUuidParams(router, ["merchant_uuid", "intent_uuid"]);
 
-  router.post("/", async (ctx) => {
+  router.post("/pay-in-intents", async (ctx) => {
     await authorise(deps, ctx, "merchant.payin.create");
     readQuery(ctx, []);
     const key = idempotencyKey(ctx);
@@ -228,7 +229,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
     ctx.body = createView(res.intent!);
   });
 
-  router.get("/", async (ctx) => {
+  router.get("/pay-in-intents", async (ctx) => {
     await authorise(deps, ctx, "merchant.payin.read");
     const query = readQuery(ctx, [...PAGE_PARAMETERS, "status", "asset"]);
     const page = listPage(query);
@@ -248,7 +249,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
     ctx.body = { data: res.intents.map(listItemView), pagination: pagination(res.total, page) };
   });
 
-  router.get("/:intent_uuid", async (ctx) => {
+  router.get("/pay-in-intents/:intent_uuid", async (ctx) => {
     await authorise(deps, ctx, "merchant.payin.read");
     readQuery(ctx, []);
     const intent = await readIntent({ merchantUuid: ctx.params.merchant_uuid!, intentUuid: ctx.params.intent_uuid! });
@@ -257,7 +258,7 @@ export function payInIntentRoutes(deps: PayInDeps) {
   });
 
   // The evidence of an intent: the same access and 404 as its read.
-  router.get("/:intent_uuid/transfers", async (ctx) => {
+  router.get("/pay-in-intents/:intent_uuid/transfers", async (ctx) => {
     await authorise(deps, ctx, "merchant.payin.read");
     const page = listPage(readQuery(ctx, PAGE_PARAMETERS));
     const intentUuid = ctx.params.intent_uuid!;

@@ -6,10 +6,10 @@
  * malformed or unknown token with the same 404, and never logs it.
  */
 import { createHash } from "node:crypto";
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import type { Context } from "koa";
 import { LRUCache } from "lru-cache";
-import { ApiError, PUBLIC_ERRORS } from "@payin/http";
+import { ApiError, PUBLIC_ERRORS, strictRouter } from "@payin/http";
 import { isAsset, isRail } from "@payin/money";
 import { minimumAmount, payableTerms } from "@payin/rails";
 import { CHECKOUT_STATE, merchantsV1, PAY_IN_STATUS, payinsV1 } from "@payin/proto";
@@ -59,7 +59,7 @@ interface ReadCheckout {
 }
 
 export function publicRoutes(deps: AppDeps): Router {
-  const router = new Router();
+  const router = strictRouter();
   const merchants = merchantLookup(deps);
 
   const readPolled = coalesce(

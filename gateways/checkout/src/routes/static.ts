@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import Router from "@koa/router";
+import type Router from "@koa/router";
+import { strictRouter } from "@payin/http";
 
 export const STATIC_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "static");
 
@@ -13,7 +14,7 @@ const ASSETS = [
 ] as const;
 
 export function staticRoutes(): Router {
-  const router = new Router();
+  const router = strictRouter();
   for (const asset of ASSETS) {
     const body = readFileSync(path.join(STATIC_DIR, asset.file));
     const etag = `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"`;

@@ -4,9 +4,9 @@
  * once), and disabling an open, unused one. Nothing here starts a checkout or
  * allocates an address.
  */
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import type { Context } from "koa";
-import { charLength } from "@payin/http";
+import { charLength, strictRouter } from "@payin/http";
 import { isUuidAnyCase } from "@payin/ids";
 import { isCountryCode } from "@payin/ids/countries";
 import { AmountError, ASSETS, canonicalAmount, isAsset, isRail, ROUTED_PAIRS } from "@payin/money";
@@ -150,7 +150,7 @@ function isReason(error: unknown, reason: string): boolean {
 }
 
 export function checkoutRoutes(deps: CheckoutsDeps): Router {
-  const router = new Router();
+  const router = strictRouter();
 
   router.get("/merchant/checkouts", async (ctx) => {
     const area = await pageArea(deps, ctx);

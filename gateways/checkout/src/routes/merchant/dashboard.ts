@@ -1,5 +1,6 @@
 /** /merchant: readiness at a glance, the latest checkouts and the latest pay-ins. */
-import Router from "@koa/router";
+import type Router from "@koa/router";
+import { strictRouter } from "@payin/http";
 import type { AppDeps } from "../../deps.js";
 import { pairLabel, pairReadinessView } from "../../presentation/readiness-reasons.js";
 import { pageArea, renderAreaPage, timeView } from "./area.js";
@@ -11,7 +12,7 @@ export type DashboardDeps = Pick<AppDeps, "identity" | "merchants" | "allocation
 export const RECENT_COUNT = 5;
 
 export function dashboardRoutes(deps: DashboardDeps): Router {
-  const router = new Router();
+  const router = strictRouter();
 
   router.get("/merchant", async (ctx) => {
     const area = await pageArea(deps, ctx);

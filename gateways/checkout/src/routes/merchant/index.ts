@@ -1,4 +1,5 @@
-import Router from "@koa/router";
+import type Router from "@koa/router";
+import { strictRouter } from "@payin/http";
 import type { AppDeps } from "../../deps.js";
 import { checkoutRoutes } from "./checkouts.js";
 import { dashboardRoutes } from "./dashboard.js";
@@ -12,7 +13,7 @@ import { signInRoutes } from "./sign-in.js";
  * member of the merchant; every form carries the session's CSRF token.
  */
 export function merchantRoutes(deps: AppDeps): Router {
-  const router = new Router();
+  const router = strictRouter();
   for (const routes of [signInRoutes(deps), dashboardRoutes(deps), onboardingRoutes(deps), profileRoutes(deps), checkoutRoutes(deps)]) {
     router.use(routes.routes());
     router.use(routes.allowedMethods({ throw: false }));

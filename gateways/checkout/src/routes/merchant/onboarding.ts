@@ -1,5 +1,6 @@
 /** /merchant/onboarding: each asset/network pair Ready, or every failing reason in plain words and what to ask the platform for. */
-import Router from "@koa/router";
+import type Router from "@koa/router";
+import { strictRouter } from "@payin/http";
 import type { AppDeps } from "../../deps.js";
 import { pairReadinessView } from "../../presentation/readiness-reasons.js";
 import { merchantStatusName, pageArea, renderAreaPage, timeView } from "./area.js";
@@ -7,7 +8,7 @@ import { merchantStatusName, pageArea, renderAreaPage, timeView } from "./area.j
 export type OnboardingDeps = Pick<AppDeps, "identity" | "merchants" | "allocation" | "views" | "publicUrl" | "now">;
 
 export function onboardingRoutes(deps: OnboardingDeps): Router {
-  const router = new Router();
+  const router = strictRouter();
 
   router.get("/merchant/onboarding", async (ctx) => {
     const area = await pageArea(deps, ctx);

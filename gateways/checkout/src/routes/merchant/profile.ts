@@ -1,5 +1,6 @@
 /** /merchant/profile: the merchant, and the signed-in person as identity knows them. */
-import Router from "@koa/router";
+import type Router from "@koa/router";
+import { strictRouter } from "@payin/http";
 import type { AppDeps } from "../../deps.js";
 import { merchantStatusName, pageArea, renderAreaPage, timeView } from "./area.js";
 
@@ -11,7 +12,7 @@ const ROLE_WORDS: Readonly<Record<string, string>> = {
 };
 
 export function profileRoutes(deps: ProfileDeps): Router {
-  const router = new Router();
+  const router = strictRouter();
 
   router.get("/merchant/profile", async (ctx) => {
     const area = await pageArea(deps, ctx);

@@ -5,11 +5,10 @@
  * `cookie`); the sign-in forms carry a double-submit CSRF token, since there is
  * no session yet.
  */
-import Router from "@koa/router";
+import type Router from "@koa/router";
 import type { Context } from "koa";
-import { ApiError } from "@payin/http";
+import { ApiError, strictRouter } from "@payin/http";
 import { isEmailAddress } from "@payin/ids";
-import { isPrivileged } from "@payin/permissions";
 import type { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, retryAfterOf } from "@payin/rpc";
 import type { AppDeps } from "../../deps.js";
@@ -105,7 +104,7 @@ async function finishSignIn(deps: SignInDeps, ctx: Context, authenticated: ident
   if (!session || !sessionToken || !session.identity) throw new Error("identity answered a sign-in without its session");
   const { principal } = await deps.identity.authenticate({ token: sessionToken });
   const { memberships } = await deps.merchants.listMemberships({ identityUuid: session.identity.uuid });
-  const mfaMissing = !principal || (isPrivileged(principal.privileged, principal.permissions) && !principal.mfaSatisfied);
+  const mfaMissing = !principal || (principal.privileged && !principal.mfaSatisfied);
   if (memberships.length === 0 || mfaMissing) {
     await endSession(deps, sessionToken);
     ctx.append("Set-Cookie", cookie(LOGIN_CSRF_COOKIE, "", 0));
@@ -124,7 +123,7 @@ async function finishSignIn(deps: SignInDeps, ctx: Context, authenticated: ident
 
 /** /merchant/login, /merchant/login/mfa, /merchant/logout, /merchant/choose. */
 export function signInRoutes(deps: SignInDeps): Router {
-  const router = new Router();
+  const router = strictRouter();
   const clientIp = (ctx: Context) => deps.clientAddress(ctx.req);
 
   router.get("/merchant/login", async (ctx) => {
