@@ -17,7 +17,11 @@ export default [
         {
           // The bench's baseline B1 runs the services' own create SQL (tools/bench/src/create-sql.ts).
           // Tests and `npm start` run on the local chains of tools/local-chains; tests put tools/rpc-proxy's faults in front of them.
-          allow: ["@payin/payins/store/pay-in-repository", "@payin/allocation/store/wallet-repository", "@payin/local-chains", "@payin/rpc-proxy"],
+          // docs/callers.md is generated from the services' allowlists (tools/stack/src/callers-doc.ts).
+          allow: [
+            "@payin/payins/store/pay-in-repository", "@payin/allocation/store/wallet-repository", "@payin/local-chains", "@payin/rpc-proxy",
+            "@payin/identity/rpc/callers", "@payin/merchants/rpc/callers", "@payin/payins/rpc/callers", "@payin/allocation/rpc/callers",
+          ],
           // tools/bench/src/unary-client-micro.ts loads @payin/rpc (or a build of it) on purpose.
           checkDynamicDependenciesExceptions: ["@payin/rpc"],
           depConstraints: [

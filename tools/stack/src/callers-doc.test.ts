@@ -1,0 +1,6 @@
+import { expect, it } from "vitest";
+import { callersDoc, readCallersDoc } from "./callers-doc.js";
+
+it("docs/callers.md is what the services' allowlists say (npm run docs:callers writes it)", async () => {
+  expect(await readCallersDoc(), "docs/callers.md differs from the code: run npm run docs:callers").toBe(callersDoc());
+});
