@@ -147,7 +147,7 @@ describe("chain observation through the API", () => {
     const evidence = await transfersOf(intent);
     expect(evidence).toMatchObject({ received_amount: "12.5", pending_amount: "0" });
     expect(evidence.data).toEqual([expect.objectContaining({ tx_hash: tx, state: "settled", flags: { late: false, wrong_network: false, wrong_token: false, dust: false, after_paid: false, vanished: false } })]);
-    // The read keeps exactly the spec's fields.
+    // The read keeps exactly its documented fields.
     expectKeys((await api.read(merchant.uuid, merchant.token, intent.intent_uuid)).body, READ_KEYS);
     // Paid: its address is still watched, as an unpaid one's, until the watching margin after its deadline.
     const watch = await eventually(

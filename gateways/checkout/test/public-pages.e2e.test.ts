@@ -30,7 +30,7 @@ import {
 
 const e2e = useCheckoutPlatform({ chains: true, env: { RATE_LIMIT_PUBLIC_PER_IP: "100000", RATE_LIMIT_PUBLIC_PER_TOKEN: "100000" } });
 
-/** The spec's public status payload, exactly. */
+/** The public status payload, exactly as docs/checkout.md ("Status payload") lists it. */
 const STATUS_KEYS = [
   "address",
   "asset",

@@ -68,8 +68,8 @@ export interface ConnectUnaryOptions {
  * aborts, and async iterables around each call; measured here a call cost
  * ~200–300 µs of CPU on the client. This one sends headers and body in one
  * write with a content length and reads the answer into one buffer. What goes
- * over the wire is the Connect protocol as specified
- * (https://connectrpc.com/docs/protocol): `POST /<service>/<method>`,
+ * over the wire is the Connect protocol as its specification has it
+ * (connect-node's own client speaks the same): `POST /<service>/<method>`,
  * `application/proto`, `connect-timeout-ms`; errors are read from their JSON
  * body as connect-node reads them.
  *

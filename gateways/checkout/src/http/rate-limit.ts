@@ -2,7 +2,7 @@ import type { Redis, RedisOptions } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { ApiError } from "@payin/http";
 
-/** The public actions, each counted on its own (spec, "Limits"). */
+/** The public actions, each counted on its own (docs/checkout.md, "Rate limits"). */
 export type PublicAction = "page" | "start" | "status";
 
 export interface RateLimitSettings {

@@ -36,7 +36,7 @@ export function deadlinePassed(expiresAt: Date, now: Date): boolean {
 }
 
 /**
- * The presentation state of a session (DESIGN §6):
+ * The presentation state of a session (docs/checkout.md, "Payer pages"):
  * - once an intent exists it alone decides: `paid` when its canonical status is
  *   paid (even when the payment landed, or is read, after the deadline),
  *   `expired_for_payment` once the deadline has passed unpaid, and

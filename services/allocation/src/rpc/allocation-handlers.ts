@@ -28,7 +28,7 @@ export const MAX_BATCH_ALLOCATIONS = 1000;
 
 /**
  * AllocationService handlers: proto in, domain call, proto out. `deriveRange`
- * derives pool addresses (inline unless main.ts gives a worker); `readiness`
+ * derives pool addresses (inline unless startService gives a worker); `readiness`
  * holds how readiness judges the observer's progress.
  */
 export function allocationHandlers(

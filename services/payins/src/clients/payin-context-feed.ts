@@ -27,7 +27,7 @@ export interface FollowFeedOptions {
   onFollowing?: () => void;
   /** The stream ended or could not be opened; `first`: the first failure since it was last synced. */
   onLost?: (error: Error, first: boolean) => void;
-  /** A catch-up's position call failed (the lookup then goes to merchants; main.ts logs it, once per cause). */
+  /** A catch-up's position call failed (the lookup then goes to merchants; startService logs it, once per cause). */
   onCatchUpFailed?: (error: unknown) => void;
 }
 

@@ -14,7 +14,7 @@ export interface PayinContextCacheOptions {
   catchUp: () => Promise<boolean>;
   /** A monotonic clock in milliseconds (default performance.now; tests move it). */
   now?: () => number;
-  /** The source failed and a kept answer was used instead (main.ts logs it, once per cause). */
+  /** The source failed and a kept answer was used instead (startService logs it, once per cause). */
   onServedKept?: (error: unknown) => void;
 }
 

@@ -33,7 +33,7 @@ export interface PayinsDeps {
   allocator: AddressAllocator;
   /**
    * What an amount must meet on each rail to ever be paid: the token's decimals
-   * and the rail's dust threshold, from the rails configuration (main.ts).
+   * and the rail's dust threshold, from the rails configuration (config.ts).
    */
   rails: RailMinimums;
   /** Payment window of new checkout sessions, in seconds (default 30 minutes). */
