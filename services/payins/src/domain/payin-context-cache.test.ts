@@ -124,7 +124,7 @@ describe("PayinContextCache", () => {
     expect(src.lookups).toBe(3);
   });
 
-  it("goes to the source, and keeps nothing, when catching up fails (the listening connection dropped meanwhile)", async () => {
+  it("goes to the source, and keeps nothing, when catching up fails (the feed lost meanwhile)", async () => {
     const { src, c, catchUp } = cache();
     c.listening();
     await c.payinContext(SHOP, "DE");
