@@ -14,7 +14,7 @@ import pg from "pg";
 import { encodeFunctionData, erc20Abi, parseUnits, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ChainMerchant, eventually } from "./chain-support.js";
-import { Api, createBody, expectAnswersDocumented, expectKeys, inFuture, Operator, READ_KEYS, type TestMerchant } from "./support.js";
+import { Api, createBody, expectAnswersDocumented, expectKeys, inFuture, newKey, Operator, READ_KEYS, type TestMerchant } from "./support.js";
 
 let chains: LocalChains;
 let platform: TestPlatform;
@@ -157,6 +157,30 @@ describe("chain observation through the API", () => {
     );
     const expiresAt = (await api.read(merchant.uuid, merchant.token, intent.intent_uuid)).body.expires_at as string;
     expect(new Date(watch.rows[0].watch_until).toISOString()).toBe(new Date(new Date(expiresAt).getTime() + 7 * 24 * 3_600_000).toISOString());
+  });
+
+  it("replays a create with its first answer (status created), once the intent awaits payment and once it is paid", async () => {
+    const local = chains.rails.bep20;
+    const key = newKey();
+    const body = createBody({ amount: "2" });
+    const first = await api.create(merchant.uuid, merchant.token, body, key);
+    expect(first.status, first.text).toBe(201);
+    const intent = first.body as Intent;
+    const replay = async () => {
+      const again = await api.create(merchant.uuid, merchant.token, body, key);
+      expect(again.status, again.text).toBe(201);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(again.headers.get("location")).toBe(first.headers.get("location"));
+      expect(again.body).toEqual(first.body);
+    };
+    await armed(intent, local);
+    await replay();
+    await pay(local, "usdt", intent.address, "2");
+    await mine(local, 2);
+    await eventually(() => statusOf(intent), (s) => s === "paid", "the intent to be paid");
+    await replay();
+    // The read still tells the intent as it is now.
+    expect(await statusOf(intent)).toBe("paid");
   });
 
   it("watches an unpaid intent's address until the watching margin after its deadline", async () => {
