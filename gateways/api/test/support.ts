@@ -14,8 +14,8 @@ import { Operator, startTestPlatform, totpSecretOf, type TestMerchant, type Test
 export {
   accountXpub, ACCOUNT_PATH, EVM_RPC_PROVIDER_UUID, Operator, PAYIN_JURISDICTIONS, randomXpub, setObserverCursors, TEST_MNEMONIC, testMnemonicXpub, type TestMerchant,
 } from "@payin/testing";
-import { afterAll, beforeAll, expect } from "vitest";
-import { recordAnswer, recordedAnswers, undocumentedAnswers } from "./documented-statuses.js";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { answersSinceLastCheck, recordAnswer, undocumentedAnswers } from "./documented-answers.js";
 
 /** What every end-to-end test file works with; filled in by `usePlatform`'s `beforeAll` hook. */
 export interface E2e {
@@ -29,9 +29,9 @@ export interface E2e {
 /**
  * A real platform for the test file: started (with `env` on top of the test
  * defaults) before its tests, stopped after them. Register it before any other
- * `beforeAll` hook that uses it. After the file's tests, every status the
- * gateway answered them must be documented in the OpenAPI document for its
- * route (expectAnswersDocumented).
+ * `beforeAll` hook that uses it. After each test, and after the file, every
+ * answer of the gateway must be one the OpenAPI document gives for its
+ * operation (expectAnswersDocumented).
  */
 export function usePlatform(options: { env?: Record<string, string> } = {}): E2e {
   const e2e = {} as E2e;
@@ -50,13 +50,17 @@ export function usePlatform(options: { env?: Record<string, string> } = {}): E2e
 }
 
 /**
- * After the file's tests: each (method, route, status) the gateway answered
- * through Api or HumanApi is documented in the OpenAPI document.
+ * After each test (failing that test) and after the file's tests (for what its
+ * hooks asked): every answer the gateway gave through Api or HumanApi is one the
+ * OpenAPI document gives for its operation — a documented status, content type,
+ * headers and a body valid against the response schema (documented-answers.ts).
  */
 export function expectAnswersDocumented(): void {
-  afterAll(() => {
-    expect(undocumentedAnswers(recordedAnswers()), "statuses the gateway answered that its OpenAPI document does not give").toEqual([]);
-  });
+  const check = () => {
+    expect(undocumentedAnswers(answersSinceLastCheck()), "answers of the gateway that its OpenAPI document does not give").toEqual([]);
+  };
+  afterEach(check);
+  afterAll(check);
 }
 
 /** First two addresses of the test mnemonic (m/44'/60'/0'/0/0 and /1). */
@@ -127,8 +131,8 @@ export class Api {
       body,
       signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
     });
-    recordAnswer(method, path, res.status);
     const text = await res.text();
+    recordAnswer(method, path, res.status, Object.fromEntries(res.headers), text);
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -352,8 +356,9 @@ export class HumanApi {
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
           res.on("error", reject);
           res.on("end", () => {
-            recordAnswer(method, path, res.statusCode ?? 0);
             const text = Buffer.concat(chunks).toString("utf8");
+            const joined = Object.entries(res.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : String(value)]);
+            recordAnswer(method, path, res.statusCode ?? 0, Object.fromEntries(joined), text);
             let parsed: unknown;
             try {
               parsed = text ? JSON.parse(text) : undefined;
