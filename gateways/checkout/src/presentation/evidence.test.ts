@@ -18,11 +18,14 @@ import {
 const t0 = new Date("2026-11-27T12:00:00.000Z");
 const later = (s: number) => new Date(t0.getTime() + s * 1000);
 
+/** A transfer as payins answers it: unless `over` says, it counts as payins would have it (no flag, not orphaned). */
 function transfer(over: Partial<EvidenceTransfer> = {}): EvidenceTransfer {
-  return {
-    asset: "usdt", rail: "bep20", txHash: "0xaa", blockTime: t0, amount: "25.5", state: "settled",
+  const t = {
+    asset: "usdt", rail: "bep20", txHash: "0xaa", blockTime: t0, amount: "25.5", state: "settled" as const,
     late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false, vanished: false, ...over,
   };
+  const flagged = t.late || t.wrongNetwork || t.wrongToken || t.dust || t.afterPaid || t.state === "orphaned";
+  return { ...t, counts: over.counts ?? !flagged };
 }
 
 /** Evidence whose list holds every transfer unless `total` or `dustCount` say there are more. */
@@ -63,6 +66,19 @@ describe("transferKind", () => {
     ]);
     expect(transferReasons(transfer({ late: true, afterPaid: true }))).toEqual(["after_paid", "late"]);
     expect(transferReasons(transfer({ state: "pending", late: true }))).toEqual(["late"]);
+  });
+
+  it("takes whether a transfer counts from payins, not from the flags", () => {
+    // payins counts it: no reason is shown, whatever flag came with it.
+    expect(transferKind(transfer({ late: true, counts: true }))).toBe("counts");
+    expect(transferReasons(transfer({ late: true, counts: true }))).toEqual([]);
+    // payins does not count it and no flag this page knows says why (a payins of another version).
+    expect(transferKind(transfer({ counts: false }))).toBe("not_counted");
+    expect(transferReasons(transfer({ counts: false }))).toEqual(["not_counted"]);
+    expect(texts(evidence({ transfers: [transfer({ counts: false, amount: "2" })] }), awaiting)).toEqual([
+      "not_counted/warn: A transfer of 2 USDT arrived that does not count towards this payment. Contact Shop about it.",
+    ]);
+    expect(receiptEvidence(evidence({ transfers: [transfer({ counts: false })] })).txHashes).toEqual([]);
   });
 });
 

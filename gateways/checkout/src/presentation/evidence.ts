@@ -13,7 +13,7 @@ import type { PresentationState } from "./presentation-state.js";
 
 export type TransferState = TransferStateName;
 
-/** A transfer seen for the intent, with why it does or does not count. */
+/** A transfer seen for the intent: whether it counts (payins decides), and why not. */
 export interface EvidenceTransfer {
   asset: string;
   rail: string;
@@ -31,6 +31,8 @@ export interface EvidenceTransfer {
   afterPaid: boolean;
   /** It had settled, then a reorganisation below the settled point took it off the chain (its state is orphaned). */
   vanished: boolean;
+  /** It counts toward the intent (settled: received; pending: once confirmed): payins' decision, never made again here. */
+  counts: boolean;
 }
 
 /** An intent's evidence, as payins answers it: its amounts and counts are over every transfer seen, its list may hold only the first of them. */
@@ -65,11 +67,16 @@ export function unreadTransfers(evidence: Pick<Evidence, "transfers" | "total" |
 
 export type Tone = "info" | "ok" | "warn" | "bad";
 
-/** Why a transfer does not count, or `counts`. The first that applies names it. */
-export type TransferKind = "reversed" | "dropped" | "wrong_network" | "wrong_token" | "dust" | "after_paid" | "late" | "counts";
+/**
+ * Why a transfer does not count, or `counts`. The first that applies names it;
+ * `not_counted` when payins says it does not count for a reason this gateway
+ * cannot name (a payins of another version).
+ */
+export type TransferKind = "reversed" | "dropped" | "wrong_network" | "wrong_token" | "dust" | "after_paid" | "late" | "not_counted" | "counts";
 
-/** Every reason a transfer does not count, the one that names it first; none when it counts. */
+/** Every reason a transfer does not count, the one that names it first, from the flags payins answered; none when it counts. */
 export function transferReasons(transfer: EvidenceTransfer): Exclude<TransferKind, "counts">[] {
+  if (transfer.counts) return [];
   const reasons: Exclude<TransferKind, "counts">[] = [];
   // Orphaned: dropped before it settled, or (vanished) reversed after it had, by a reorganisation below the settled point.
   if (transfer.state === "orphaned") reasons.push(transfer.vanished ? "reversed" : "dropped");
@@ -79,11 +86,11 @@ export function transferReasons(transfer: EvidenceTransfer): Exclude<TransferKin
   // After `paid` a transfer is also often after the deadline: that it came after the payment says more.
   if (transfer.afterPaid) reasons.push("after_paid");
   if (transfer.late) reasons.push("late");
-  return reasons;
+  return reasons.length > 0 ? reasons : ["not_counted"];
 }
 
 export function transferKind(transfer: EvidenceTransfer): TransferKind {
-  return transferReasons(transfer)[0] ?? "counts";
+  return transfer.counts ? "counts" : transferReasons(transfer)[0]!;
 }
 
 /** What a list of transfers shows, and how many of the others it only counts. */
@@ -218,6 +225,9 @@ export function evidenceMessages(evidence: Evidence, context: EvidenceContext): 
       case "late":
         say(kind, "bad", `${sent} arrived after the deadline. ${refund}`, transfer.txHash);
         break;
+      case "not_counted":
+        say(kind, "warn", `A transfer of ${sent} arrived that does not count towards this payment. Contact ${merchant} about it.`, transfer.txHash);
+        break;
     }
   }
   const unread = unreadTransfers(evidence);
@@ -302,7 +312,7 @@ export interface ReceiptEvidence {
 
 /** The receipt's part of the evidence: the transactions that paid and when. */
 export function receiptEvidence(evidence: Evidence): ReceiptEvidence {
-  const paying = evidence.transfers.filter((t) => t.state === "settled" && transferKind(t) === "counts");
+  const paying = evidence.transfers.filter((t) => t.state === "settled" && t.counts);
   const txHashes = [...new Set(paying.map((t) => t.txHash))];
   let paidAt: Date | null = null;
   for (const t of paying) {

@@ -38,7 +38,7 @@ const started = (over: Partial<IntentSnapshot> = {}, extra: Partial<PageInput> =
 const open = (over: Partial<CheckoutSnapshot> = {}): PageInput => ({ ...snapshot(over), token: TOKEN, network: null, evidence: null, qr: "eip681" });
 
 const transferOf = (amount: string): Evidence["transfers"][number] => ({
-  asset: "usdt", rail: "bep20", txHash: "0xabc", blockTime: at(30), amount, state: "settled", late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false, vanished: false,
+  asset: "usdt", rail: "bep20", txHash: "0xabc", blockTime: at(30), amount, state: "settled", late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false, vanished: false, counts: true,
 });
 
 /** Evidence whose list holds every transfer unless `total` or `dustCount` say there are more. */
@@ -305,7 +305,7 @@ describe("payerPage once paid", () => {
   const paying = evidence({
     receivedAmount: "25.5",
     transfers: [
-      { asset: "usdt", rail: "bep20", txHash: "0xabc", blockTime: at(30), amount: "25.5", state: "settled", late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false, vanished: false },
+      { asset: "usdt", rail: "bep20", txHash: "0xabc", blockTime: at(30), amount: "25.5", state: "settled", late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false, vanished: false, counts: true },
     ],
   });
 
@@ -333,7 +333,7 @@ describe("payerPage once paid", () => {
   });
 
   it("tells of a further transfer after the payment, which the merchant gives back", () => {
-    const page = payerPage(started({ status: "paid" }, { evidence: { ...paying, transfers: [...paying.transfers, { ...transferOf("5"), txHash: "0xdef", afterPaid: true }] } }));
+    const page = payerPage(started({ status: "paid" }, { evidence: { ...paying, transfers: [...paying.transfers, { ...transferOf("5"), txHash: "0xdef", afterPaid: true, counts: false }] } }));
     expect(page.messages).toEqual([
       { kind: "after_paid", tone: "warn", txHash: "0xdef", text: "A further 5 USDT arrived after this payment was complete. It does not count; contact Shop to get it back." },
     ]);

@@ -22,6 +22,7 @@ export function evidenceTransfer(t: payinsV1.PayInTransfer): EvidenceTransfer {
     dust: t.dust,
     afterPaid: t.afterPaid,
     vanished: t.vanished,
+    counts: t.counts,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { counts, decidePayment, flagsOf, type IntentTerms, type TransferEvidence } from "./settlement.js";
+import { counts, countsNow, decidePayment, flagsOf, type IntentTerms, type TransferEvidence } from "./settlement.js";
 
 const DEADLINE = new Date("2030-01-01T00:00:00.000Z");
 const BEFORE = new Date("2029-12-31T23:00:00.000Z");
@@ -73,6 +73,36 @@ describe("flagsOf", () => {
       expect(flagsOf(USDT, usdt(1n, { state }))).toEqual({ late: false, wrongNetwork: false, wrongToken: false, dust: false, afterPaid: false });
       expect(counts(USDT, usdt(1n, { state }))).toBe(true);
     }
+  });
+});
+
+describe("countsNow", () => {
+  it("counts a transfer of a paying kind while it is pending or settled, never once orphaned", () => {
+    expect(countsNow(USDT, usdt(1n, { state: "settled" }))).toBe(true);
+    expect(countsNow(USDT, usdt(1n, { state: "pending" }))).toBe(true);
+    expect(countsNow(USDT, usdt(1n, { state: "orphaned" }))).toBe(false);
+  });
+
+  it("never counts a transfer with a flag, whatever its state", () => {
+    const flagged = [
+      usdt(1n, { blockTime: new Date(DEADLINE.getTime() + 1) }),
+      usdt(1n, { dust: true }),
+      usdt(1n, { afterPaid: true }),
+      usdt(1n, { rail: "erc20" }),
+      usdc(1n, { rail: "bep20" }),
+    ];
+    for (const transfer of flagged) {
+      for (const state of ["pending", "settled"] as const) expect(countsNow(USDT, { ...transfer, state })).toBe(false);
+    }
+  });
+
+  it("is what decidePayment adds up: the received and pending amounts are the counting transfers'", () => {
+    const evidence = [usdt(3n), usdt(4n, { state: "pending" }), usdt(5n, { state: "orphaned" }), usdt(6n, { dust: true }), usdc(7n)];
+    const counted = evidence.filter((t) => countsNow(USDT, t));
+    const decision = decidePayment(USDT, evidence);
+    expect(decision.received).toBe(counted.filter((t) => t.state === "settled").reduce((sum, t) => sum + t.amount, 0n));
+    expect(decision.pending).toBe(counted.filter((t) => t.state === "pending").reduce((sum, t) => sum + t.amount, 0n));
+    expect([decision.received, decision.pending]).toEqual([3n, 4n]);
   });
 });
 

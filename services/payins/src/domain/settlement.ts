@@ -75,6 +75,15 @@ export function counts(terms: IntentTerms, transfer: TransferEvidence): boolean 
   return !flags.late && !flags.wrongNetwork && !flags.wrongToken && !flags.dust && !flags.afterPaid;
 }
 
+/**
+ * Whether a transfer counts toward the intent now: of a kind that pays it and
+ * not orphaned (settled, it is received; pending, it would be once settled).
+ * The one decision: payins answers it per transfer (PayInTransfer.counts).
+ */
+export function countsNow(terms: IntentTerms, transfer: TransferEvidence): boolean {
+  return counts(terms, transfer) && transfer.state !== "orphaned";
+}
+
 /** Whether a transfer is money the merchant gives back: the intent's token on its rail, settled, not dust, recorded after paid. */
 function givenBack(terms: IntentTerms, transfer: TransferEvidence): boolean {
   const flags = flagsOf(terms, transfer);
@@ -95,7 +104,7 @@ export function decidePayment(terms: IntentTerms, evidence: readonly TransferEvi
   let pending = 0n;
   let afterPaid = 0n;
   for (const transfer of evidence) {
-    const counted = counts(terms, transfer) && transfer.state !== "orphaned";
+    const counted = countsNow(terms, transfer);
     const back = givenBack(terms, transfer);
     if (!counted && !back) continue;
     if (decimals !== null && decimals !== transfer.decimals) throw new Error("transfers of one token on one rail report different decimals");

@@ -8,7 +8,7 @@ import { sessionState, type CheckoutRecord, type CheckoutState } from "../domain
 import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
 import { PayinsReason } from "../domain/reasons.js";
 import type { Observation, ReportedTransfer } from "../domain/record-observations.js";
-import { flagsOf, type TransferEvidence } from "../domain/settlement.js";
+import { countsNow, flagsOf, type TransferEvidence } from "../domain/settlement.js";
 import type { TransferListing } from "../domain/list-transfers.js";
 
 
@@ -130,6 +130,7 @@ export function transfersToPb(listing: TransferListing<ReportedTransfer & Transf
         dust: flags.dust,
         afterPaid: flags.afterPaid,
         vanished: t.vanished,
+        counts: countsNow(terms, t),
       };
     }),
   });

@@ -23,8 +23,12 @@ const session = (state: payinsV1.CheckoutState, intentUuid?: string) =>
 const intent = (status: payinsV1.PayInStatus) =>
   create(payinsV1.PayInIntentSchema, { intentUuid: "i-1", status, asset: "usdt", rail: "bep20", expectedAmount: "10.5", address: "0xAbC", expiresAt: toTimestamp(deadline) });
 const ready: PayerConditions = { merchantActive: true, readyPairs: new Set(["usdt/bep20", "usdc/erc20"]) };
-const transfer = (over: Partial<{ state: payinsV1.TransferState; late: boolean; wrongNetwork: boolean; wrongToken: boolean; dust: boolean; afterPaid: boolean; txHash: string; amount: string }> = {}) =>
-  create(payinsV1.PayInTransferSchema, { txHash: "0x01", asset: "usdt", rail: "bep20", amount: "10.5", state: TransferState.SETTLED, ...over });
+type TransferInit = Partial<{ state: payinsV1.TransferState; late: boolean; wrongNetwork: boolean; wrongToken: boolean; dust: boolean; afterPaid: boolean; counts: boolean; txHash: string; amount: string }>;
+/** A transfer as payins answers it: unless `over` says, it counts as payins would have it (no flag, not orphaned). */
+const transfer = (over: TransferInit = {}) => {
+  const flagged = over.late || over.wrongNetwork || over.wrongToken || over.dust || over.afterPaid || over.state === TransferState.ORPHANED;
+  return create(payinsV1.PayInTransferSchema, { txHash: "0x01", asset: "usdt", rail: "bep20", amount: "10.5", state: TransferState.SETTLED, counts: !flagged, ...over });
+};
 
 describe("merchant-facing checkout state", () => {
   it("is open before a start, started while awaiting payment, paid once the pay-in is paid, disabled when disabled", () => {
@@ -50,15 +54,15 @@ describe("merchant-facing checkout state", () => {
     expect(payInStatusView(PayInStatus.PAID)).toEqual({ code: "paid", text: "Paid" });
   });
 
-  it("counts as the settled payment only a settled, timely transfer of the right token on the right network that is not dust", () => {
+  it("counts as the settled payment only a settled transfer that payins counts", () => {
     expect(isSettledPayment(transfer())).toBe(true);
     expect(isSettledPayment(transfer({ state: TransferState.PENDING }))).toBe(false);
     expect(isSettledPayment(transfer({ state: TransferState.ORPHANED }))).toBe(false);
     expect(isSettledPayment(transfer({ late: true }))).toBe(false);
-    expect(isSettledPayment(transfer({ wrongNetwork: true }))).toBe(false);
-    expect(isSettledPayment(transfer({ wrongToken: true }))).toBe(false);
-    expect(isSettledPayment(transfer({ dust: true }))).toBe(false);
     expect(isSettledPayment(transfer({ afterPaid: true }))).toBe(false);
+    // payins decides, not the flags: a settled transfer it does not count never pays, one it counts does.
+    expect(isSettledPayment(transfer({ counts: false }))).toBe(false);
+    expect(isSettledPayment(transfer({ late: true, counts: true }))).toBe(true);
   });
 
   it("builds a row with the deposit address and the settled transactions' hashes only", () => {

@@ -109,10 +109,9 @@ export function payInStatusView(status: payinsV1.PayInStatus): { code: string; t
   return code ? { code, text: PAY_IN_STATUS_WORDS[code] } : { code: "unknown", text: "Unknown" };
 }
 
-/** Whether a transfer counts toward its pay-in and is final: settled, and no reason not to count (evidence.ts decides). */
+/** Whether a transfer paid its pay-in: settled, and counting toward it (payins decides). */
 export function isSettledPayment(transfer: payinsV1.PayInTransfer): boolean {
-  const seen = evidenceTransfer(transfer);
-  return seen.state === "settled" && transferKind(seen) === "counts";
+  return transfer.state === payinsV1.TransferState.SETTLED && transfer.counts;
 }
 
 const TRANSFER_STATE_WORDS: Readonly<Record<TransferStateName, string>> = {
@@ -130,6 +129,7 @@ const REASON_WORDS: Readonly<Record<Exclude<TransferKind, "counts">, string>> = 
   dust: "too small to count",
   after_paid: "arrived after the pay-in was paid",
   late: "arrived after the deadline",
+  not_counted: "does not count",
 };
 
 /** The detail page lists at most this many transfers (5 of them dust), and counts the rest. */
