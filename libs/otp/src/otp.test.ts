@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { base32nopad } from "@scure/base";
 import { describe, expect, it } from "vitest";
-import { matchTotpStep, totpCode, totpCodeOfStep, totpStep, totpUri } from "./index.js";
+import { looksLikeTotpCode, matchTotpStep, totpCode, totpCodeOfStep, totpStep, totpUri } from "./index.js";
 
 // RFC 6238 Appendix B, SHA-1 rows: the 20-byte ASCII secret and 8-digit codes.
 const RFC_SECRET = Buffer.from("12345678901234567890", "ascii");
@@ -46,6 +46,18 @@ describe("TOTP (RFC 6238)", () => {
     expect(matchTotpStep(RFC_SECRET, code(1), now, step)).toBe(step + 1);
     // A last used step beyond the window (a clock set back) accepts nothing.
     expect(matchTotpStep(RFC_SECRET, code(1), now, step + 5)).toBeNull();
+  });
+
+  it("looks at no step before the epoch, and takes step 0 as a last used step", () => {
+    const code0 = totpCodeOfStep(RFC_SECRET, 0);
+    expect(matchTotpStep(RFC_SECRET, code0, at(45), null)).toBe(0);
+    expect(matchTotpStep(RFC_SECRET, code0, at(45), 0)).toBeNull();
+    expect(matchTotpStep(RFC_SECRET, code0, at(45), -1)).toBe(0);
+  });
+
+  it.each(["", "12345", "1234567", "a123456", "123456a", " 123456", "12345a", "１２３４５６"])("answers null for %j, which is no code", (code) => {
+    expect(looksLikeTotpCode(code)).toBe(false);
+    expect(matchTotpStep(RFC_SECRET, code, at(1111111111), null)).toBeNull();
   });
 
   it("spells every parameter out in the otpauth URI", () => {
