@@ -463,7 +463,10 @@ const OPERATIONS: Record<string, Op> = {
     id: "login",
     tag: "auth",
     summary: "Sign in (cookie or bearer transport)",
-    description: "401 AUTH_INVALID_CREDENTIALS: wrong password or unknown email, alike. 429 RATE_LIMITED: sign-in throttling (Retry-After).",
+    description:
+      "401 AUTH_INVALID_CREDENTIALS: wrong password or unknown email, alike. 429 RATE_LIMITED: sign-in throttling (Retry-After). " +
+      "400 AUTH_AMBIGUOUS: both the session cookie and an Authorization header, as on every operation. " +
+      "A session the request presents (one of them) ends once the password is accepted.",
     auth: "none",
     body: "LoginRequest",
     ok: { 200: "LoginResult" },
@@ -473,7 +476,9 @@ const OPERATIONS: Record<string, Op> = {
     id: "completeMfa",
     tag: "auth",
     summary: "Complete an MFA challenge",
-    description: "401: a wrong, spent or expired challenge or code. 429 RATE_LIMITED: throttling (Retry-After).",
+    description:
+      "401: a wrong, spent or expired challenge or code. 429 RATE_LIMITED: throttling (Retry-After). " +
+      "400 AUTH_AMBIGUOUS: both the session cookie and an Authorization header. A session the request presents ends once the MFA succeeds.",
     auth: "none",
     body: "MfaRequest",
     ok: { 200: "Authenticated" },
@@ -929,7 +934,9 @@ const ERROR_RESPONSES: Record<number, { name: string; response: Schema }> = {
   400: {
     name: "BadRequest",
     response: {
-      description: "VALIDATION_ERROR, MALFORMED_JSON, AUTH_AMBIGUOUS (both the session cookie and a bearer token) or another 400 code of the operation",
+      description:
+        "VALIDATION_ERROR, MALFORMED_JSON (a body that is not UTF-8, does not parse or gives a name twice in one object), " +
+        "AUTH_AMBIGUOUS (both the session cookie and a bearer token) or another 400 code of the operation",
       content: errorBody,
     },
   },
