@@ -3,7 +3,7 @@ import { callerDigestsFor, deriveCredential, parseConfig } from "@payin/config";
 import { createLogger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
 import { Code, createServiceClient, reasonOf } from "@payin/rpc";
-import { createTestDatabase } from "@payin/testing";
+import { createTestDatabase, failure } from "@payin/testing";
 import { expect, it } from "vitest";
 import { configSchema } from "../src/config.js";
 import { startService } from "../src/service.js";
@@ -26,8 +26,8 @@ it("starts from its configuration (migrating on boot), answers its callers, and 
     const { merchant } = await client("test").createMerchant({ displayName: "Started" });
     expect((await client("test").getMerchant({ uuid: merchant!.uuid })).merchant?.displayName).toBe("Started");
     // Its callers' allowlist is in force: payins may not administer merchants.
-    const refused = await client("payins").listMerchants({}).catch((error: unknown) => error);
-    expect({ code: (refused as { code?: Code }).code, reason: reasonOf(refused) }).toEqual({ code: Code.PermissionDenied, reason: undefined });
+    const refused = await failure(client("payins").listMerchants({}));
+    expect({ code: refused.code, reason: reasonOf(refused) }).toEqual({ code: Code.PermissionDenied, reason: undefined });
   } finally {
     await service.close();
   }
