@@ -59,10 +59,9 @@ export function duplicateKey(text: string): string | null {
       nameNext = true;
     } else if (c === OPEN_ARRAY) {
       open.push(null);
-      nameNext = false;
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      // In JSON no string follows a closer before a comma sets nameNext again.
       open.pop();
-      nameNext = false;
     } else if (c === COMMA) {
       nameNext = open.at(-1) instanceof Set;
     }
