@@ -8,9 +8,13 @@ import { createRequire } from "node:module";
 import type Router from "@koa/router";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@payin/logging";
-import { PERMISSIONS } from "@payin/permissions";
-import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
-import { createServiceClient } from "@payin/rpc";
+import { PUBLIC_ERRORS } from "@payin/http/errors";
+import { ASSETS, RAIL_FOR_ASSET } from "@payin/money";
+import { IDENTITY_STATUSES, PERMISSIONS, ROLES } from "@payin/permissions";
+import {
+  allocationV1, identityV1, MERCHANT_STATUS_NAMES, merchantsV1, PAY_IN_STATUS_NAMES, payinsV1, READINESS_REASON_NAMES, TRANSFER_STATE_NAMES,
+} from "@payin/proto";
+import { createServiceClient, REQUEST_ID_PATTERN } from "@payin/rpc";
 import { createApp, type AppDeps } from "../app.js";
 import { Authenticator, type HumanPrincipal, type Principal } from "../auth/authenticator.js";
 import { documentedOperations, openApiDocument } from "./document.js";
@@ -105,6 +109,44 @@ describe("OpenAPI document", () => {
     for (const [key, op] of operations()) {
       const created = op.responses["201"];
       if (created) expect(created.headers?.Location, key).toMatchObject({ required: true });
+    }
+  });
+
+  it("gives the known value sets as enums from the code that decides them", () => {
+    const schema = (name: string) => doc.components.schemas[name];
+    expect(schema("Error").properties.error.properties.code.enum).toEqual(Object.keys(PUBLIC_ERRORS));
+    expect(schema("Error").properties.error.properties.code.enum).toContain("PAYIN_NOT_READY");
+    for (const name of ["PayInIntent", "PayInIntentListItem"]) {
+      expect(schema(name).properties.status.enum, name).toEqual([...PAY_IN_STATUS_NAMES]);
+      expect(schema(name).properties.asset.enum, name).toEqual([...ASSETS]);
+      expect(schema(name).properties.rail.enum, name).toEqual([...new Set(Object.values(RAIL_FOR_ASSET))]);
+    }
+    expect(schema("PayInTransfer").properties.state.enum).toEqual([...TRANSFER_STATE_NAMES]);
+    expect(schema("Merchant").properties.status.enum).toEqual([...MERCHANT_STATUS_NAMES]);
+    expect(schema("Identity").properties.status.enum).toEqual([...IDENTITY_STATUSES]);
+    expect(schema("Identity").properties.roles.items.enum).toEqual([...ROLES]);
+    const pair = schema("ReadinessEnvelope").properties.readiness.properties.pairs.items;
+    expect(pair.properties.reasons.items.enum).toEqual([...READINESS_REASON_NAMES]);
+  });
+
+  it("gives X-Request-Id on every answer, takes it on every request, and X-CSRF-Token on every state-changing operation that takes a credential", () => {
+    for (const [key, op] of operations()) {
+      const params = (op.parameters as any[]).map((p) => (p.$ref ? doc.components.parameters[String(p.$ref).split("/").pop()!] : p));
+      expect(params.map((p) => p.name), key).toContain("X-Request-Id");
+      const needsCsrf = !key.startsWith("GET ") && op.security === undefined;
+      expect(params.some((p) => p.name === "X-CSRF-Token"), key).toBe(needsCsrf);
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        const resolved = response.$ref ? doc.components.responses[String(response.$ref).split("/").pop()!] : response;
+        expect(resolved.headers?.["X-Request-Id"], `${key} ${status}`).toEqual({ $ref: "#/components/headers/RequestId" });
+      }
+    }
+    expect(doc.components.headers.RequestId.schema.pattern).toBe(REQUEST_ID_PATTERN.source);
+  });
+
+  it("offers the two security schemes as alternatives, each saying never to send both", () => {
+    expect(doc.security).toEqual([{ bearer: [] }, { session: [] }]);
+    for (const scheme of Object.values(doc.components.securitySchemes) as { description: string }[]) {
+      expect(scheme.description).toMatch(/AUTH_AMBIGUOUS/);
     }
   });
 
