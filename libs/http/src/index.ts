@@ -1,8 +1,9 @@
 /**
  * The HTTP edge every gateway shares: request ids and the error middleware
  * (`{error:{code,message,request_id}}`), the public error catalogue and its
- * mapping from service failures, body and query reading with their limits, the
- * Node parser's client-error handler, response security headers and the client
+ * mapping from service failures, body reading (koa-body; strict UTF-8, no JSON
+ * name given twice) and query reading with their limits, strict case-sensitive
+ * routers, the Node parser's client-error handler, response security headers and the client
  * address behind trusted proxies, and reading and setting host-only cookies.
  */
 export * from "./errors.js";
