@@ -5,6 +5,7 @@
  * table says. `npm run docs:callers` writes the file; a test fails when the
  * file and the code differ.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -27,15 +28,18 @@ const SERVICES: readonly { name: string; service: DescService; callers: CallerPo
   { name: "allocation", service: allocationV1.AllocationService, callers: allocationCallers },
 ];
 
-/** Which process each caller's credential belongs to. */
-const PROCESSES: Record<string, string> = {
-  api: "the API gateway (`gateways/api`)",
-  checkout: "the hosted checkout gateway (`gateways/checkout`)",
-  payins: "the payins service",
-  allocation: "the allocation service",
-  observer: "allocation's chain observer (`services/allocation/src/observer-main.ts`)",
-  payinctl: "the operator CLI (`tools/payinctl`; `npm start` uses it to bootstrap the first admin and for its demo)",
-  test: "the test harness and the benchmark only: services are never given its digest in a deployment",
+/** Which process each caller's credential belongs to, and where that process's calls are made. */
+const PROCESSES: Record<string, { process: string; code: readonly string[] }> = {
+  api: { process: "the API gateway (`gateways/api`)", code: ["gateways/api/src"] },
+  checkout: { process: "the hosted checkout gateway (`gateways/checkout`)", code: ["gateways/checkout/src"] },
+  payins: { process: "the payins service", code: ["services/payins/src/clients"] },
+  allocation: { process: "the allocation service", code: ["services/allocation/src/clients"] },
+  observer: { process: "allocation's chain observer (`services/allocation/src/observer-main.ts`)", code: ["services/allocation/src/observer"] },
+  payinctl: {
+    process: "the operator CLI (`tools/payinctl`; `npm start` uses it to bootstrap the first admin and for its demo)",
+    code: ["tools/payinctl/src", "tools/stack/src"],
+  },
+  test: { process: "the test harness and the benchmark only: services are never given its digest in a deployment", code: [] },
 };
 
 /** The callers in the order of INTERNAL_CALLERS, `test` last. */
@@ -57,8 +61,8 @@ export function callersDoc(): string {
     "Which process may call which RPC of which service: each service's allowlist",
     "(`services/<name>/src/rpc/callers.ts`), which its server enforces before a call's body is",
     "read (a call outside it is refused with PermissionDenied; `docs/architecture.md`, \"Internal",
-    "RPC\"). Each list is what the caller's code calls. A test fails when this file and the code",
-    "differ.",
+    "RPC\"). Each list is what the caller's code calls: a test fails when this file and the code",
+    "differ, and when a list names an RPC its caller's code never calls.",
     "",
     "## Who calls whom",
     "",
@@ -72,7 +76,7 @@ export function callersDoc(): string {
       const n = methodsOf(service, allowed).length;
       return n === service.methods.length ? "every RPC" : `${n} RPC${n === 1 ? "" : "s"}`;
     });
-    lines.push(`| \`${caller}\` | ${PROCESSES[caller]} | ${cells.join(" | ")} |`);
+    lines.push(`| \`${caller}\` | ${PROCESSES[caller]!.process} | ${cells.join(" | ")} |`);
   }
   for (const { name, service, callers } of SERVICES) {
     lines.push("", `## ${name} (\`${service.typeName}\`)`, "", "| caller | may call |", "|---|---|");
@@ -87,6 +91,42 @@ export function callersDoc(): string {
     if (none.length > 0) lines.push("", `Not listed, so refused everything: ${none.map((c) => `\`${c}\``).join(", ")}.`);
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The RPCs a caller may call that its code never names (as a generated
+ * client's method, `getMerchant`, anywhere in its source files): an allowlist
+ * wider than what the caller calls. `test` is left out (it may call everything).
+ */
+export function allowedButNotCalled(): string[] {
+  const sources = new Map<string, string>();
+  const codeOf = (caller: string) => {
+    let text = sources.get(caller);
+    if (text === undefined) {
+      text = PROCESSES[caller]!.code.flatMap((dir) => sourceFiles(path.join(REPO_ROOT, dir))).map((file) => readFileSync(file, "utf8")).join("\n");
+      sources.set(caller, text);
+    }
+    return text;
+  };
+  const unused: string[] = [];
+  for (const { name, service, callers } of SERVICES) {
+    for (const [caller, allowed] of callers) {
+      if (caller === "test") continue;
+      for (const method of methodsOf(service, allowed)) {
+        const clientName = method[0]!.toLowerCase() + method.slice(1);
+        if (!new RegExp(`\\b${clientName}\\b`).test(codeOf(caller))) unused.push(`${caller} → ${name}.${method}`);
+      }
+    }
+  }
+  return unused;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(file);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [file] : [];
+  });
 }
 
 /** docs/callers.md as it is on disk. */

@@ -27,6 +27,9 @@ const ADMIN = [
   "listAuditEvents",
 ] as const;
 
+/** The admin API's reads of one rule, policy, provider, binding or connection (what a create's Location names); the CLI lists instead. */
+const READ_ONE: readonly (typeof ADMIN)[number][] = ["getRule", "getPolicy", "getProvider", "getProviderBinding", "getProviderConnection"];
+
 /**
  * Which internal caller may call which merchants RPC (see docs/architecture.md).
  * A caller not listed may call none.
@@ -42,10 +45,11 @@ export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
   // allocation reads what a merchant's readiness is made of: the same pay-in
   // context payins decides a create from (in a jurisdiction, or merchant-wide).
   allocation: ["getPayinContext"],
-  // The operator CLI: the admin surface, as the API's admin routes have it (and
-  // npm start's audit record of the first admin, and its demo merchant, which it
-  // binds and connects to the seeded provider so that it is ready to take pay-ins).
-  payinctl: [...ADMIN],
+  // The operator CLI: the admin surface, as the API's admin routes have it, but
+  // for the reads of one resource it never makes (and npm start's audit record of
+  // the first admin, and its demo merchant, which it binds and connects to the
+  // seeded provider so that it is ready to take pay-ins).
+  payinctl: ADMIN.filter((method) => !READ_ONE.includes(method)),
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });
