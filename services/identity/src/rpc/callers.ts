@@ -26,7 +26,8 @@ const ADMINISTRATION = [
 export const ACT_WITHOUT_PERSON: ReadonlySet<string> = new Set(["payinctl", "test"]);
 
 /**
- * Which internal caller may call which identity RPC (see docs/architecture.md).
+ * Which internal caller may call which identity RPC: docs/callers.md is generated from
+ * this (npm run docs:callers), and a test fails when a caller is let call what its code never calls.
  * A caller not listed, or listed with nothing, may call none.
  */
 export const CALLERS = allowCallers(identityV1.IdentityService, {

@@ -31,7 +31,8 @@ const ADMIN = [
 const READ_ONE: readonly (typeof ADMIN)[number][] = ["getRule", "getPolicy", "getProvider", "getProviderBinding", "getProviderConnection"];
 
 /**
- * Which internal caller may call which merchants RPC (see docs/architecture.md).
+ * Which internal caller may call which merchants RPC: docs/callers.md is generated from
+ * this (npm run docs:callers), and a test fails when a caller is let call what its code never calls.
  * A caller not listed may call none.
  */
 export const CALLERS = allowCallers(merchantsV1.MerchantsService, {

@@ -2,7 +2,8 @@ import { payinsV1 } from "@payin/proto";
 import { ALL_METHODS, allowCallers } from "@payin/rpc";
 
 /**
- * Which internal caller may call which payins RPC (see docs/architecture.md).
+ * Which internal caller may call which payins RPC: docs/callers.md is generated from
+ * this (npm run docs:callers), and a test fails when a caller is let call what its code never calls.
  * A caller not listed may call none.
  */
 export const CALLERS = allowCallers(payinsV1.PayinsService, {
