@@ -7,7 +7,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context } from "koa";
 import { ApiError, cookieValues, hostCookie } from "@payin/http";
-import { isPrivileged } from "@payin/permissions";
 import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, reasonOf } from "@payin/rpc";
 import type { AppDeps } from "./deps.js";
@@ -62,7 +61,8 @@ export async function currentSession(deps: Pick<AppDeps, "identity" | "merchants
     throw error;
   }
   if (!principal || principal.kind !== identityV1.PrincipalKind.HUMAN || principal.transport !== "cookie" || !principal.identityUuid) return null;
-  if (isPrivileged(principal.privileged, principal.permissions) && !principal.mfaSatisfied) return null;
+  // Identity decides who is privileged (an administrative permission): such a person acts only after MFA.
+  if (principal.privileged && !principal.mfaSatisfied) return null;
   const { memberships } = await deps.merchants.listMemberships({ identityUuid: principal.identityUuid });
   const merchantUuids = memberships.map((m) => m.merchantUuid);
   const chosen = cookieValue(ctx.get("cookie"), MERCHANT_COOKIE);

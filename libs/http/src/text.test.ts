@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayTextProblem } from "./text.js";
+import { displayTextProblem, idempotencyKeyProblem, MAX_IDEMPOTENCY_KEY_LENGTH } from "./text.js";
 
 describe("displayTextProblem", () => {
   it("refuses every bidirectional embedding, override and isolate control", () => {
@@ -14,5 +14,19 @@ describe("displayTextProblem", () => {
     for (const name of ["Acme GmbH", "شركة أكمي", "株式会社アクメ", "Ünïcödé & Co.", "a\u2029b", "a\u2065b", "a\u206Ab", "a\u2029b", "a\u202Fb"]) {
       expect(displayTextProblem(name), name).toBeNull();
     }
+  });
+});
+
+describe("idempotencyKeyProblem", () => {
+  it("takes 1 to 64 characters, counted as a client counts them, and nothing PostgreSQL cannot store", () => {
+    expect(MAX_IDEMPOTENCY_KEY_LENGTH).toBe(64);
+    expect(idempotencyKeyProblem("k")).toBeNull();
+    expect(idempotencyKeyProblem("k".repeat(64))).toBeNull();
+    // 64 characters outside the BMP: 128 UTF-16 code units, still 64 characters.
+    expect(idempotencyKeyProblem("😀".repeat(64))).toBeNull();
+    expect(idempotencyKeyProblem("")).toBe("missing");
+    expect(idempotencyKeyProblem("k".repeat(65))).toBe("too_long");
+    expect(idempotencyKeyProblem("a\u0000b")).toBe("unstorable");
+    expect(idempotencyKeyProblem("\u0000".repeat(65))).toBe("too_long");
   });
 });

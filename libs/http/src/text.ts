@@ -23,6 +23,22 @@ export function textProblem(value: string): string | null {
   return null;
 }
 
+/** The longest Idempotency-Key, in characters (the contract's limit; payins keeps the key in a varchar(64)). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 64;
+
+/**
+ * Why an Idempotency-Key cannot be used, or null: the one rule, which payins
+ * decides a create by and the API gateway checks the header by before it reads
+ * the body. `missing`: empty; `too_long`: over MAX_IDEMPOTENCY_KEY_LENGTH
+ * characters; `unstorable`: U+0000, which PostgreSQL text cannot hold.
+ */
+export function idempotencyKeyProblem(key: string): "missing" | "too_long" | "unstorable" | null {
+  if (key === "") return "missing";
+  if (charLength(key) > MAX_IDEMPOTENCY_KEY_LENGTH) return "too_long";
+  if (key.includes("\u0000")) return "unstorable";
+  return null;
+}
+
 /**
  * The bidirectional embedding, override and isolate controls (U+202A–U+202E,
  * U+2066–U+2069). In a name shown to people they reorder what follows, so a

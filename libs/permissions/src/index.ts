@@ -35,15 +35,13 @@ export function isPermission(value: string): value is Permission {
 }
 
 /**
- * Whether a person is privileged: identity says so, or it holds any permission
- * outside MERCHANT_PERMISSIONS. A gateway does not rely on identity's flag
- * alone, so a permission added there without updating the flag still needs MFA.
+ * True when `permissions` include an administrative one (any outside
+ * MERCHANT_PERMISSIONS): such a person may act only through a session that
+ * completed MFA. Identity decides it and sends it on the principal
+ * (`privileged`); the gateways take that flag and never decide it again.
  */
-export function isPrivileged(flag: boolean, permissions: Iterable<string>): boolean {
-  if (flag) return true;
-  // The permissions arrive as strings over the wire: any one outside the merchant ones counts, known or not.
-  for (const permission of permissions) if (!(MERCHANT_PERMISSIONS as readonly string[]).includes(permission)) return true;
-  return false;
+export function isPrivileged(permissions: readonly Permission[]): boolean {
+  return permissions.some((permission) => !MERCHANT_PERMISSIONS.includes(permission));
 }
 
 export * from "./capabilities.js";

@@ -1,10 +1,10 @@
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import type { Context } from "koa";
 import { describe, expect, it, vi } from "vitest";
 import { ErrorDetailSchema, identityV1 } from "@payin/proto";
-import { Code, ConnectError } from "@payin/rpc";
-import { Authenticator, bearerTokenOf, isPrivileged, requirePermission } from "./authenticator.js";
+import { Code, ConnectError, toTimestamp } from "@payin/rpc";
+import { Authenticator, bearerTokenOf, requirePermission, requireRecentMfa } from "./authenticator.js";
 
 const MERCHANT = "01a2008d-7400-7000-8000-00000000abcd";
 const TOKEN = `mpk_${"a".repeat(32)}${"b".repeat(43)}`;
@@ -109,15 +109,10 @@ describe("Authenticator's machine-token cache", () => {
   });
 });
 
-describe("who is privileged on the gateway", () => {
-  it("is whoever identity flags, or whoever holds a permission outside the merchant set", () => {
-    expect(isPrivileged(true, [])).toBe(true);
-    expect(isPrivileged(false, ["merchant.payin.create", "merchant.payin.read", "checkout.manage"])).toBe(false);
-    expect(isPrivileged(false, ["merchant.payin.read", "audit.read"])).toBe(true);
-    expect(isPrivileged(false, ["some.future.permission"])).toBe(true);
-  });
-
-  it("needs MFA for a person identity did not flag but who holds an administrative permission", async () => {
+describe("what identity decides about a person", () => {
+  const NOW = new Date("2026-11-27T12:00:00.000Z");
+  /** An Authenticator whose identity answers a person with `over`, at the wall clock NOW. */
+  function personAs(over: MessageInitShape<typeof identityV1.PrincipalSchema>) {
     const transport = createRouterTransport(({ service }) => {
       service(identityV1.IdentityService, {
         authenticate: () => ({
@@ -126,17 +121,34 @@ describe("who is privileged on the gateway", () => {
             identityUuid: "01a2008d-7400-7000-8000-000000000001",
             sessionUuid: "01a2008d-7400-7000-8000-000000000002",
             permissions: ["merchant.read"],
-            privileged: false,
-            mfaSatisfied: false,
             transport: "bearer",
+            ...over,
           },
         }),
       });
     });
-    const auth = new Authenticator(createClient(identityV1.IdentityService, transport), 2_000);
-    const principal = await auth.authenticate(request("session-token-0123456789"));
-    expect(principal.privileged).toBe(true);
-    expect(() => requirePermission(principal, "merchant.read")).toThrow(expect.objectContaining({ status: 403, code: "MFA_REQUIRED" }));
+    return new Authenticator(createClient(identityV1.IdentityService, transport), 2_000, 10, () => NOW);
+  }
+
+  it("takes who is privileged from identity's flag, and asks MFA of them before anything", async () => {
+    const flagged = await personAs({ privileged: true, mfaSatisfied: false, permissions: ["merchant.payin.read"] }).authenticate(request("session-token-0123456789"));
+    expect(flagged.privileged).toBe(true);
+    expect(() => requirePermission(flagged, "merchant.payin.read")).toThrow(expect.objectContaining({ status: 403, code: "MFA_REQUIRED" }));
+    const unflagged = await personAs({ privileged: false, mfaSatisfied: false }).authenticate(request("session-token-0123456789"));
+    expect(unflagged.privileged).toBe(false);
+  });
+
+  it("counts MFA as recent until identity's mfa_recent_until, by the gateway's clock", async () => {
+    const at = (ms: number) => toTimestamp(new Date(NOW.getTime() + ms));
+    const recent = await personAs({ mfaSatisfied: true, mfaRecentUntil: at(0) }).authenticate(request("session-token-0123456789"));
+    expect(recent.mfaRecent).toBe(true);
+    expect(() => requireRecentMfa(recent)).not.toThrow();
+    const stale = await personAs({ mfaSatisfied: true, mfaRecentUntil: at(-1) }).authenticate(request("session-token-0123456789"));
+    expect(stale.mfaRecent).toBe(false);
+    expect(() => requireRecentMfa(stale)).toThrow(expect.objectContaining({ status: 403, code: "MFA_RECENT_REQUIRED" }));
+    const never = await personAs({ mfaSatisfied: false }).authenticate(request("session-token-0123456789"));
+    expect(never.mfaRecent).toBe(false);
+    expect(() => requireRecentMfa(never)).toThrow(expect.objectContaining({ status: 403, code: "MFA_REQUIRED" }));
   });
 });
 

@@ -5,9 +5,7 @@ import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { Context } from "koa";
 import { LRUCache } from "lru-cache";
 import { ApiError } from "@payin/http";
-import { isPrivileged, type Permission } from "@payin/permissions";
-
-export { isPrivileged };
+import type { Permission } from "@payin/permissions";
 import { readSessionCookie, type SessionCookie } from "./cookie.js";
 
 /** Who a request acts for, as the gateway uses it. */
@@ -26,13 +24,13 @@ export interface Principal {
   transport?: "cookie" | "bearer" | null;
   /**
    * Holds an administrative permission: may act only through a session that
-   * completed MFA. Identity's flag, or any permission outside MERCHANT_PERMISSIONS
-   * (isPrivileged). False for machines.
+   * completed MFA. Identity's decision (the principal's `privileged`), never
+   * made again here. False for machines.
    */
   privileged?: boolean;
   mfaSatisfied?: boolean;
   mfaAuthenticatedAt?: Date | null;
-  /** MFA was completed within RECENT_MFA_MS of this request (by the Authenticator's clock). */
+  /** MFA is recent at this request: the Authenticator's clock is not past identity's `mfa_recent_until`. */
   mfaRecent?: boolean;
 }
 
@@ -55,8 +53,6 @@ export interface HumanPrincipal extends Principal {
 export const MACHINE_TOKEN_PREFIX = "mpk_";
 /** Header a cookie session's state-changing request must carry (docs/api.md, "Authentication"). */
 export const CSRF_HEADER = "x-csrf-token";
-/** "A recent MFA session", as the identity service counts it: MFA within 15 minutes. */
-export const RECENT_MFA_MS = 15 * 60_000;
 
 /** After a failed background re-verification, the next one waits this long. */
 const REFRESH_RETRY_MS = 250;
@@ -219,6 +215,7 @@ export class Authenticator {
       throw unauthenticated(`this session was opened for the ${p.transport || "other"} transport; send its token that way`);
     }
     const mfaAuthenticatedAt = fromTimestamp(p.mfaAuthenticatedAt) ?? null;
+    const mfaRecentUntil = fromTimestamp(p.mfaRecentUntil);
     return {
       principal: {
         kind: "human",
@@ -229,10 +226,10 @@ export class Authenticator {
         sessionToken: presented.token,
         sessionUuid: p.sessionUuid,
         transport: presented.transport,
-        privileged: isPrivileged(p.privileged, p.permissions),
+        privileged: p.privileged,
         mfaSatisfied: p.mfaSatisfied,
         mfaAuthenticatedAt,
-        mfaRecent: mfaAuthenticatedAt !== null && this.clock().getTime() - mfaAuthenticatedAt.getTime() <= RECENT_MFA_MS,
+        mfaRecent: mfaRecentUntil !== undefined && this.clock().getTime() <= mfaRecentUntil.getTime(),
       },
       csrfToken: p.csrfToken,
     };

@@ -2,7 +2,7 @@ import { PAY_IN_STATUS, PAY_IN_STATUS_NAMES, payInStatusName, payinsV1, TRANSFER
 import { coalesce, ConnectError, connectErrorOfItem, isoFromTimestamp, reasonOf, toTimestamp } from "@payin/rpc";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Context } from "koa";
-import { ApiError, charLength, listPage, lowerCaseUuidParams, PAGE_PARAMETERS, pagination, readJsonObject, readQuery, rpcOffset, strictRouter, validationError, type ListPage } from "@payin/http";
+import { ApiError, idempotencyKeyProblem, listPage, MAX_IDEMPOTENCY_KEY_LENGTH, lowerCaseUuidParams, PAGE_PARAMETERS, pagination, readJsonObject, readQuery, rpcOffset, strictRouter, validationError, type ListPage } from "@payin/http";
 import { isAsset } from "@payin/money";
 import type { Permission } from "@payin/permissions";
 import type { Principal } from "../auth/authenticator.js";
@@ -150,9 +150,11 @@ function idempotencyKey(ctx: Context): string {
   if ((ctx.req.headersDistinct["idempotency-key"]?.length ?? 0) > 1) {
     throw new ApiError("IDEMPOTENCY_KEY_INVALID", "send the Idempotency-Key header once");
   }
+  // The header's syntax is checked before the body is read, by payins' rule; payins decides the rest.
   const key = ctx.get("idempotency-key");
-  if (!key) throw new ApiError("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header is required (1 to 64 characters)");
-  if (charLength(key) > 64) throw new ApiError("IDEMPOTENCY_KEY_INVALID", "the Idempotency-Key header must be at most 64 characters");
+  const problem = idempotencyKeyProblem(key);
+  if (problem === "missing") throw new ApiError("IDEMPOTENCY_KEY_INVALID", `the Idempotency-Key header is required (1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters)`);
+  if (problem === "too_long") throw new ApiError("IDEMPOTENCY_KEY_INVALID", `the Idempotency-Key header must be at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   return key;
 }
 

@@ -5,7 +5,7 @@ import { invalidToken } from "./machine-credential.js";
 import { hasMachinePrefix } from "./machine-token.js";
 import type { HumanPrincipal, Principal } from "./principal.js";
 import { IdentityReason } from "./reasons.js";
-import { humanPrincipal, RECENT_MFA_MS, resolveSession, type LiveSession } from "./session.js";
+import { humanPrincipal, resolveSession, type LiveSession } from "./session.js";
 import type { IdentityDeps } from "./stores.js";
 
 /**
@@ -78,9 +78,9 @@ export function requireMfa(principal: HumanPrincipal): void {
  * when it never did, MFA_RECENT_REQUIRED when it did longer ago.
  */
 export function requireRecentMfa(principal: HumanPrincipal, now: Date): void {
-  const at = principal.mfaAuthenticatedAt;
-  if (at === null) throw mfaRequired("this operation needs MFA completed within the last 15 minutes");
-  if (now.getTime() - at.getTime() > RECENT_MFA_MS) {
+  const until = principal.mfaRecentUntil;
+  if (until === null) throw mfaRequired("this operation needs MFA completed within the last 15 minutes");
+  if (now.getTime() > until.getTime()) {
     throw new DomainError(IdentityReason.MfaRecentRequired, "this operation needs MFA completed within the last 15 minutes; sign in again with TOTP");
   }
 }

@@ -4,10 +4,13 @@
  * credential, or a person's roles) to what it may do.
  */
 
-import { MERCHANT_PERMISSIONS, PERMISSIONS, ROLES, type Permission, type Role } from "@payin/permissions";
+import { isPrivileged, MERCHANT_PERMISSIONS, PERMISSIONS, ROLES, type Permission, type Role } from "@payin/permissions";
 
 /** Roles a person can hold; the only values CreateIdentity accepts (@payin/permissions' list). */
 export { ROLES, type Role };
+
+/** Whether permissions make a principal privileged: @payin/permissions' one rule, decided here and sent on the principal. */
+export { isPrivileged };
 
 /** What a principal holds that grants permissions: a person's role, or being a machine credential. */
 export type Grant = Role | "machine_credential";
@@ -23,13 +26,6 @@ export const GRANT_PERMISSIONS: Record<Grant, readonly Permission[]> = {
   machine_credential: ["merchant.payin.create", "merchant.payin.read"],
 };
 
-/**
- * True when `permissions` include an administrative one: such a principal may act
- * only through a session that completed MFA.
- */
-export function isPrivileged(permissions: readonly Permission[]): boolean {
-  return permissions.some((permission) => !MERCHANT_PERMISSIONS.includes(permission));
-}
 
 /** The permissions of a set of grants: their union, in the order of PERMISSIONS. */
 export function permissionsOf(grants: readonly Grant[]): Permission[] {

@@ -24,6 +24,8 @@ export interface HumanPrincipal {
   mfaSatisfied: boolean;
   /** When MFA was completed in this session; null when it was not. */
   mfaAuthenticatedAt: Date | null;
+  /** Until when that MFA is recent (RECENT_MFA_MS after it), as the operations that change trust need; null without MFA. */
+  mfaRecentUntil: Date | null;
   /** Must accompany state-changing cookie requests; not a credential on its own. */
   csrfToken: string;
   transport: Transport;

@@ -84,6 +84,7 @@ export function humanPrincipal({ session, identity }: LiveSession): HumanPrincip
     privileged: isPrivileged(permissions),
     mfaSatisfied: session.mfaAuthenticatedAt !== null,
     mfaAuthenticatedAt: session.mfaAuthenticatedAt,
+    mfaRecentUntil: session.mfaAuthenticatedAt && new Date(session.mfaAuthenticatedAt.getTime() + RECENT_MFA_MS),
     csrfToken: session.csrfToken,
     transport: session.transport,
   };

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { identityV1 } from "@payin/proto";
+import { identityV1, PRINCIPAL_KIND, type PrincipalKindName, type SameNames } from "@payin/proto";
 import { toTimestamp } from "@payin/rpc";
 import type { Authenticated } from "../domain/login.js";
 import type { MachineCredential } from "../domain/machine-credential.js";
@@ -15,13 +15,11 @@ const {
   MachineCredentialSchema,
   PrincipalSchema,
   SessionSchema,
-  PrincipalKind: PbKind,
 } = identityV1;
 
-const KIND_TO_PB: Record<Principal["kind"], identityV1.PrincipalKind> = {
-  machine: PbKind.MACHINE,
-  human: PbKind.HUMAN,
-};
+// The domain's principal kinds are the contract's (@payin/proto derives them): this fails to compile when one side gains a kind alone.
+const _kindNames: SameNames<Principal["kind"], PrincipalKindName> = true;
+const KIND_TO_PB: Readonly<Record<Principal["kind"], identityV1.PrincipalKind>> = PRINCIPAL_KIND.byName;
 
 function optionalTimestamp(date: Date | null) {
   return date ? toTimestamp(date) : undefined;
@@ -88,6 +86,7 @@ export function principalToPb(p: Principal): identityV1.Principal {
     privileged: p.privileged,
     mfaSatisfied: p.mfaSatisfied,
     mfaAuthenticatedAt: optionalTimestamp(p.mfaAuthenticatedAt),
+    mfaRecentUntil: optionalTimestamp(p.mfaRecentUntil),
     csrfToken: p.csrfToken,
     transport: p.transport,
   });

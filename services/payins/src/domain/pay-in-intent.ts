@@ -4,7 +4,7 @@ import { AmountError, canonicalAmount, isAsset, RAIL_FOR_ASSET, type Asset, type
 import { isCountryCode } from "@payin/ids/countries";
 import { payability, type PayableTerms } from "@payin/rails";
 import { PayinsReason } from "./reasons.js";
-import { charLength } from "@payin/http/text";
+import { charLength, idempotencyKeyProblem, MAX_IDEMPOTENCY_KEY_LENGTH } from "@payin/http/text";
 
 export type PayInStatus = "created" | "awaiting_payment" | "paid";
 export const PAY_IN_STATUSES: readonly PayInStatus[] = ["created", "awaiting_payment", "paid"];
@@ -50,7 +50,6 @@ export interface ValidCreateRequest {
   requestHash: string;
 }
 
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 64;
 export const MAX_REFERENCE_LENGTH = 255;
 
 function invalid(message: string): never {
@@ -96,14 +95,10 @@ export function checkJurisdiction(text: string): void {
  * same payload, so `"10.50"` replays `"10.5"`.
  */
 export function validateCreate(req: CreateRequest): ValidCreateRequest {
-  const keyLength = charLength(req.idempotencyKey);
-  if (keyLength < 1 || keyLength > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new DomainError(PayinsReason.IdempotencyKeyInvalid, `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
-  }
-  // PostgreSQL text cannot hold U+0000: refused here, before an address is taken.
-  if (req.idempotencyKey.includes("\u0000")) {
-    throw new DomainError(PayinsReason.IdempotencyKeyInvalid, "Idempotency-Key must not contain the character U+0000");
-  }
+  // Refused here, before an address is taken.
+  const keyProblem = idempotencyKeyProblem(req.idempotencyKey);
+  if (keyProblem === "unstorable") throw new DomainError(PayinsReason.IdempotencyKeyInvalid, "Idempotency-Key must not contain the character U+0000");
+  if (keyProblem) throw new DomainError(PayinsReason.IdempotencyKeyInvalid, `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   if (!isAsset(req.asset)) invalid("asset must be one of: usdt, usdc");
   const amount = validAmount(req.amount);
   checkJurisdiction(req.jurisdiction);
