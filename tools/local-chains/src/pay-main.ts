@@ -17,6 +17,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { DEFAULT_PORTS, localServiceHost } from "@payin/config";
 import { REPO_ROOT } from "@payin/launcher";
+import type { Rail } from "@payin/rails";
 import { createPublicClient, createWalletClient, erc20Abi, http, parseUnits, type Address } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { ANVIL_MNEMONIC, localViemChain } from "./local-chains.js";
@@ -70,7 +71,7 @@ const payment = link ? await checkoutPayment(link, option) : await intentPayment
 const chains = await readJson<ChainsFile>("local-chains.json", "the local chains");
 const chain = chains[payment.rail] ?? fail(`no local chain for rail ${payment.rail}`);
 const token = chain.tokens[payment.asset] ?? fail(`no local ${payment.asset} token on ${payment.rail}`);
-const viemChain = localViemChain(payment.rail as "bep20" | "erc20", chain.chain_id, chain.url);
+const viemChain = localViemChain(payment.rail as Rail, chain.chain_id, chain.url);
 const payer = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: 1 });
 const wallet = createWalletClient({ chain: viemChain, transport: http(chain.url), account: payer });
 const client = createPublicClient({ chain: viemChain, transport: http(chain.url) });
