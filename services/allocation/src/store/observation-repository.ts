@@ -1,4 +1,5 @@
 import type { Rail } from "@payin/money";
+import type { TransferStateName } from "@payin/proto";
 import type pg from "pg";
 import type { BlockRef } from "../domain/observation/chain-view.js";
 import type { ObservedTransfer, Watch } from "../domain/observation/matching.js";
@@ -109,7 +110,8 @@ export type ObservationEvent =
       blockHash: string;
       blockTime: string;
       dust: boolean;
-      state: "pending" | "settled" | "orphaned";
+      /** The contract's transfer state name: the outbox relays it as payins' TransferState. */
+      state: TransferStateName;
       /** Bumped by every change of state: payins keeps the highest. */
       version: number;
       /** Settled, then taken off the chain by a finality violation (orphaned, `vanished_at` set). */
@@ -169,7 +171,7 @@ function transferEvent(row: Record<string, unknown>): ObservationEvent {
     blockHash: (row.block_hash as string).trim(),
     blockTime: new Date(row.block_time as string | Date).toISOString(),
     dust: row.dust as boolean,
-    state: row.state as "pending" | "settled" | "orphaned",
+    state: row.state as TransferStateName,
     version: Number(row.version),
     vanished: row.vanished_at !== null && row.vanished_at !== undefined,
   };
