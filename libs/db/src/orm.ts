@@ -16,6 +16,8 @@ export interface ServiceOrmOptions {
   /** Largest number of pooled connections. */
   poolMax?: number;
   debug?: boolean;
+  /** Sets `application_name` on the pool's connections, to tell them apart in pg_stat_activity. */
+  applicationName?: string;
 }
 
 function ormOptions(options: ServiceOrmOptions): Options {
@@ -33,6 +35,7 @@ function ormOptions(options: ServiceOrmOptions): Options {
         conn.query(`set search_path to "${options.schema}"`, (err) => done(err, conn));
       },
     },
+    ...(options.applicationName === undefined ? {} : { driverOptions: { connection: { application_name: options.applicationName } } }),
     debug: options.debug ?? false,
     logger: () => {},
     allowGlobalContext: false,
