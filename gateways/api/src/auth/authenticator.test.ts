@@ -13,7 +13,7 @@ const TOKEN = `mpk_${"a".repeat(32)}${"b".repeat(43)}`;
  * An identity service on an in-memory transport whose Authenticate answers as
  * `state` says at the moment of the call, after `state.delayMs`.
  */
-function identityFor(state: { valid: boolean; delayMs: number; calls: number; down?: boolean; gate?: Promise<void> }) {
+function identityFor(state: { valid: boolean; delayMs: number; calls: number; answered?: number; down?: boolean; gate?: Promise<void> }) {
   const transport = createRouterTransport(({ service }) => {
     service(identityV1.IdentityService, {
       async authenticate() {
@@ -26,6 +26,7 @@ function identityFor(state: { valid: boolean; delayMs: number; calls: number; do
             { desc: ErrorDetailSchema, value: create(ErrorDetailSchema, { reason: "AUTH_INVALID_TOKEN", domain: "identity" }) },
           ]);
         }
+        state.answered = (state.answered ?? 0) + 1;
         return {
           principal: { kind: identityV1.PrincipalKind.MACHINE, merchantUuid: MERCHANT, permissions: ["merchant.payin.read"] },
         };
@@ -46,16 +47,30 @@ function request(token = TOKEN): Context {
   } as unknown as Context;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A monotonic clock the test moves by hand: the cache's TTL and refresh times follow it, not real time. */
+function manualClock() {
+  const clock = { ms: 1_000, now: () => clock.ms, advance: (ms: number) => void (clock.ms += ms) };
+  return clock;
+}
+
+/** An Authenticator with a TTL of `ttlMs` on the moved-by-hand clock. */
+function cachingAuthenticator(state: Parameters<typeof identityFor>[0], ttlMs: number) {
+  const clock = manualClock();
+  return { auth: new Authenticator(identityFor(state), ttlMs, 10_000, () => new Date(), clock), clock };
+}
 
 describe("Authenticator's machine-token cache", () => {
   it("answers from the cache past half the TTL without waiting, and re-verifies once in the background", async () => {
     let open: () => void = () => {};
-    const state: { valid: boolean; delayMs: number; calls: number; gate?: Promise<void> } = { valid: true, delayMs: 0, calls: 0 };
-    const auth = new Authenticator(identityFor(state), 2_000);
+    const state: { valid: boolean; delayMs: number; calls: number; answered?: number; gate?: Promise<void> } = { valid: true, delayMs: 0, calls: 0 };
+    const { auth, clock } = cachingAuthenticator(state, 2_000);
     expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
     expect(state.calls).toBe(1);
-    await sleep(1_100);
+    // Before half the TTL: no call at all.
+    clock.advance(999);
+    await auth.authenticate(request());
+    expect(state.calls).toBe(1);
+    clock.advance(101);
     // Identity now answers only when the test says so: the requests below
     // resolving at all shows that they did not wait for it.
     state.gate = new Promise<void>((resolve) => (open = resolve));
@@ -66,22 +81,24 @@ describe("Authenticator's machine-token cache", () => {
     state.gate = undefined;
     // Past the first verification's TTL (and past the new entry's half-life),
     // the re-verified entry still answers while identity does not, and starts
-    // exactly one more background check. (Not exactly the half-life: a timer may
-    // fire a millisecond before it by performance.now().)
-    await sleep(1_050);
+    // exactly one more background check.
+    await vi.waitFor(() => expect(state.answered).toBe(2));
+    // The re-verification's answer is kept only after the call returns: let it land.
+    await new Promise((resolve) => setImmediate(resolve));
+    clock.advance(1_050);
     state.gate = new Promise<void>(() => {});
     expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
     expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
     await vi.waitFor(() => expect(state.calls).toBe(3));
-    await sleep(20);
+    expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
     expect(state.calls).toBe(3);
   });
 
   it("drops a token that identity refuses on re-verification", async () => {
     const state = { valid: true, delayMs: 0, calls: 0 };
-    const auth = new Authenticator(identityFor(state), 2_000);
+    const { auth, clock } = cachingAuthenticator(state, 2_000);
     await auth.authenticate(request());
-    await sleep(1_100);
+    clock.advance(1_100);
     state.valid = false;
     await auth.authenticate(request()); // still cached; starts the re-verification
     await vi.waitFor(() => expect(auth.authenticate(request())).rejects.toMatchObject({ status: 401, code: "AUTH_INVALID_CREDENTIALS" }));
@@ -89,19 +106,26 @@ describe("Authenticator's machine-token cache", () => {
 
   it("never trusts a token longer than the TTL after its last verification, even when identity cannot be reached", async () => {
     const state = { valid: true, delayMs: 0, calls: 0, down: false };
-    const auth = new Authenticator(identityFor(state), 300);
+    const { auth, clock } = cachingAuthenticator(state, 300);
     await auth.authenticate(request());
     state.down = true;
-    await sleep(320);
+    clock.advance(299);
+    expect((await auth.authenticate(request())).merchantUuid).toBe(MERCHANT);
+    clock.advance(2);
     await expect(auth.authenticate(request())).rejects.toBeInstanceOf(ConnectError);
   });
 
   it("forgets a merchant's tokens at once, and does not keep a lookup that was under way", async () => {
-    const state = { valid: true, delayMs: 50, calls: 0 };
-    const auth = new Authenticator(identityFor(state), 5_000);
+    let open: () => void = () => {};
+    const state: { valid: boolean; delayMs: number; calls: number; gate?: Promise<void> } = { valid: true, delayMs: 0, calls: 0 };
+    state.gate = new Promise<void>((resolve) => (open = resolve));
+    const { auth, clock } = cachingAuthenticator(state, 5_000);
     const inFlight = auth.authenticate(request());
-    await sleep(10);
+    await vi.waitFor(() => expect(state.calls).toBe(1));
+    clock.advance(10);
     auth.forgetMerchant(MERCHANT);
+    open();
+    state.gate = undefined;
     await inFlight; // answered its own request…
     state.valid = false;
     // …but was not kept: the next request asks identity again.

@@ -3,7 +3,7 @@ import type { Client } from "@connectrpc/connect";
 import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
 import type { Context } from "koa";
-import { LRUCache } from "lru-cache";
+import { LRUCache, type Perf } from "lru-cache";
 import { ApiError } from "@payin/http";
 import type { Permission } from "@payin/permissions";
 import { readSessionCookie, type SessionCookie } from "./cookie.js";
@@ -64,7 +64,7 @@ const NO_OPTIONS = {};
 
 /**
  * A cached machine principal. The cache drops it the TTL after the lookup that
- * vouched for it started (performance.now() time, like `refreshAt`).
+ * vouched for it started (the monotonic clock's time, like `refreshAt`).
  */
 interface CacheEntry {
   principal: Principal;
@@ -120,9 +120,11 @@ export class Authenticator {
     maxEntries = 10_000,
     /** Wall clock for MFA recency (tests move it); cache expiry uses the monotonic clock. */
     private readonly clock: () => Date = () => new Date(),
+    /** Monotonic milliseconds for the cache's TTL and refresh times (tests move it). */
+    private readonly monotonic: Perf = performance,
   ) {
     // ttlResolution 0: read the clock at each lookup rather than keep a timer per millisecond.
-    this.cache = new LRUCache({ max: maxEntries, ttl: ttlMs, ttlResolution: 0 });
+    this.cache = new LRUCache({ max: maxEntries, ttl: ttlMs, ttlResolution: 0, perf: monotonic });
   }
 
   /**
@@ -162,7 +164,7 @@ export class Authenticator {
   private async resolveMachine(token: string): Promise<Principal> {
     const key = hash("sha256", token, "base64url");
     const hit = this.cache.get(key, NO_OPTIONS);
-    const now = performance.now();
+    const now = this.monotonic.now();
     if (hit) {
       if (now >= hit.refreshAt && !hit.refreshing) this.refresh(key, token, hit);
       return hit.principal;
@@ -186,10 +188,10 @@ export class Authenticator {
   /** Re-verifies a cached token in the background; a refusal drops it, a failure leaves it to expire. */
   private refresh(key: string, token: string, entry: CacheEntry): void {
     entry.refreshing = true;
-    this.verifyMachine(key, token, performance.now()).catch((error: unknown) => {
+    this.verifyMachine(key, token, this.monotonic.now()).catch((error: unknown) => {
       if (error instanceof ApiError && error.status === 401 && this.cache.peek(key) === entry) this.cache.delete(key);
       // Identity unreachable: try again a little later, until the entry expires.
-      entry.refreshAt = performance.now() + REFRESH_RETRY_MS;
+      entry.refreshAt = this.monotonic.now() + REFRESH_RETRY_MS;
       entry.refreshing = false;
     });
   }
@@ -199,7 +201,7 @@ export class Authenticator {
    * was rotated or revoked: the next request with any of its tokens asks identity.
    */
   forgetMerchant(merchantUuid: string): void {
-    const now = performance.now();
+    const now = this.monotonic.now();
     this.forgottenAt.set(merchantUuid, now);
     const keys = [...this.cache.entries()].filter(([, entry]) => entry.principal.merchantUuid === merchantUuid).map(([key]) => key);
     for (const key of keys) this.cache.delete(key);
