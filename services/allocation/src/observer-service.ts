@@ -1,10 +1,9 @@
 import type { Client } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
-import { migrate } from "@payin/db";
+import { migrate, openDatabase } from "@payin/db";
 import { createLogger, type Logger } from "@payin/logging";
 import { payinsV1 } from "@payin/proto";
 import { createServiceClient, type StartService } from "@payin/rpc";
-import pg from "pg";
 import type { observerConfigSchema } from "./config.js";
 import { startHealthServer } from "./observer/health-server.js";
 import { Observer } from "./observer/observer.js";
@@ -22,7 +21,7 @@ export interface ObserverDeps {
 
 /**
  * The chain observer's composition root, with the services' one signature
- * (StartService): migrations (MIGRATE_ON_BOOT), its own small pool, one loop per
+ * (StartService): migrations (MIGRATE_ON_BOOT), its own small Database (four connections), one loop per
  * configured rail under a per-rail lease, the relay to payins, and GET /health
  * on OBSERVER_PORT (the RunningService's port). It starts without asking the
  * chains anything: a provider outage leaves its rail not ready, never the process down.
@@ -30,18 +29,17 @@ export interface ObserverDeps {
 export const startObserver: StartService<ObserverConfig, ObserverDeps> = async (config, deps = {}) => {
   const logger = deps.logger ?? createLogger("observer", { level: config.LOG_LEVEL });
   if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
-  const pool = new pg.Pool({ connectionString: config.DATABASE_URL, max: 4, application_name: "allocation observer", options: "-c search_path=allocation" });
-  pool.on("error", (error) => logger.warn({ reason: error.message }, "an idle database connection failed"));
+  const db = await openDatabase({ ...ormOptions(config.DATABASE_URL, 4), applicationName: "allocation observer" });
   const payins =
     deps.payins ?? createServiceClient(payinsV1.PayinsService, { baseUrl: config.PAYINS_URL, serviceToken: config.SERVICE_CREDENTIAL });
-  const observer = new Observer({ databaseUrl: config.DATABASE_URL, rails: config.rails, store: new ObservationRepository(pool), payins, logger });
+  const observer = new Observer({ databaseUrl: config.DATABASE_URL, rails: config.rails, store: new ObservationRepository(db), payins, logger });
   await observer.start();
   let health;
   try {
     health = await startHealthServer(observer, { host: config.HOST, port: config.OBSERVER_PORT });
   } catch (error) {
     await observer.stop();
-    await pool.end();
+    await db.close();
     throw error;
   }
   logger.info({ port: health.port, rails: observer.status().filter((r) => r.configured).map((r) => r.rail) }, "observer running");
@@ -54,7 +52,7 @@ export const startObserver: StartService<ObserverConfig, ObserverDeps> = async (
       (closing ??= (async () => {
         void health.close();
         await observer.stop();
-        await pool.end();
+        await db.close();
       })()),
   };
 };

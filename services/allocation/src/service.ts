@@ -1,13 +1,13 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
-import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { migrate, openDatabase, type Clock, type Database } from "@payin/db";
 import { createLogger, type Logger } from "@payin/logging";
 import { allocationV1, merchantsV1 } from "@payin/proto";
 import { createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
 import { merchantReadinessSource } from "./clients/merchants.js";
 import type { configSchema } from "./config.js";
 import { WorkerDeriver } from "./derivation/worker-deriver.js";
-import { DEFAULT_OBSERVER_STALL_MS, type MerchantReadinessSource } from "./domain/readiness.js";
+import type { MerchantReadinessSource } from "./domain/readiness.js";
 import type { DeriveRange } from "./domain/wallet.js";
 import { allocationHandlers } from "./rpc/allocation-handlers.js";
 import { CALLERS } from "./rpc/callers.js";
@@ -18,7 +18,8 @@ export const SERVICE_NAMES = [allocationV1.AllocationService.typeName];
 
 /** What the allocation service is built from. */
 export interface AllocationPorts {
-  orm: MikroORM;
+  /** The allocation schema (openDatabase of @payin/db). */
+  db: Database;
   logger: Logger;
   /** Answers the merchant's side of readiness. */
   merchants: MerchantReadinessSource;
@@ -26,8 +27,8 @@ export interface AllocationPorts {
   deriveRange?: DeriveRange;
   /** How long a rail's observer may go without advancing and still count as observing (OBSERVER_STALL_MS; DEFAULT_OBSERVER_STALL_MS when not given). */
   observerStallMs?: number;
-  /** The clock readiness judges the observer's progress by (the system's when not given). */
-  now?: () => Date;
+  /** The clock allocations, wallets and readiness read the time from (the system's when not given). */
+  clock?: Clock;
 }
 
 /** Builds the allocation service from its ports: mountable on a real server (startService) or an in-memory transport (tests). */
@@ -35,10 +36,7 @@ export function createAllocationService(ports: AllocationPorts) {
   return (router: ConnectRouter) => {
     router.service(
       allocationV1.AllocationService,
-      allocationHandlers(ports.orm, ports.logger, ports.merchants, ports.deriveRange, {
-        observerStallMs: ports.observerStallMs ?? DEFAULT_OBSERVER_STALL_MS,
-        now: ports.now ?? (() => new Date()),
-      }),
+      allocationHandlers(ports.db, ports.logger, ports.merchants, ports.deriveRange, { observerStallMs: ports.observerStallMs, clock: ports.clock }),
     );
   };
 }
@@ -50,19 +48,19 @@ export interface AllocationDeps {
   logger?: Logger;
   /** The merchant's side of readiness (default: the merchants service at MERCHANTS_URL). */
   merchants?: MerchantReadinessSource;
-  /** The clock readiness judges the observer's progress by. */
-  now?: () => Date;
+  /** The clock allocations, wallets and readiness read the time from. */
+  clock?: Clock;
 }
 
 /**
- * The allocation service's composition root: migrations (MIGRATE_ON_BOOT), the
- * ORM, its client of merchants, address derivation on a worker thread, the RPC
+ * The allocation service's composition root: migrations (MIGRATE_ON_BOOT), its
+ * Database, its client of merchants, address derivation on a worker thread, the RPC
  * server with its callers. (The chain observer is its own process: observer-main.ts.)
  */
 export const startService: StartService<AllocationConfig, AllocationDeps> = async (config, deps = {}) => {
   const logger = deps.logger ?? createLogger("allocation", { level: config.LOG_LEVEL, mixin: requestLogFields });
   if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
-  const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
+  const db = await openDatabase(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
   const merchants =
     deps.merchants ??
     merchantReadinessSource(createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL }));
@@ -71,12 +69,12 @@ export const startService: StartService<AllocationConfig, AllocationDeps> = asyn
     name: "allocation",
     services: SERVICE_NAMES,
     routes: createAllocationService({
-      orm,
+      db,
       logger,
       merchants,
       deriveRange: deriver.deriveRange,
       observerStallMs: config.OBSERVER_STALL_MS,
-      now: deps.now,
+      clock: deps.clock,
     }),
     interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)],
     callers: config.SERVICE_CALLER_DIGESTS,
@@ -86,7 +84,7 @@ export const startService: StartService<AllocationConfig, AllocationDeps> = asyn
     logger,
     onClose: async () => {
       await deriver.close();
-      await orm.close();
+      await db.close();
     },
   });
 };

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Client } from "@connectrpc/connect";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
-import { sqlClient, type MikroORM, type SqlClient } from "@payin/db";
+import { database, sql, type Database, type Queryable } from "@payin/db";
 import { allocationBatcher, WalletRepository } from "../src/store/wallet-repository.js";
 import { uuidv7 } from "@payin/ids";
 import { createLogger } from "@payin/logging";
@@ -34,7 +34,7 @@ const merchantSide: MerchantReadinessSource = {
   },
 };
 
-let orm: MikroORM;
+let db: Database;
 let client: Client<typeof AllocationService>;
 
 const devMaster = HDKey.fromMasterSeed(mnemonicToSeedSync("test test test test test test test test test test test junk"));
@@ -46,13 +46,12 @@ function randomXpub(): string {
 }
 
 beforeAll(async () => {
-  const harness = await startServiceHarness({ service: AllocationService, domain: "allocation", ormOptions, routes: (orm, logger) => createAllocationService({ orm, logger, merchants: merchantSide }), reasonCodes });
-  orm = harness.orm;
+  const harness = await startServiceHarness({ service: AllocationService, domain: "allocation", ormOptions, routes: (orm, logger) => createAllocationService({ db: (db = database(orm)), logger, merchants: merchantSide }), reasonCodes });
   client = harness.client;
 });
 
 afterAll(async () => {
-  await orm?.close();
+  await db?.close();
 });
 
 
@@ -157,12 +156,14 @@ describe("AllocationService.AllocateAddress", () => {
     expect(third).toMatchObject({ address: "0x40cba5b7A6dC4fd081e247A64029Cb6B63DFB595", index: 2, derivationPath: "m/44'/60'/7'/0/2" });
 
     // What is stored says the same: the allocations and the pool rows derived ahead.
-    const stored = await orm.em.fork().execute(
-      `select address_index, address, derivation_path from allocations where merchant_uuid = ? order by address_index`,
+    const stored = await db.query(
+      sql<{ derivation_path: string }>(`select address_index, address, derivation_path from allocations where merchant_uuid = $1 order by address_index`),
       [merchantUuid],
     );
     expect(stored.map((r) => r.derivation_path)).toEqual(["m/44'/60'/7'/0/0", "m/44'/60'/7'/0/1", "m/44'/60'/7'/0/2"]);
-    const pool = await orm.em.fork().execute(`select address_index, derivation_path from address_pool where merchant_uuid = ?`, [merchantUuid]);
+    const pool = await db.query(sql<{ address_index: number; derivation_path: string }>(`select address_index, derivation_path from address_pool where merchant_uuid = $1`), [
+      merchantUuid,
+    ]);
     expect(pool.length).toBeGreaterThan(0);
     for (const row of pool) expect(row.derivation_path).toBe(`m/44'/60'/7'/0/${row.address_index}`);
 
@@ -341,10 +342,9 @@ describe("AllocationService.BatchAllocateAddresses", () => {
     const xpub = randomXpub();
     await client.setWallet({ merchantUuid, xpub });
     const names: string[] = [];
-    const real = sqlClient(orm);
-    const sql: SqlClient = { query: (statement, values) => (names.push(statement.name), real.query(statement, values)) };
-    const together = allocationBatcher(sql);
-    const repo = new WalletRepository(() => orm.em.fork(), sql, together);
+    const recording: Queryable = { query: (statement, values) => (names.push(statement.name ?? statement.text), db.query(statement, values)) };
+    const together = allocationBatcher(recording);
+    const repo = new WalletRepository(recording, together);
     const now = new Date();
     const outcomes = await Promise.all(Array.from({ length: 10 }, () => repo.allocate({ merchantUuid, intentUuid: uuidv7(), rail: "bep20", now })));
     expect(names).toEqual(["allocation.allocate-many"]);
@@ -356,8 +356,7 @@ describe("AllocationService.BatchAllocateAddresses", () => {
     const merchantUuid = uuidv7();
     await client.setWallet({ merchantUuid, xpub: randomXpub() });
     const names: string[] = [];
-    const real = sqlClient(orm);
-    const sql: SqlClient = { query: (statement, values) => (names.push(statement.name), real.query(statement, values)) };
+    const recording: Queryable = { query: (statement, values) => (names.push(statement.name ?? statement.text), db.query(statement, values)) };
     const lines: Record<string, unknown>[] = [];
     const logger = createLogger("allocation", { level: "info" }, new Writable({
       write(chunk, _encoding, done) {
@@ -365,7 +364,7 @@ describe("AllocationService.BatchAllocateAddresses", () => {
         done();
       },
     }));
-    const repo = new WalletRepository(() => orm.em.fork(), sql, allocationBatcher(sql, logger));
+    const repo = new WalletRepository(recording, allocationBatcher(recording, logger));
     // The rail column holds 16 characters: a longer one breaks the whole batch, then fails alone.
     for (const round of [0, 1]) {
       const outcomes = await Promise.allSettled(
@@ -387,25 +386,24 @@ describe("AllocationService.BatchAllocateAddresses", () => {
     const merchantB = uuidv7();
     await client.setWallet({ merchantUuid: merchantA, xpub: randomXpub() });
     await client.setWallet({ merchantUuid: merchantB, xpub: randomXpub() });
-    const real = sqlClient(orm);
     const statements: { merchant: string; intents: number }[] = [];
     const running = new Map<string, number>();
     let overlapping = false;
-    const sql: SqlClient = {
-      query: async (statement, values) => {
-        const merchant = values[0] as string;
+    const slow: Queryable = {
+      query: async (statement, values = []) => {
+        const merchant = String(values[0]);
         statements.push({ merchant, intents: Array.isArray(values[1]) ? values[1].length : 1 });
         running.set(merchant, (running.get(merchant) ?? 0) + 1);
         if (running.get(merchant)! > 1) overlapping = true;
         try {
           await new Promise((r) => setTimeout(r, 5)); // a slow commit: the next allocations arrive meanwhile
-          return await real.query(statement, values);
+          return await db.query(statement, values);
         } finally {
           running.set(merchant, running.get(merchant)! - 1);
         }
       },
     };
-    const repo = new WalletRepository(() => orm.em.fork(), sql, allocationBatcher(sql));
+    const repo = new WalletRepository(slow, allocationBatcher(slow));
     const outcomes: Promise<Awaited<ReturnType<typeof repo.allocate>>>[] = [];
     for (let turn = 0; turn < 20; turn++) {
       for (const merchantUuid of [merchantA, merchantA, merchantB]) {
@@ -432,14 +430,13 @@ describe("AllocationService.BatchAllocateAddresses", () => {
  * observation health readiness reads.
  */
 async function observerAdvanced(rail: string, advancedAt: Date | null): Promise<void> {
-  const em = orm.em.fork();
   if (advancedAt === null) {
-    await em.execute(`delete from observer_cursors where rail = ?`, [rail]);
+    await db.query(sql(`delete from observer_cursors where rail = $1`), [rail]);
     return;
   }
-  await em.execute(
-    `insert into observer_cursors (rail, chain_id, genesis_hash, next_block, advanced_at, updated_at) values (?, ?, ?, 100, ?, ?)
-     on conflict (rail) do update set advanced_at = excluded.advanced_at, updated_at = excluded.updated_at`,
+  await db.query(
+    sql(`insert into observer_cursors (rail, chain_id, genesis_hash, next_block, advanced_at, updated_at) values ($1, $2, $3, 100, $4, $5)
+     on conflict (rail) do update set advanced_at = excluded.advanced_at, updated_at = excluded.updated_at`),
     [rail, rail === "bep20" ? 31337 : 31338, `0x${"ab".repeat(32)}`, advancedAt, advancedAt],
   );
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
-import { migrate } from "@payin/db";
+import { migrate, openDatabase, type Database } from "@payin/db";
 import { createLogger } from "@payin/logging";
 import { railsFromEnv } from "@payin/rails";
 import { createTestDatabase } from "@payin/testing";
@@ -18,7 +18,7 @@ import { ormOptions } from "../src/store/orm.js";
  * why, instead of the failure being swallowed.
  */
 let admin: pg.Client | undefined;
-let pool: pg.Pool | undefined;
+let db: Database | undefined;
 let observer: Observer | undefined;
 let health: HealthServer | undefined;
 const role = `observer_${randomBytes(4).toString("hex")}`;
@@ -37,7 +37,7 @@ beforeAll(async () => {
   asRole.username = role;
   asRole.password = password;
 
-  pool = new pg.Pool({ connectionString: url, max: 2, options: "-c search_path=allocation" });
+  db = await openDatabase(ormOptions(url, 2));
   const rails = railsFromEnv({ BEP20_RPC_URL: "http://127.0.0.1:9" });
   const logger = createLogger("observer", { level: "info" }, new Writable({
     write(chunk, _encoding, done) {
@@ -53,7 +53,7 @@ beforeAll(async () => {
   observer = new Observer({
     databaseUrl: asRole.toString(),
     rails,
-    store: new ObservationRepository(pool),
+    store: new ObservationRepository(db),
     payins: { recordObservations: () => Promise.reject(new Error("nothing may be relayed without the relay's lease")) },
     logger,
     readerOf: () => reader,
@@ -66,7 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await health?.close();
   await observer?.stop();
-  await pool?.end();
+  await db?.close();
   if (admin) {
     await admin.query(`drop role ${role}`);
     await admin.end();

@@ -1,10 +1,9 @@
-import { migrate, sqlClient } from "@payin/db";
+import { migrate, openDatabase, type Database } from "@payin/db";
 import { createLogger } from "@payin/logging";
 import { mineBlocks, startAnvil, startLocalChains, transferToken, type AnvilChain, type LocalChains } from "@payin/local-chains";
 import { railsFromEnv, type RailConfig } from "@payin/rails";
 import { startRpcProxy, type RpcProxy } from "@payin/rpc-proxy";
 import { createTestDatabase } from "@payin/testing";
-import { openOrm, type MikroORM } from "@payin/db";
 import pg from "pg";
 import { parseUnits, type Address, type Hex } from "viem";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -29,7 +28,7 @@ import { railControl } from "../src/store/rail-control.js";
 let chains: LocalChains;
 let databaseUrl: string;
 let pool: pg.Pool;
-let orm: MikroORM;
+let db: Database;
 let store: ObservationRepository;
 let bep20: RailConfig;
 const proxies: RpcProxy[] = [];
@@ -40,8 +39,8 @@ beforeAll(async () => {
   databaseUrl = await createTestDatabase("observer_trust");
   await migrate(ormOptions(databaseUrl));
   pool = new pg.Pool({ connectionString: databaseUrl, max: 4, options: "-c search_path=allocation" });
-  orm = await openOrm(ormOptions(databaseUrl, 2));
-  store = new ObservationRepository(pool);
+  db = await openDatabase(ormOptions(databaseUrl, 4));
+  store = new ObservationRepository(db);
   chains = await startLocalChains();
   bep20 = railsFromEnv(chains.env).rails.bep20;
 });
@@ -50,7 +49,7 @@ afterAll(async () => {
   await Promise.all(proxies.map((p) => p.stop()));
   await chains?.stop();
   await pool?.end();
-  await orm?.close();
+  await db?.close();
 });
 
 beforeEach(async () => {
@@ -117,7 +116,7 @@ async function cursorRow(): Promise<{ next_block: string; halted_kind: string | 
 
 /** Whether readiness counts the rail as observed now (allocation's own health source). */
 async function observed(): Promise<boolean> {
-  const advanced = await observerHealth(sqlClient(orm)).lastAdvanced();
+  const advanced = await observerHealth(db).lastAdvanced();
   return advanced.has("bep20");
 }
 
@@ -164,7 +163,7 @@ describe("a transfer counts only once a second endpoint bears it out", () => {
 
     // The endpoint fixed, an operator resumes the rail: it reads on from where it stopped.
     await liar.setFaults({});
-    expect(await railControl(sqlClient(orm)).resume("bep20", new Date())).toMatchObject({ kind: "disagreement" });
+    expect(await railControl(db).resume("bep20", new Date())).toMatchObject({ kind: "disagreement" });
     const after = await o.pass();
     expect(after.kind).toBe("read");
     expect(await observed()).toBe(true);
@@ -203,7 +202,7 @@ describe("a transfer counts only once a second endpoint bears it out", () => {
     expect(await transfersTo(intentUuid)).toEqual([expect.objectContaining({ state: "pending", vanished: false })]);
 
     await witness.setFaults({});
-    await railControl(sqlClient(orm)).resume("bep20", new Date());
+    await railControl(db).resume("bep20", new Date());
     await passUntil(o, async () => (await transfersTo(intentUuid))[0]?.state === "settled");
     expect(await outboxStates(intentUuid)).toEqual(["pending", "settled"]);
   });
@@ -414,7 +413,7 @@ describe("a deep reorganisation loses nothing", () => {
     expect((await o.pass()).kind).toBe("halted");
     expect(await transfersTo(fresh.intentUuid)).toEqual([]);
 
-    await railControl(sqlClient(orm)).resume("bep20", new Date());
+    await railControl(db).resume("bep20", new Date());
     await passUntil(o, async () => (await transfersTo(fresh.intentUuid))[0]?.state === "settled");
     expect(await transfersTo(fresh.intentUuid)).toEqual([expect.objectContaining({ tx_hash: kept, state: "settled" })]);
   });
@@ -435,7 +434,7 @@ describe("a reorganisation deeper than every kept block", () => {
     expect((await cursorRow()).halted_reason).toMatch(/^finality violation: the chain reorganised below its settled block \d+, deeper than every kept block; common ancestor \d+; 1 settled transfer no longer on chain \(orphaned\)/);
     expect(await transfersTo(old.intentUuid)).toEqual([expect.objectContaining({ state: "orphaned", vanished: true })]);
 
-    await railControl(sqlClient(orm)).resume("bep20", new Date());
+    await railControl(db).resume("bep20", new Date());
     await passUntil(o, async () => (await transfersTo(fresh.intentUuid))[0]?.state === "settled", 40);
     expect(await transfersTo(fresh.intentUuid)).toEqual([expect.objectContaining({ tx_hash: kept, state: "settled" })]);
   });

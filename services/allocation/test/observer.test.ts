@@ -1,4 +1,4 @@
-import { migrate } from "@payin/db";
+import { migrate, openDatabase, type Database } from "@payin/db";
 import { createLogger } from "@payin/logging";
 import { compileTestToken, mineBlocks, startLocalChains, transferToken, type LocalChains, type LocalRail } from "@payin/local-chains";
 import { railsFromEnv, type RailsConfig } from "@payin/rails";
@@ -22,6 +22,7 @@ let chains: LocalChains;
 let config: RailsConfig;
 let pool: pg.Pool;
 let store: ObservationRepository;
+let db: Database;
 const logger = createLogger("observer-test", { level: "silent" });
 let nextAddressIndex = 100;
 
@@ -29,7 +30,8 @@ beforeAll(async () => {
   const url = await createTestDatabase("observer");
   await migrate(ormOptions(url));
   pool = new pg.Pool({ connectionString: url, max: 4, options: "-c search_path=allocation" });
-  store = new ObservationRepository(pool);
+  db = await openDatabase(ormOptions(url, 4));
+  store = new ObservationRepository(db);
   chains = await startLocalChains();
   config = railsFromEnv(chains.env);
 });
@@ -37,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await chains?.stop();
   await pool?.end();
+  await db?.close();
 });
 
 function observerOf(rail: "bep20" | "erc20"): RailObserver {

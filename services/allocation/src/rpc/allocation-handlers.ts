@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { sqlClient, type MikroORM } from "@payin/db";
+import { systemClock, type Clock, type Queryable } from "@payin/db";
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { allocationV1 } from "@payin/proto";
@@ -28,22 +28,24 @@ export const MAX_BATCH_ALLOCATIONS = 1000;
 
 /**
  * AllocationService handlers: proto in, domain call, proto out. `deriveRange`
- * derives pool addresses (inline unless startService gives a worker); `readiness`
- * holds how readiness judges the observer's progress.
+ * derives pool addresses (inline unless startService gives a worker);
+ * `observerStallMs` is how long readiness lets the observer go without
+ * progress; `clock` is what every instant (allocations, wallets, readiness) is read from.
  */
 export function allocationHandlers(
-  orm: MikroORM,
+  db: Queryable,
   logger: Logger,
   merchants: MerchantReadinessSource,
   deriveRange: DeriveRange = deriveRangeInline,
-  readiness: Pick<ReadinessDeps, "observerStallMs" | "now"> = { observerStallMs: DEFAULT_OBSERVER_STALL_MS, now: () => new Date() },
+  options: { observerStallMs?: number; clock?: Clock } = {},
 ): ServiceImpl<typeof allocationV1.AllocationService> {
-  const sql = sqlClient(orm);
-  const observation = observerHealth(sql);
-  const allocateTogether = allocationBatcher(sql, logger);
-  const repo = () => new WalletRepository(() => orm.em.fork(), sql, allocateTogether);
+  const clock = options.clock ?? systemClock;
+  const readiness: Pick<ReadinessDeps, "observerStallMs" | "now"> = { observerStallMs: options.observerStallMs ?? DEFAULT_OBSERVER_STALL_MS, now: () => clock.now() };
+  const observation = observerHealth(db);
+  const allocateTogether = allocationBatcher(db, logger);
+  const repo = () => new WalletRepository(db, allocateTogether);
   const pool = new PoolKeeper(repo, (error) => logger.warn({ err: error }, "address pool top-up failed"), deriveRange);
-  const rails = railControl(sql);
+  const rails = railControl(db, () => clock.now().getTime());
   const allocateOne = async (req: allocationV1.AllocateAddressRequest) => {
     // A halted rail credits nothing: no new pay-in is given an address on it (readiness says provider_not_ready).
     if ((await rails.haltedRails()).has(req.rail)) {
@@ -53,7 +55,7 @@ export function allocationHandlers(
       merchantUuid: uuid("merchant_uuid", req.merchantUuid),
       intentUuid: uuid("intent_uuid", req.intentUuid),
       rail: req.rail,
-      now: new Date(),
+      now: clock.now(),
     }, (merchantUuid) => pool.ensure(merchantUuid));
     pool.allocated(allocation.merchantUuid, allocation.index);
     return { address: allocation.address, index: allocation.index, derivationPath: allocation.derivationPath };
@@ -75,13 +77,13 @@ export function allocationHandlers(
     },
     async resumeRail(req, ctx) {
       if (!isRail(req.rail)) throw new DomainError(AllocationReason.InvalidArgument, "rail must be one routing serves (bep20, erc20)");
-      const cleared = await rails.resume(req.rail, new Date());
+      const cleared = await rails.resume(req.rail, clock.now());
       if (cleared) logger.warn({ rail: req.rail, halt: cleared.kind, reason: cleared.reason, caller: callerNameOf(ctx.values) }, "rail resumed by an operator");
       return { resumed: cleared !== null, cleared: haltToPb(cleared) };
     },
     async setWallet(req) {
       const merchantUuid = uuid("merchant_uuid", req.merchantUuid);
-      const wallet = await setWallet(repo(), { merchantUuid, xpub: req.xpub, now: new Date() });
+      const wallet = await setWallet(repo(), { merchantUuid, xpub: req.xpub, now: clock.now() });
       await pool.ensure(merchantUuid); // derive the first addresses now, not on the first pay-in
       return { wallet: walletToPb(wallet) };
     },

@@ -1,4 +1,4 @@
-import type { PreparedStatement, SqlClient } from "@payin/db";
+import { prepared, type Queryable } from "@payin/db";
 import type { ObservationHealthSource } from "../domain/readiness.js";
 
 /**
@@ -10,18 +10,18 @@ import type { ObservationHealthSource } from "../domain/readiness.js";
  * counts as not observed.
  * One row per rail: a tiny read, on every readiness question.
  */
-const OBSERVER_HEALTH: PreparedStatement = {
-  name: "allocation.observer-health",
-  // A halted rail credits nothing: it is not observed, however recently it passed.
-  text: `select rail, advanced_at from observer_cursors where halted_kind is null`,
-};
+// A halted rail credits nothing: it is not observed, however recently it passed.
+const OBSERVER_HEALTH = prepared<{ rail: string; advanced_at: string }>(
+  "allocation.observer-health",
+  `select rail, advanced_at from observer_cursors where halted_kind is null`,
+);
 
 /** ObservationHealthSource on allocation's observer cursors. */
-export function observerHealth(sql: SqlClient): ObservationHealthSource {
+export function observerHealth(db: Queryable): ObservationHealthSource {
   return {
     async lastAdvanced() {
-      const rows = await sql.query(OBSERVER_HEALTH, []);
-      return new Map(rows.map((row) => [row.rail as string, new Date(row.advanced_at as string | Date)]));
+      const rows = await db.query(OBSERVER_HEALTH);
+      return new Map(rows.map((row) => [row.rail, new Date(row.advanced_at)]));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { isNotNullViolation, isUniqueViolation, type EntityManager, type PreparedStatement, type SqlClient } from "@payin/db";
+import { isNotNullViolation, isUniqueViolation, prepared, sql, type Queryable } from "@payin/db";
 import { oncePerCause, type Logger } from "@payin/logging";
 import { coalesceByGroup } from "@payin/rpc";
 import type { DerivedAddress } from "../domain/hd.js";
@@ -9,25 +9,45 @@ const ADDRESS_KEY = "allocations_address_key";
 /** The primary key of allocations: one address per intent. */
 const INTENT_KEY = "allocations_pkey";
 
-function walletFromRow(row: Record<string, unknown>): Wallet {
+/** A wallets row, as the driver answers it (timestamps as text). */
+interface WalletRow {
+  merchant_uuid: string;
+  xpub: string;
+  next_index: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The allocation columns ALLOCATE returns (a `select *` of allocations has these and more). */
+interface AllocationRow {
+  intent_uuid: string;
+  merchant_uuid: string;
+  address_index: number;
+  address: string;
+  rail: Rail;
+  derivation_path: string;
+  created_at: string;
+}
+
+function walletFromRow(row: WalletRow): Wallet {
   return {
-    merchantUuid: row.merchant_uuid as string,
-    xpub: row.xpub as string,
-    nextIndex: Number(row.next_index),
-    createdAt: new Date(row.created_at as string | Date),
-    updatedAt: new Date(row.updated_at as string | Date),
+    merchantUuid: row.merchant_uuid,
+    xpub: row.xpub,
+    nextIndex: row.next_index,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
   };
 }
 
-function allocationFromRow(row: Record<string, unknown>): Allocation {
+function allocationFromRow(row: AllocationRow): Allocation {
   return {
-    intentUuid: row.intent_uuid as string,
-    merchantUuid: row.merchant_uuid as string,
-    index: Number(row.address_index),
-    address: row.address as string,
-    rail: row.rail as Rail,
-    derivationPath: row.derivation_path as string,
-    createdAt: new Date(row.created_at as string | Date),
+    intentUuid: row.intent_uuid,
+    merchantUuid: row.merchant_uuid,
+    index: row.address_index,
+    address: row.address,
+    rail: row.rail,
+    derivationPath: row.derivation_path,
+    createdAt: new Date(row.created_at),
   };
 }
 
@@ -44,9 +64,9 @@ function allocationFromRow(row: Record<string, unknown>): Allocation {
  * change result type") when a migration adds a column under a running process.
  * Also run as is by tools/bench (B1).
  */
-export const ALLOCATE: PreparedStatement = {
-  name: "allocation.allocate",
-  text: `with w as (
+export const ALLOCATE = prepared<AllocationRow>(
+  "allocation.allocate",
+  `with w as (
            update wallets set next_index = next_index + 1 where merchant_uuid = $1
            returning merchant_uuid, xpub, next_index - 1 as idx)
          insert into allocations (intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at)
@@ -54,7 +74,7 @@ export const ALLOCATE: PreparedStatement = {
            from w left join address_pool p
              on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.idx
          returning intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at`,
-};
+);
 
 /**
  * ALLOCATE for several intents of one merchant: the counter moves by their
@@ -62,9 +82,9 @@ export const ALLOCATE: PreparedStatement = {
  * order given. Any failure (a missing pool row, an intent that already has an
  * address) aborts the whole statement, bump included; no wallet inserts nothing.
  */
-const ALLOCATE_MANY: PreparedStatement = {
-  name: "allocation.allocate-many",
-  text: `with w as (
+const ALLOCATE_MANY = prepared<AllocationRow>(
+  "allocation.allocate-many",
+  `with w as (
            update wallets set next_index = next_index + cardinality($2::uuid[]) where merchant_uuid = $1
            returning merchant_uuid, xpub, next_index - cardinality($2::uuid[]) as first_idx),
          r as (
@@ -75,7 +95,7 @@ const ALLOCATE_MANY: PreparedStatement = {
            from w cross join r left join address_pool p
              on p.merchant_uuid = w.merchant_uuid and p.xpub = w.xpub and p.address_index = w.first_idx + r.n
          returning intent_uuid, merchant_uuid, address_index, address, rail, derivation_path, created_at`,
-};
+);
 
 export interface AllocationRequest {
   merchantUuid: string;
@@ -97,7 +117,7 @@ export interface AllocationRequest {
  * when it is part of the work (the pool ran out, an intent already has its
  * address), at warn otherwise, so a broken batch path does not go unseen.
  */
-export function allocationBatcher(sql: SqlClient, logger?: Logger): (request: AllocationRequest) => Promise<Allocation | null> {
+export function allocationBatcher(db: Queryable, logger?: Logger): (request: AllocationRequest) => Promise<Allocation | null> {
   const fellBack = logger
     ? oncePerCause(logger, "a batched allocation failed; its addresses are allocated one statement each", {
         // NOT NULL: no pre-derived address at an index (the pool is topped up alone); unique: a retried intent.
@@ -112,8 +132,8 @@ export function allocationBatcher(sql: SqlClient, logger?: Logger): (request: Al
       if (new Set(intents).size !== intents.length) return requests.map(() => null);
       const allocated = new Map<string, Allocation>();
       try {
-        const rows = await sql.query(ALLOCATE_MANY, [merchantUuid, intents, requests.map((r) => r.rail), requests[0]!.now]);
-        for (const row of rows) allocated.set(row.intent_uuid as string, allocationFromRow(row));
+        const rows = await db.query(ALLOCATE_MANY, [merchantUuid, intents, requests.map((r) => r.rail), requests[0]!.now]);
+        for (const row of rows) allocated.set(row.intent_uuid, allocationFromRow(row));
       } catch (error) {
         // Each is retried alone, which gives each its own outcome.
         fellBack(error, { rows: requests.length });
@@ -124,54 +144,59 @@ export function allocationBatcher(sql: SqlClient, logger?: Logger): (request: Al
   );
 }
 
+/** Sets a merchant's key (see WalletRepository.upsert). */
+const UPSERT_WALLET = sql<WalletRow>(`with w as (
+         insert into wallets (merchant_uuid, xpub, next_index, created_at, updated_at)
+         select $1, $2, 0, $3, $4
+         where not exists (select 1 from wallets where xpub = $5 and merchant_uuid <> $6)
+         on conflict (merchant_uuid) do update set xpub = excluded.xpub, updated_at = excluded.updated_at
+         returning *),
+       stale as (delete from address_pool ap using w where ap.merchant_uuid = w.merchant_uuid and ap.xpub <> w.xpub)
+       select * from w`);
+
+const FIND_WALLET = sql<WalletRow>(`select * from wallets where merchant_uuid = $1`);
+
+const POOL_HIGH = sql<{ high: number }>(`select coalesce(max(address_index), -1) as high from address_pool where merchant_uuid = $1 and xpub = $2`);
+
+/** Drops the pool rows below the committed counter ($2: consumed by allocations) and adds the derived ones. */
+const FILL_POOL = sql(`with consumed as (delete from address_pool where merchant_uuid = $1 and address_index < $2)
+       insert into address_pool (merchant_uuid, xpub, address_index, address, derivation_path)
+       select $3, $4, t.address_index, t.address, t.derivation_path
+         from unnest($5::int[], $6::text[], $7::text[]) as t(address_index, address, derivation_path)
+       on conflict do nothing`);
+
+const FIND_ALLOCATION = sql<AllocationRow>(`select * from allocations where intent_uuid = $1`);
+
 /**
- * WalletStore on PostgreSQL, one per request: the SqlClient (the ORM's pool) runs
- * the allocation itself; an EntityManager is forked only when another operation
- * needs one, so the create path forks none.
+ * WalletStore on PostgreSQL: each operation one statement on the service's
+ * Database (the allocation itself prepared, as on every pay-in create).
  */
 export class WalletRepository implements WalletStore {
-  private forked: EntityManager | undefined;
-
   constructor(
-    private readonly fork: () => EntityManager,
-    private readonly sql: SqlClient,
+    private readonly db: Queryable,
     /** Shared by the process's repositories (allocationBatcher); none: every allocation alone. */
     private readonly allocateTogether?: (request: AllocationRequest) => Promise<Allocation | null>,
   ) {}
-
-  private get em(): EntityManager {
-    return (this.forked ??= this.fork());
-  }
 
   async upsert(merchantUuid: string, xpub: string, now: Date): Promise<Wallet | null> {
     // One statement. The guard against another merchant holding the key is a
     // read, so two merchants registering one key at the same instant could both
     // pass it; the unique address constraint still stops a double hand-out.
     // Replacing the key also drops the addresses pre-derived from the old one.
-    const rows = await this.em.execute(
-      `with w as (
-         insert into wallets (merchant_uuid, xpub, next_index, created_at, updated_at)
-         select ?, ?, 0, ?, ?
-         where not exists (select 1 from wallets where xpub = ? and merchant_uuid <> ?)
-         on conflict (merchant_uuid) do update set xpub = excluded.xpub, updated_at = excluded.updated_at
-         returning *),
-       stale as (delete from address_pool ap using w where ap.merchant_uuid = w.merchant_uuid and ap.xpub <> w.xpub)
-       select * from w`,
-      [merchantUuid, xpub, now, now, xpub, merchantUuid],
-    );
-    return rows[0] ? walletFromRow(rows[0]) : null;
+    const [row] = await this.db.query(UPSERT_WALLET, [merchantUuid, xpub, now, now, xpub, merchantUuid]);
+    return row ? walletFromRow(row) : null;
   }
 
   async find(merchantUuid: string): Promise<Wallet | null> {
-    const rows = await this.em.execute(`select * from wallets where merchant_uuid = ?`, [merchantUuid]);
-    return rows[0] ? walletFromRow(rows[0]) : null;
+    const [row] = await this.db.query(FIND_WALLET, [merchantUuid]);
+    return row ? walletFromRow(row) : null;
   }
 
   async allocate(input: AllocationRequest): Promise<AllocateOutcome> {
     const together = await this.allocateTogether?.(input);
     if (together) return { kind: "allocated", allocation: together };
     try {
-      const rows = await this.sql.query(ALLOCATE, [input.merchantUuid, input.intentUuid, input.rail, input.now]);
+      const rows = await this.db.query(ALLOCATE, [input.merchantUuid, input.intentUuid, input.rail, input.now]);
       if (rows[0]) return { kind: "allocated", allocation: allocationFromRow(rows[0]) };
     } catch (error) {
       if (isUniqueViolation(error, INTENT_KEY)) {
@@ -190,35 +215,24 @@ export class WalletRepository implements WalletStore {
   }
 
   async poolHigh(merchantUuid: string, xpub: string): Promise<number> {
-    const rows = await this.em.execute(
-      `select coalesce(max(address_index), -1) as high from address_pool where merchant_uuid = ? and xpub = ?`,
-      [merchantUuid, xpub],
-    );
-    return Number(rows[0]?.high ?? -1);
+    const [row] = await this.db.query(POOL_HIGH, [merchantUuid, xpub]);
+    return row?.high ?? -1;
   }
 
   async fillPool(merchantUuid: string, xpub: string, addresses: DerivedAddress[], consumedBelow: number): Promise<void> {
-    // Rows below the committed counter were consumed by allocations: drop them.
-    await this.em.execute(
-      `with consumed as (delete from address_pool where merchant_uuid = ? and address_index < ?)
-       insert into address_pool (merchant_uuid, xpub, address_index, address, derivation_path)
-       select ?, ?, t.address_index, t.address, t.derivation_path
-         from unnest(?::int[], ?::text[], ?::text[]) as t(address_index, address, derivation_path)
-       on conflict do nothing`,
-      [
-        merchantUuid,
-        consumedBelow,
-        merchantUuid,
-        xpub,
-        `{${addresses.map((a) => a.index).join(",")}}`,
-        `{${addresses.map((a) => a.address).join(",")}}`,
-        `{${addresses.map((a) => `"${a.derivationPath}"`).join(",")}}`,
-      ],
-    );
+    await this.db.query(FILL_POOL, [
+      merchantUuid,
+      consumedBelow,
+      merchantUuid,
+      xpub,
+      addresses.map((a) => a.index),
+      addresses.map((a) => a.address),
+      addresses.map((a) => a.derivationPath),
+    ]);
   }
 
   private async findAllocation(intentUuid: string): Promise<Allocation | null> {
-    const rows = await this.em.execute(`select * from allocations where intent_uuid = ?`, [intentUuid]);
-    return rows[0] ? allocationFromRow(rows[0]) : null;
+    const [row] = await this.db.query(FIND_ALLOCATION, [intentUuid]);
+    return row ? allocationFromRow(row) : null;
   }
 }
