@@ -1,6 +1,6 @@
 import type { Client, ConnectRouter } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
-import { migrate, openOrm } from "@payin/db";
+import { migrate, openDatabase, type Clock } from "@payin/db";
 import { createLogger, oncePerCause, type Logger } from "@payin/logging";
 import { allocationV1, merchantsV1, payinsV1 } from "@payin/proto";
 import { createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
@@ -16,7 +16,7 @@ import { ormOptions } from "./store/orm.js";
 
 export const SERVICE_NAMES = [payinsV1.PayinsService.typeName];
 
-/** What the payins service is built from: the database, the logger, the merchant directory and the address allocator. */
+/** What the payins service is built from: the database, the logger, the merchant directory, the address allocator and the clock. */
 export type PayinsPorts = PayinsDeps;
 
 /** Builds the payins service from its ports: mountable on a real server (startService) or an in-memory transport (tests). */
@@ -35,17 +35,19 @@ export interface PayinsServiceDeps {
   merchants?: Client<typeof merchantsV1.MerchantsService>;
   /** The allocation service (default: a client of ALLOCATION_URL). */
   allocation?: Client<typeof allocationV1.AllocationService>;
+  /** The clock creates, observations and checkout sessions read the time from (default: the system's). */
+  clock?: Clock;
 }
 
 /**
- * The payins service's composition root: migrations (MIGRATE_ON_BOOT), the ORM,
+ * The payins service's composition root: migrations (MIGRATE_ON_BOOT), its Database,
  * its clients of merchants and allocation, merchants' pay-in contexts kept
  * while their feed is followed, the RPC server with its callers.
  */
 export const startService: StartService<PayinsConfig, PayinsServiceDeps> = async (config, deps = {}) => {
   const logger = deps.logger ?? createLogger("payins", { level: config.LOG_LEVEL, mixin: requestLogFields });
   if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
-  const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
+  const db = await openDatabase(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
   const merchants =
     deps.merchants ?? createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
   const allocation =
@@ -75,8 +77,9 @@ export const startService: StartService<PayinsConfig, PayinsServiceDeps> = async
     name: "payins",
     services: SERVICE_NAMES,
     routes: createPayinsService({
-      orm,
+      db,
       logger,
+      clock: deps.clock,
       merchants: contexts,
       allocator: addressAllocator(allocation),
       rails: config.rails,
@@ -90,7 +93,7 @@ export const startService: StartService<PayinsConfig, PayinsServiceDeps> = async
     logger,
     onClose: async () => {
       await feed?.close();
-      await orm.close();
+      await db.close();
     },
   });
 };

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, openOrm, sqlClient, type MikroORM } from "@payin/db";
+import { database, migrate, openOrm, type MikroORM } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import { createTestDatabase } from "@payin/testing";
@@ -19,7 +19,7 @@ describe("a create retried after it failed past its allocation", () => {
     const url = await createTestDatabase("payins_retry");
     await migrate(ormOptions(url));
     orm = await openOrm(ormOptions(url, 4));
-    repo = new PayInRepository(sqlClient(orm));
+    repo = new PayInRepository(database(orm));
   });
   afterAll(async () => {
     await orm?.close();

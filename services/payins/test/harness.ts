@@ -1,5 +1,5 @@
 import type { Client } from "@connectrpc/connect";
-import type { MikroORM } from "@payin/db";
+import { database, type Database, type MikroORM } from "@payin/db";
 import { payinsV1 } from "@payin/proto";
 import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import { startServiceHarness } from "@payin/testing";
@@ -19,13 +19,14 @@ export async function startPayinsHarness(ports: {
   allocator: AddressAllocator;
   checkoutPaymentWindowS?: number;
   rails?: RailMinimums;
-}): Promise<{ orm: MikroORM; client: Client<typeof payinsV1.PayinsService> }> {
+}): Promise<{ orm: MikroORM; db: Database; client: Client<typeof payinsV1.PayinsService> }> {
+  let db!: Database;
   const harness = await startServiceHarness({
     service: payinsV1.PayinsService,
     domain: "payins",
     ormOptions,
-    routes: (orm, logger) => createPayinsService({ orm, logger, rails: payableTermsOf(railsFromEnv({})), ...ports }),
+    routes: (orm, logger) => createPayinsService({ db: (db = database(orm)), logger, rails: payableTermsOf(railsFromEnv({})), ...ports }),
     reasonCodes: serviceReasonCodes,
   });
-  return { orm: harness.orm, client: harness.client };
+  return { orm: harness.orm, db, client: harness.client };
 }

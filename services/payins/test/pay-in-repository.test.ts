@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, openOrm, sqlClient, type MikroORM, type SqlClient } from "@payin/db";
+import { database, migrate, openOrm, type MikroORM, type Queryable } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { createLogger } from "@payin/logging";
 import { createTestDatabase } from "@payin/testing";
@@ -19,7 +19,7 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
     const url = await createTestDatabase("payins_repo");
     await migrate(ormOptions(url));
     orm = await openOrm(ormOptions(url, 4));
-    repo = new PayInRepository(sqlClient(orm));
+    repo = new PayInRepository(database(orm));
   });
   afterAll(async () => {
     await orm?.close();
@@ -116,9 +116,9 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
     const holder = await repo.claimKey({ merchantUuid: merchant, key: "racy", requestHash: hash("a"), newIntentUuid: uuidv7(), now: new Date() });
     if (holder.kind !== "claimed") throw new Error("not claimed");
     // The holder gives the key up just after this request's claim found it held.
-    const real = sqlClient(orm);
+    const real = database(orm);
     let released = false;
-    const sql: SqlClient = {
+    const sql: Queryable = {
       query: async (statement, values) => {
         if (statement.name === "payins.read-key" && !released) {
           released = await repo.releaseKey(merchant, "racy", holder);
@@ -184,8 +184,8 @@ describe("PayInRepository (prepared statements on PostgreSQL)", () => {
     const recorded = () => {
       const names: string[] = [];
       const lines: Record<string, unknown>[] = [];
-      const real = sqlClient(orm);
-      const sql: SqlClient = { query: (statement, values) => (names.push(statement.name), real.query(statement, values)) };
+      const real = database(orm);
+      const sql: Queryable = { query: (statement, values) => (names.push(statement.name ?? statement.text), real.query(statement, values)) };
       const logger = createLogger("payins", { level: "info" }, new Writable({
         write(chunk, _encoding, done) {
           lines.push(JSON.parse(String(chunk)) as Record<string, unknown>);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import pg from "pg";
 import { deriveCredential } from "@payin/config";
-import { migrate, openOrm, sqlClient, type MikroORM } from "@payin/db";
+import { database, migrate, openOrm, type MikroORM } from "@payin/db";
 import { DomainError } from "@payin/errors";
 import { uuidv7 } from "@payin/ids";
 import { payableTermsOf, railsFromEnv } from "@payin/rails";
@@ -97,7 +97,7 @@ beforeAll(async () => {
   const merchants = createServiceClient(MerchantsService, { baseUrl, serviceToken: deriveCredential(master, "payins") });
   await migrate(ormOptions(payinsDb));
   orm = await openOrm(ormOptions(payinsDb, 4));
-  repo = new PayInRepository(sqlClient(orm));
+  repo = new PayInRepository(database(orm));
   const source = merchantDirectory(merchants);
   const counting: MerchantDirectory = {
     payinContext: (merchantUuid, jurisdiction) => {

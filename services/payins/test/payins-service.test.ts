@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@connectrpc/connect";
-import { sqlClient, type MikroORM } from "@payin/db";
+import type { MikroORM } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { payinsV1 } from "@payin/proto";
 import { Code, ConnectError, reasonOf } from "@payin/rpc";
@@ -26,8 +26,9 @@ let client: Client<typeof payinsV1.PayinsService>;
 let repo: PayInRepository;
 
 beforeAll(async () => {
-  ({ orm, client } = await startPayinsHarness({ merchants, allocator }));
-  repo = new PayInRepository(sqlClient(orm));
+  const harness = await startPayinsHarness({ merchants, allocator });
+  ({ orm, client } = harness);
+  repo = new PayInRepository(harness.db);
 });
 
 afterAll(async () => {

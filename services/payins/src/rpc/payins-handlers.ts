@@ -1,5 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { sqlClient, type MikroORM } from "@payin/db";
+import { systemClock, type Clock, type Database } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7, isUuid } from "@payin/ids";
 import { payInStatusName, payinsV1 } from "@payin/proto";
@@ -27,7 +27,8 @@ import { getCheckoutByToken, getCheckoutsByToken, startCheckout } from "../domai
 import { checkoutSessionToPb } from "./mappers.js";
 
 export interface PayinsDeps {
-  orm: MikroORM;
+  /** The payins schema (openDatabase of @payin/db). */
+  db: Database;
   logger: Logger;
   merchants: MerchantDirectory;
   allocator: AddressAllocator;
@@ -38,6 +39,8 @@ export interface PayinsDeps {
   rails: RailMinimums;
   /** Payment window of new checkout sessions, in seconds (default 30 minutes). */
   checkoutPaymentWindowS?: number;
+  /** What creates, observations and checkout sessions read the time from (the system's when not given). */
+  clock?: Clock;
 }
 
 /** Most creates in one BatchCreatePayInIntents call. */
@@ -47,24 +50,26 @@ export const MAX_OBSERVATIONS = 1000;
 
 /** PayinsService handlers: proto in, domain call, proto out. */
 export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.PayinsService> {
-  const store = new PayInRepository(sqlClient(deps.orm), deps.logger);
+  const clock = deps.clock ?? systemClock;
+  const now = () => clock.now();
+  const store = new PayInRepository(deps.db, deps.logger);
   const repo = () => store;
-  const observations = observationStore(deps.orm);
-  const checkouts = new CheckoutRepository(sqlClient(deps.orm));
+  const observations = observationStore(deps.db);
+  const checkouts = new CheckoutRepository(deps.db);
   const createDeps = {
     store,
     merchants: deps.merchants,
     allocator: deps.allocator,
     rails: deps.rails,
     newUuid: uuidv7,
-    now: () => new Date(),
+    now,
     onReleaseError: (error: unknown) => deps.logger.warn({ err: error }, "could not release an idempotency key; its lease will"),
   };
   const startDeps = {
     checkouts,
     intents: store,
     create: createDeps,
-    now: () => new Date(),
+    now,
     sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
   };
   const withIntent = (record: Parameters<typeof checkoutSessionToPb>[0], intent: PayInIntent | null) => ({
@@ -122,7 +127,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
         throw new DomainError(PayinsReason.ValidationError, `a call records 1 to ${MAX_OBSERVATIONS} observations`);
       }
       const parsed = req.observations.map(observationFromPb);
-      const states = await recordObservations(observations, parsed, new Date());
+      const states = await recordObservations(observations, parsed, now());
       return {
         intents: states.map((s) => ({ intentUuid: s.intentUuid, known: s.known, expiresAt: s.expiresAt ? toTimestamp(s.expiresAt) : undefined, paid: s.paid })),
       };
@@ -138,7 +143,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
         {
           store: checkouts,
           newUuid: uuidv7,
-          now: () => new Date(),
+          now,
           paymentWindowS: deps.checkoutPaymentWindowS ?? DEFAULT_PAYMENT_WINDOW_S,
           rails: deps.rails,
         },
@@ -163,7 +168,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
       return { sessions: records.map(checkoutSessionToPb), total: BigInt(total) };
     },
     async disableCheckoutSession(req) {
-      return { session: checkoutSessionToPb(await disableCheckoutSession(checkouts, req.merchantUuid, req.checkoutUuid, new Date())) };
+      return { session: checkoutSessionToPb(await disableCheckoutSession(checkouts, req.merchantUuid, req.checkoutUuid, now())) };
     },
     async getCheckoutByToken(req) {
       const { record, intent } = await getCheckoutByToken(startDeps, req.token);

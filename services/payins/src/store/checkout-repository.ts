@@ -1,9 +1,8 @@
-import type { PreparedStatement, SqlClient } from "@payin/db";
+import { prepared, type Queryable } from "@payin/db";
 import type { Asset, Rail } from "@payin/money";
 import type { CheckoutPair, CheckoutRecord, CheckoutSession, CheckoutStore, StartTerms, StoredCheckoutState } from "../domain/checkout-session.js";
 import type { PayInStatus } from "../domain/pay-in-intent.js";
 
-type Row = Record<string, unknown>;
 
 /** A session's columns (alias s) with its intent's status (alias i). */
 const COLUMNS = `s.uuid, s.merchant_uuid, s.reference, s.description, s.amount::text as amount, s.pairs, s.jurisdiction, s.state,
@@ -11,137 +10,165 @@ const COLUMNS = `s.uuid, s.merchant_uuid, s.reference, s.description, s.amount::
   i.status as intent_status`;
 const FROM = `checkout_sessions s left join pay_in_intents i on i.intent_uuid = s.intent_uuid`;
 
-const date = (value: unknown) => new Date(value as string | Date);
-
-function toRecord(row: Row): CheckoutRecord {
-  const session: CheckoutSession = {
-    checkoutUuid: row.uuid as string,
-    merchantUuid: row.merchant_uuid as string,
-    reference: (row.reference as string | null) ?? null,
-    description: (row.description as string | null) ?? null,
-    amount: row.amount as string,
-    pairs: row.pairs as CheckoutPair[],
-    jurisdiction: row.jurisdiction as string,
-    state: row.state as StoredCheckoutState,
-    intentUuid: (row.intent_uuid as string | null) ?? null,
-    paymentWindowS: row.payment_window_s as number,
-    createdAt: date(row.created_at),
-    updatedAt: date(row.updated_at),
-  };
-  const start: StartTerms | null = row.start_claimed_at
-    ? { asset: row.start_asset as Asset, rail: row.start_rail as Rail, expiresAt: date(row.start_expires_at), claimedAt: date(row.start_claimed_at) }
-    : null;
-  return { session, intentStatus: (row.intent_status as PayInStatus | null) ?? null, start };
+/** A row of COLUMNS, as the driver answers it (numeric and timestamps as text, jsonb parsed). */
+interface SessionRow {
+  uuid: string;
+  merchant_uuid: string;
+  reference: string | null;
+  description: string | null;
+  amount: string;
+  pairs: CheckoutPair[];
+  jurisdiction: string;
+  state: StoredCheckoutState;
+  intent_uuid: string | null;
+  payment_window_s: number;
+  /** The start's terms: all four set, or all null. */
+  start_asset: Asset | null;
+  start_rail: Rail | null;
+  start_expires_at: string | null;
+  start_claimed_at: string | null;
+  created_at: string;
+  updated_at: string;
+  intent_status: PayInStatus | null;
 }
 
-const INSERT: PreparedStatement = {
-  name: "payins.checkout-insert",
-  text: `insert into checkout_sessions (uuid, merchant_uuid, token_hash, reference, description, amount, pairs, jurisdiction, state,
+/** COLUMNS of a left join that found no session: all null. */
+type MaybeSessionRow = { [K in keyof SessionRow]: SessionRow[K] | null };
+
+function foundSession<R extends MaybeSessionRow>(row: R): row is R & SessionRow {
+  return row.uuid !== null;
+}
+
+function toRecord(row: SessionRow): CheckoutRecord {
+  const session: CheckoutSession = {
+    checkoutUuid: row.uuid,
+    merchantUuid: row.merchant_uuid,
+    reference: row.reference,
+    description: row.description,
+    amount: row.amount,
+    pairs: row.pairs,
+    jurisdiction: row.jurisdiction,
+    state: row.state,
+    intentUuid: row.intent_uuid,
+    paymentWindowS: row.payment_window_s,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+  const start: StartTerms | null =
+    row.start_claimed_at && row.start_asset && row.start_rail && row.start_expires_at
+      ? { asset: row.start_asset, rail: row.start_rail, expiresAt: new Date(row.start_expires_at), claimedAt: new Date(row.start_claimed_at) }
+      : null;
+  return { session, intentStatus: row.intent_status, start };
+}
+
+const INSERT = prepared(
+  "payins.checkout-insert",
+  `insert into checkout_sessions (uuid, merchant_uuid, token_hash, reference, description, amount, pairs, jurisdiction, state,
            payment_window_s, created_at, updated_at)
          values ($1, $2, $3, $4, $5, $6::numeric, $7::jsonb, $8, 'open', $9, $10, $10)`,
-};
+);
 
-const GET: PreparedStatement = {
-  name: "payins.checkout-get",
-  text: `select ${COLUMNS} from ${FROM} where s.uuid = $1 and s.merchant_uuid = $2`,
-};
+const GET = prepared<SessionRow>(
+  "payins.checkout-get",
+  `select ${COLUMNS} from ${FROM} where s.uuid = $1 and s.merchant_uuid = $2`,
+);
 
-const GET_BY_TOKEN: PreparedStatement = {
-  name: "payins.checkout-get-by-token",
-  text: `select ${COLUMNS} from ${FROM} where s.token_hash = $1`,
-};
+const GET_BY_TOKEN = prepared<SessionRow>(
+  "payins.checkout-get-by-token",
+  `select ${COLUMNS} from ${FROM} where s.token_hash = $1`,
+);
 
-const GET_MANY_BY_TOKEN: PreparedStatement = {
-  name: "payins.checkout-get-many-by-token",
-  text: `select s.token_hash, ${COLUMNS} from ${FROM} where s.token_hash = any($1::bpchar[])`,
-};
+const GET_MANY_BY_TOKEN = prepared<SessionRow & { token_hash: string }>(
+  "payins.checkout-get-many-by-token",
+  `select s.token_hash, ${COLUMNS} from ${FROM} where s.token_hash = any($1::bpchar[])`,
+);
 
-const LIST: PreparedStatement = {
-  name: "payins.checkout-list",
-  text: `select (select count(*) from checkout_sessions where merchant_uuid = $1)::bigint as total, page.*
+const LIST = prepared<MaybeSessionRow & { total: string }>(
+  "payins.checkout-list",
+  `select (select count(*) from checkout_sessions where merchant_uuid = $1)::bigint as total, page.*
          from (select 1) one
          left join lateral (
            select ${COLUMNS} from ${FROM} where s.merchant_uuid = $1
             order by s.created_at desc, s.uuid desc limit $2 offset $3
          ) page on true`,
-};
+);
 
 /** Disables an open session that no start has used. */
-const DISABLE: PreparedStatement = {
-  name: "payins.checkout-disable",
-  text: `update checkout_sessions set state = 'disabled', updated_at = $3
+const DISABLE = prepared<{ disabled: number }>(
+  "payins.checkout-disable",
+  `update checkout_sessions set state = 'disabled', updated_at = $3
           where uuid = $1 and merchant_uuid = $2 and state = 'open' and intent_uuid is null and start_claimed_at is null
           returning 1 as disabled`,
-};
+);
 
 /** Fixes a start's terms ($2–$5) unless a start got there first ($6: the claim replaced, or null). */
-const CLAIM_TERMS: PreparedStatement = {
-  name: "payins.checkout-claim-terms",
-  text: `update checkout_sessions
+const CLAIM_TERMS = prepared<{ claimed: number }>(
+  "payins.checkout-claim-terms",
+  `update checkout_sessions
             set start_asset = $2, start_rail = $3, start_expires_at = $4, start_claimed_at = $5, updated_at = $5
           where uuid = $1 and state = 'open' and intent_uuid is null
             and start_claimed_at is not distinct from $6::timestamptz
           returning 1 as claimed`,
-};
+);
 
-const RELEASE_TERMS: PreparedStatement = {
-  name: "payins.checkout-release-terms",
-  text: `update checkout_sessions set start_asset = null, start_rail = null, start_expires_at = null, start_claimed_at = null
+const RELEASE_TERMS = prepared(
+  "payins.checkout-release-terms",
+  `update checkout_sessions set start_asset = null, start_rail = null, start_expires_at = null, start_claimed_at = null
           where uuid = $1 and start_claimed_at = $2 and intent_uuid is null`,
-};
+);
 
-const LINK: PreparedStatement = {
-  name: "payins.checkout-link",
-  text: `update checkout_sessions set state = 'started', intent_uuid = $2, updated_at = $3
+const LINK = prepared<{ linked: number }>(
+  "payins.checkout-link",
+  `update checkout_sessions set state = 'started', intent_uuid = $2, updated_at = $3
           where uuid = $1 and state <> 'disabled' and (intent_uuid is null or intent_uuid = $2)
           returning 1 as linked`,
-};
+);
 
 /** CheckoutStore on PostgreSQL: one prepared statement per operation. */
 export class CheckoutRepository implements CheckoutStore {
-  constructor(private readonly sql: SqlClient) {}
+  constructor(private readonly db: Queryable) {}
 
   async insert(s: CheckoutSession, tokenHash: string): Promise<void> {
-    await this.sql.query(INSERT, [
+    await this.db.query(INSERT, [
       s.checkoutUuid, s.merchantUuid, tokenHash, s.reference, s.description, s.amount,
       JSON.stringify(s.pairs.map((p) => ({ asset: p.asset, rail: p.rail }))), s.jurisdiction, s.paymentWindowS, s.createdAt,
     ]);
   }
 
   async get(merchantUuid: string, checkoutUuid: string): Promise<CheckoutRecord | null> {
-    const [row] = await this.sql.query(GET, [checkoutUuid, merchantUuid]);
+    const [row] = await this.db.query(GET, [checkoutUuid, merchantUuid]);
     return row ? toRecord(row) : null;
   }
 
   async getByTokenHash(tokenHash: string): Promise<CheckoutRecord | null> {
-    const [row] = await this.sql.query(GET_BY_TOKEN, [tokenHash]);
+    const [row] = await this.db.query(GET_BY_TOKEN, [tokenHash]);
     return row ? toRecord(row) : null;
   }
 
   async getManyByTokenHash(tokenHashes: readonly string[]): Promise<Map<string, CheckoutRecord>> {
-    const rows = await this.sql.query(GET_MANY_BY_TOKEN, [tokenHashes]);
-    return new Map(rows.map((row) => [String(row.token_hash), toRecord(row)]));
+    const rows = await this.db.query(GET_MANY_BY_TOKEN, [tokenHashes]);
+    return new Map(rows.map((row) => [row.token_hash, toRecord(row)]));
   }
 
   async list(merchantUuid: string, limit: number, offset: number): Promise<{ records: CheckoutRecord[]; total: number }> {
-    const rows = await this.sql.query(LIST, [merchantUuid, limit, offset]);
-    return { records: rows.filter((row) => row.uuid !== null).map(toRecord), total: Number(rows[0]?.total ?? 0) };
+    const rows = await this.db.query(LIST, [merchantUuid, limit, offset]);
+    return { records: rows.filter(foundSession).map(toRecord), total: Number(rows[0]?.total ?? 0) };
   }
 
   async disable(merchantUuid: string, checkoutUuid: string, now: Date): Promise<boolean> {
-    return (await this.sql.query(DISABLE, [checkoutUuid, merchantUuid, now])).length > 0;
+    return (await this.db.query(DISABLE, [checkoutUuid, merchantUuid, now])).length > 0;
   }
 
   async claimTerms(checkoutUuid: string, terms: StartTerms, previous: Date | null): Promise<boolean> {
-    const rows = await this.sql.query(CLAIM_TERMS, [checkoutUuid, terms.asset, terms.rail, terms.expiresAt, terms.claimedAt, previous]);
+    const rows = await this.db.query(CLAIM_TERMS, [checkoutUuid, terms.asset, terms.rail, terms.expiresAt, terms.claimedAt, previous]);
     return rows.length > 0;
   }
 
   async releaseTerms(checkoutUuid: string, claimedAt: Date): Promise<void> {
-    await this.sql.query(RELEASE_TERMS, [checkoutUuid, claimedAt]);
+    await this.db.query(RELEASE_TERMS, [checkoutUuid, claimedAt]);
   }
 
   async link(checkoutUuid: string, intentUuid: string, now: Date): Promise<boolean> {
-    return (await this.sql.query(LINK, [checkoutUuid, intentUuid, now])).length > 0;
+    return (await this.db.query(LINK, [checkoutUuid, intentUuid, now])).length > 0;
   }
 }

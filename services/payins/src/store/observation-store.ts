@@ -1,16 +1,10 @@
-import type { MikroORM } from "@payin/db";
+import { sql, type Database, type Transaction } from "@payin/db";
 import type { Asset, Rail } from "@payin/money";
 import type { PayInStatus } from "../domain/pay-in-intent.js";
 import type { IntentObservationTx, ObservationStore, ObservedIntent, ReportedTransfer } from "../domain/record-observations.js";
 import type { TransferEvidence } from "../domain/settlement.js";
 import type { TransferLedger } from "../domain/list-transfers.js";
 
-interface Raw {
-  raw(sql: string, bindings: readonly unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
-}
-interface Knex extends Raw {
-  transaction<T>(work: (trx: Raw) => Promise<T>): Promise<T>;
-}
 
 /** A transfer as kept for an intent, for the evidence listing. */
 export interface StoredTransfer extends ReportedTransfer {
@@ -18,25 +12,50 @@ export interface StoredTransfer extends ReportedTransfer {
   recordedAt: Date;
 }
 
-function evidenceFromRow(row: Record<string, unknown>): StoredTransfer {
+/** A row of EVIDENCE_COLUMNS, as the driver answers it (amount as text, timestamps as text). */
+interface EvidenceRow {
+  rail: Rail;
+  asset: Asset;
+  decimals: number;
+  amount: string;
+  block_time: string;
+  state: TransferEvidence["state"];
+  dust: boolean;
+  after_paid: boolean;
+}
+
+/** A row of TRANSFER_COLUMNS (char(66) hashes padded, bigint as text). */
+interface TransferRow extends EvidenceRow {
+  chain_id: string;
+  tx_hash: string;
+  log_index: number;
+  from_address: string;
+  block_number: string;
+  block_hash: string;
+  vanished: boolean;
+  version: number;
+  recorded_at: string;
+}
+
+function evidenceFromRow(row: TransferRow): StoredTransfer {
   return {
     chainId: Number(row.chain_id),
-    txHash: (row.tx_hash as string).trim(),
-    logIndex: Number(row.log_index),
-    rail: row.rail as Rail,
-    asset: row.asset as Asset,
-    decimals: Number(row.decimals),
-    amount: BigInt(row.amount as string),
-    fromAddress: row.from_address as string,
-    blockNumber: BigInt(row.block_number as string),
-    blockHash: (row.block_hash as string).trim(),
-    blockTime: new Date(row.block_time as string),
-    state: row.state as TransferEvidence["state"],
-    dust: row.dust as boolean,
-    afterPaid: row.after_paid as boolean,
-    vanished: row.vanished as boolean,
-    version: Number(row.version),
-    recordedAt: new Date(row.recorded_at as string),
+    txHash: row.tx_hash.trim(),
+    logIndex: row.log_index,
+    rail: row.rail,
+    asset: row.asset,
+    decimals: row.decimals,
+    amount: BigInt(row.amount),
+    fromAddress: row.from_address,
+    blockNumber: BigInt(row.block_number),
+    blockHash: row.block_hash.trim(),
+    blockTime: new Date(row.block_time),
+    state: row.state,
+    dust: row.dust,
+    afterPaid: row.after_paid,
+    vanished: row.vanished,
+    version: row.version,
+    recordedAt: new Date(row.recorded_at),
   };
 }
 
@@ -46,16 +65,16 @@ const TRANSFER_COLUMNS = `chain_id, tx_hash, log_index, rail, asset, decimals, a
 /** What the payment decision reads of every transfer (the listing reads all columns of its page only). */
 const EVIDENCE_COLUMNS = `rail, asset, decimals, amount::text as amount, block_time, state, dust, after_paid`;
 
-function evidenceOnlyFromRow(row: Record<string, unknown>): TransferEvidence {
+function evidenceOnlyFromRow(row: EvidenceRow): TransferEvidence {
   return {
-    rail: row.rail as Rail,
-    asset: row.asset as Asset,
-    decimals: Number(row.decimals),
-    amount: BigInt(row.amount as string),
-    blockTime: new Date(row.block_time as string),
-    state: row.state as TransferEvidence["state"],
-    dust: row.dust as boolean,
-    afterPaid: row.after_paid as boolean,
+    rail: row.rail,
+    asset: row.asset,
+    decimals: row.decimals,
+    amount: BigInt(row.amount),
+    blockTime: new Date(row.block_time),
+    state: row.state,
+    dust: row.dust,
+    afterPaid: row.after_paid,
   };
 }
 
@@ -66,86 +85,87 @@ function evidenceOnlyFromRow(row: Record<string, unknown>): TransferEvidence {
  */
 const LISTING_ORDER = `order by pay_in_transfers.block_number, pay_in_transfers.log_index, pay_in_transfers.chain_id, pay_in_transfers.tx_hash`;
 
-function tx(trx: Raw): IntentObservationTx {
-  return {
-    async lockIntent(intentUuid) {
-      const { rows } = await trx.raw(
-        `select status, asset, rail, expected_amount::text as expected_amount, expires_at from pay_in_intents where intent_uuid = ? for update`,
-        [intentUuid],
-      );
-      const row = rows[0];
-      if (!row) return null;
-      return {
-        status: row.status as PayInStatus,
-        asset: row.asset as Asset,
-        rail: row.rail as Rail,
-        expectedAmount: row.expected_amount as string,
-        expiresAt: new Date(row.expires_at as string),
-      } satisfies ObservedIntent;
-    },
-    async saveTransfer(intentUuid, t, afterPaid, now) {
-      // after_paid is set by the first record only: a later version leaves it as it is.
-      await trx.raw(
-        `insert into pay_in_transfers (chain_id, tx_hash, log_index, intent_uuid, rail, asset, decimals, amount, from_address,
+const LOCK_INTENT = sql<{ status: PayInStatus; asset: Asset; rail: Rail; expected_amount: string; expires_at: string }>(
+  `select status, asset, rail, expected_amount::text as expected_amount, expires_at from pay_in_intents where intent_uuid = $1 for update`,
+);
+
+/** after_paid is set by the first record only: a later version leaves it as it is. */
+const SAVE_TRANSFER = sql(`insert into pay_in_transfers (chain_id, tx_hash, log_index, intent_uuid, rail, asset, decimals, amount, from_address,
                                        block_number, block_hash, block_time, state, dust, after_paid, vanished, version, recorded_at, updated_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?::numeric, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         values ($1, $2, $3, $4, $5, $6, $7, $8::numeric, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
          on conflict (chain_id, tx_hash, log_index) do update
            set block_number = excluded.block_number, block_hash = excluded.block_hash, block_time = excluded.block_time,
                state = excluded.state, vanished = excluded.vanished, version = excluded.version, updated_at = excluded.updated_at
-           where pay_in_transfers.version < excluded.version`,
-        [
-          t.chainId,
-          t.txHash,
-          t.logIndex,
-          intentUuid,
-          t.rail,
-          t.asset,
-          t.decimals,
-          t.amount.toString(),
-          t.fromAddress,
-          t.blockNumber.toString(),
-          t.blockHash,
-          t.blockTime,
-          t.state,
-          t.dust,
-          afterPaid,
-          t.vanished,
-          t.version,
-          now,
-          now,
-        ],
-      );
+           where pay_in_transfers.version < excluded.version`);
+
+const EVIDENCE_OF = sql<EvidenceRow>(`select ${EVIDENCE_COLUMNS} from pay_in_transfers where intent_uuid = $1`);
+
+const SET_STATUS = sql(`update pay_in_intents set status = $1, updated_at = $2 where intent_uuid = $3`);
+
+const TRANSFERS_PAGE = sql<TransferRow>(`select ${TRANSFER_COLUMNS} from pay_in_transfers where intent_uuid = $1 ${LISTING_ORDER} limit $2 offset $3`);
+
+function tx(trx: Transaction): IntentObservationTx {
+  return {
+    async lockIntent(intentUuid) {
+      const [row] = await trx.query(LOCK_INTENT, [intentUuid]);
+      if (!row) return null;
+      return {
+        status: row.status,
+        asset: row.asset,
+        rail: row.rail,
+        expectedAmount: row.expected_amount,
+        expiresAt: new Date(row.expires_at),
+      } satisfies ObservedIntent;
+    },
+    async saveTransfer(intentUuid, t, afterPaid, now) {
+      await trx.query(SAVE_TRANSFER, [
+        t.chainId,
+        t.txHash,
+        t.logIndex,
+        intentUuid,
+        t.rail,
+        t.asset,
+        t.decimals,
+        t.amount.toString(),
+        t.fromAddress,
+        t.blockNumber.toString(),
+        t.blockHash,
+        t.blockTime,
+        t.state,
+        t.dust,
+        afterPaid,
+        t.vanished,
+        t.version,
+        now,
+        now,
+      ]);
     },
     async transfersOf(intentUuid) {
-      const { rows } = await trx.raw(`select ${EVIDENCE_COLUMNS} from pay_in_transfers where intent_uuid = ?`, [intentUuid]);
-      return rows.map(evidenceOnlyFromRow);
+      return (await trx.query(EVIDENCE_OF, [intentUuid])).map(evidenceOnlyFromRow);
     },
     async setStatus(intentUuid, status, now) {
-      await trx.raw(`update pay_in_intents set status = ?, updated_at = ? where intent_uuid = ?`, [status, now, intentUuid]);
+      await trx.query(SET_STATUS, [status, now, intentUuid]);
     },
   };
 }
 
 /**
- * The observation store over payins' schema (one knex transaction per intent),
+ * The observation store over payins' schema (one transaction per intent),
  * and the evidence listing: what every transfer of an intent weighs in the
  * amounts, and one page of them in full, read in one snapshot so the page and
  * the amounts agree.
  */
-export function observationStore(orm: MikroORM): ObservationStore & TransferLedger<StoredTransfer> {
-  const knex = orm.em.getConnection().getKnex() as unknown as Knex;
+export function observationStore(db: Database): ObservationStore & TransferLedger<StoredTransfer> {
   return {
-    inTransaction: (work) => knex.transaction((trx) => work(tx(trx))),
+    inTransaction: (work) => db.transaction((trx) => work(tx(trx))),
     transfersOf: (intentUuid, page) =>
-      knex.transaction(async (trx) => {
-        await trx.raw(`set transaction isolation level repeatable read, read only`, []);
-        const all = await trx.raw(`select ${EVIDENCE_COLUMNS} from pay_in_transfers where intent_uuid = ?`, [intentUuid]);
-        const listed = await trx.raw(`select ${TRANSFER_COLUMNS} from pay_in_transfers where intent_uuid = ? ${LISTING_ORDER} limit ? offset ?`, [
-          intentUuid,
-          page.limit,
-          page.offset,
-        ]);
-        return { all: all.rows.map(evidenceOnlyFromRow), page: listed.rows.map(evidenceFromRow) };
-      }),
+      db.transaction(
+        async (trx) => {
+          const all = await trx.query(EVIDENCE_OF, [intentUuid]);
+          const listed = await trx.query(TRANSFERS_PAGE, [intentUuid, page.limit, page.offset]);
+          return { all: all.map(evidenceOnlyFromRow), page: listed.map(evidenceFromRow) };
+        },
+        { isolation: "repeatable read", readOnly: true },
+      ),
   };
 }

@@ -1,4 +1,4 @@
-import type { PreparedStatement, SqlClient } from "@payin/db";
+import { prepared, type Queryable, type Statement } from "@payin/db";
 import { oncePerCause, type Logger } from "@payin/logging";
 import { coalesce } from "@payin/rpc";
 import type { ClaimedKey, KeyClaim, PayInStore } from "../domain/create-pay-in-intent.js";
@@ -6,7 +6,6 @@ import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
 import type { ListFilter, PayInReader } from "../domain/read-pay-in-intents.js";
 import type { Asset, Rail } from "@payin/money";
 
-type Row = Record<string, unknown>;
 
 /**
  * How long a claimed key stays in flight before another request with the same
@@ -23,22 +22,53 @@ function columns(alias = ""): string {
 }
 const COLUMNS = columns();
 
-function toIntent(row: Row): PayInIntent {
+/** A row of COLUMNS, as the driver answers it (numeric and timestamps as text). */
+interface IntentRow {
+  intent_uuid: string;
+  merchant_uuid: string;
+  status: PayInStatus;
+  asset: Asset;
+  rail: Rail;
+  expected_amount: string;
+  address: string | null;
+  allocation_reference: string | null;
+  reference: string | null;
+  jurisdiction: string;
+  created_at: string;
+  expires_at: string;
+  updated_at: string;
+}
+
+/** COLUMNS of a left join that found no intent: all null. */
+type MaybeIntentRow = { [K in keyof IntentRow]: IntentRow[K] | null };
+
+function toIntent(row: IntentRow): PayInIntent {
   return {
-    intentUuid: row.intent_uuid as string,
-    merchantUuid: row.merchant_uuid as string,
-    status: row.status as PayInStatus,
-    asset: row.asset as Asset,
-    rail: row.rail as Rail,
-    expectedAmount: row.expected_amount as string,
-    address: (row.address as string | null) ?? null,
-    allocationReference: (row.allocation_reference as string | null) ?? null,
-    reference: (row.reference as string | null) ?? null,
-    jurisdiction: row.jurisdiction as string,
-    createdAt: new Date(row.created_at as string),
-    expiresAt: new Date(row.expires_at as string),
-    updatedAt: new Date(row.updated_at as string),
+    intentUuid: row.intent_uuid,
+    merchantUuid: row.merchant_uuid,
+    status: row.status,
+    asset: row.asset,
+    rail: row.rail,
+    expectedAmount: row.expected_amount,
+    address: row.address,
+    allocationReference: row.allocation_reference,
+    reference: row.reference,
+    jurisdiction: row.jurisdiction,
+    createdAt: new Date(row.created_at),
+    expiresAt: new Date(row.expires_at),
+    updatedAt: new Date(row.updated_at),
   };
+}
+
+/** A row of a left join on pay_in_intents, when it found the intent. */
+function foundIntent<R extends MaybeIntentRow>(row: R): row is R & IntentRow {
+  return row.intent_uuid !== null;
+}
+
+/** What a claim answers. */
+interface ClaimedRow {
+  intent_uuid: string;
+  claimed_at: string;
 }
 
 /**
@@ -68,50 +98,50 @@ const TAKE_OVER = `on conflict (merchant_uuid, idempotency_key) do update
                 and idempotency_keys.request_hash = excluded.request_hash)`;
 
 /** Claims a key ($1–$4: merchant, key, request hash, new intent uuid; $5–$7: claimTimes). Also run as is by tools/bench (B1). */
-export const CLAIM_KEY: PreparedStatement = {
-  name: "payins.claim-key",
-  text: `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
+export const CLAIM_KEY = prepared<ClaimedRow>(
+  "payins.claim-key",
+  `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
        values ($1, $2, $3, $4, 'pending', $5, $5)
        ${TAKE_OVER}
        returning intent_uuid, claimed_at`,
-};
+);
 
-const READ_KEY: PreparedStatement = {
-  name: "payins.read-key",
-  text: `select k.request_hash, k.state, ${columns("i")}
+const READ_KEY = prepared<MaybeIntentRow & { request_hash: string; state: "pending" | "completed" | "released" }>(
+  "payins.read-key",
+  `select k.request_hash, k.state, ${columns("i")}
          from idempotency_keys k left join pay_in_intents i on i.intent_uuid = k.intent_uuid
         where k.merchant_uuid = $1 and k.idempotency_key = $2`,
-};
+);
 
 /** Stores the intent and completes its key ($14), in one statement. Also run as is by tools/bench (B1). */
-export const COMPLETE_KEY: PreparedStatement = {
-  name: "payins.complete-key",
-  text: `with i as (
+export const COMPLETE_KEY = prepared(
+  "payins.complete-key",
+  `with i as (
          insert into pay_in_intents (intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address,
            allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at)
          values ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11, $12, $13)
          returning intent_uuid)
        update idempotency_keys k set state = 'completed'
          from i where k.merchant_uuid = $2 and k.idempotency_key = $14 and k.intent_uuid = i.intent_uuid`,
-};
+);
 
 /**
  * CLAIM_KEY for several keys at once (distinct ones: a key twice in one INSERT
  * … ON CONFLICT DO UPDATE is an error). Returns the rows it claimed.
  */
-const CLAIM_KEYS: PreparedStatement = {
-  name: "payins.claim-keys",
-  text: `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
+const CLAIM_KEYS = prepared<ClaimedRow & { merchant_uuid: string; idempotency_key: string }>(
+  "payins.claim-keys",
+  `insert into idempotency_keys (merchant_uuid, idempotency_key, request_hash, intent_uuid, state, claimed_at, created_at)
        select t.merchant_uuid, t.idempotency_key, t.request_hash, t.intent_uuid, 'pending', $5, $5
          from unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[]) as t(merchant_uuid, idempotency_key, request_hash, intent_uuid)
        ${TAKE_OVER}
        returning merchant_uuid, idempotency_key, intent_uuid, claimed_at`,
-};
+);
 
 /** COMPLETE_KEY for several intents at once; any failure stores none of them. */
-const COMPLETE_KEYS: PreparedStatement = {
-  name: "payins.complete-keys",
-  text: `with v as (
+const COMPLETE_KEYS = prepared(
+  "payins.complete-keys",
+  `with v as (
          select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                               $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::text[])
            as t(intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address, allocation_reference,
@@ -125,45 +155,39 @@ const COMPLETE_KEYS: PreparedStatement = {
        update idempotency_keys k set state = 'completed'
          from v join i on i.intent_uuid = v.intent_uuid
         where k.merchant_uuid = v.merchant_uuid and k.idempotency_key = v.idempotency_key and k.intent_uuid = v.intent_uuid`,
-};
+);
 
 /** Releases a pending claim, only while it is still the one taken at `claimed_at` (not taken over since). */
-const RELEASE_KEY: PreparedStatement = {
-  name: "payins.release-key",
-  text: `update idempotency_keys set state = 'released'
+const RELEASE_KEY = prepared<{ released: number }>(
+  "payins.release-key",
+  `update idempotency_keys set state = 'released'
           where merchant_uuid = $1 and idempotency_key = $2 and intent_uuid = $3 and state = 'pending' and claimed_at = $4
           returning 1 as released`,
-};
+);
 
-const GET_INTENT: PreparedStatement = {
-  name: "payins.get-intent",
-  text: `select ${COLUMNS} from pay_in_intents where intent_uuid = $1 and merchant_uuid = $2`,
-};
+const GET_INTENT = prepared<IntentRow>("payins.get-intent", `select ${COLUMNS} from pay_in_intents where intent_uuid = $1 and merchant_uuid = $2`);
 
-const GET_INTENTS: PreparedStatement = {
-  name: "payins.get-intents",
-  text: `select ${COLUMNS} from pay_in_intents where intent_uuid = any($1::uuid[])`,
-};
+const GET_INTENTS = prepared<IntentRow>("payins.get-intents", `select ${COLUMNS} from pay_in_intents where intent_uuid = any($1::uuid[])`);
 
 /**
  * The list statement for one combination of filters: the page and the total in
  * one round trip, the total summed from the trigger-kept counters.
  */
-function listStatement(byStatus: boolean, byAsset: boolean): PreparedStatement {
+function listStatement(byStatus: boolean, byAsset: boolean): Statement<MaybeIntentRow & { total: string }> {
   const where = ["merchant_uuid = $1"];
   let n = 1;
   if (byStatus) where.push(`status = $${++n}`);
   if (byAsset) where.push(`asset = $${++n}`);
   const condition = where.join(" and ");
-  return {
-    name: `payins.list${byStatus ? "-status" : ""}${byAsset ? "-asset" : ""}`,
-    text: `select (select coalesce(sum(n), 0)::bigint from pay_in_intent_counts where ${condition}) as total, page.*
+  return prepared(
+    `payins.list${byStatus ? "-status" : ""}${byAsset ? "-asset" : ""}`,
+    `select (select coalesce(sum(n), 0)::bigint from pay_in_intent_counts where ${condition}) as total, page.*
          from (select 1) one
          left join lateral (
            select ${COLUMNS} from pay_in_intents where ${condition}
             order by created_at desc, intent_uuid desc limit $${n + 1} offset $${n + 2}
          ) page on true`,
-  };
+  );
 }
 const LIST = [listStatement(false, false), listStatement(false, true), listStatement(true, false), listStatement(true, true)] as const;
 
@@ -174,8 +198,8 @@ function claimTimes(now: Date): [Date, Date, Date] {
   return [now, new Date(now.getTime() - CLAIM_LEASE_MS), new Date(now.getTime() - RELEASED_REUSE_MS)];
 }
 
-function claimedOf(row: Row): ClaimedKey {
-  return { kind: "claimed", intentUuid: row.intent_uuid as string, claimedAt: new Date(row.claimed_at as string | Date) };
+function claimedOf(row: ClaimedRow): ClaimedKey {
+  return { kind: "claimed", intentUuid: row.intent_uuid, claimedAt: new Date(row.claimed_at) };
 }
 
 /** Most claims or completions in one statement. */
@@ -202,7 +226,7 @@ export class PayInRepository implements PayInStore, PayInReader {
 
   /** `logger` takes the fallbacks' lines (none: they are not logged, as in tests that do not look). */
   constructor(
-    private readonly sql: SqlClient,
+    private readonly db: Queryable,
     logger?: Logger,
   ) {
     const report = (message: string) => (logger ? oncePerCause(logger, message) : () => {});
@@ -216,7 +240,7 @@ export class PayInRepository implements PayInStore, PayInReader {
     if (inputs.length < 2 || new Set(ids).size !== ids.length) return inputs.map(() => null);
     const now = inputs[0]!.now;
     try {
-      const rows = await this.sql.query(CLAIM_KEYS, [
+      const rows = await this.db.query(CLAIM_KEYS, [
         inputs.map((i) => i.merchantUuid), inputs.map((i) => i.key), inputs.map((i) => i.requestHash), inputs.map((i) => i.newIntentUuid),
         ...claimTimes(now),
       ]);
@@ -233,7 +257,7 @@ export class PayInRepository implements PayInStore, PayInReader {
     if (items.length < 2) return items.map(() => false);
     const column = <T>(pick: (i: PayInIntent) => T) => items.map(({ intent }) => pick(intent));
     try {
-      await this.sql.query(COMPLETE_KEYS, [
+      await this.db.query(COMPLETE_KEYS, [
         column((i) => i.intentUuid), column((i) => i.merchantUuid), column((i) => i.status), column((i) => i.asset), column((i) => i.rail),
         column((i) => i.expectedAmount), column((i) => i.address), column((i) => i.allocationReference), column((i) => i.reference),
         column((i) => i.jurisdiction), column((i) => i.createdAt), column((i) => i.expiresAt), column((i) => i.updatedAt),
@@ -256,13 +280,13 @@ export class PayInRepository implements PayInStore, PayInReader {
     // Twice at most: a key released between the first attempt and the read is free again.
     for (let attempt = 0; ; attempt++) {
       const values = [input.merchantUuid, input.key, input.requestHash, input.newIntentUuid, ...claimTimes(input.now)];
-      const claimed = await this.sql.query(CLAIM_KEY, values);
+      const claimed = await this.db.query(CLAIM_KEY, values);
       if (claimed[0]) return claimedOf(claimed[0]);
-      const row = (await this.sql.query(READ_KEY, [input.merchantUuid, input.key]))[0];
-      if (row?.state === "completed" && row.intent_uuid) {
-        return { kind: "completed", requestHash: row.request_hash as string, intent: toIntent(row) };
+      const row = (await this.db.query(READ_KEY, [input.merchantUuid, input.key]))[0];
+      if (row?.state === "completed" && foundIntent(row)) {
+        return { kind: "completed", requestHash: row.request_hash, intent: toIntent(row) };
       }
-      if (row?.state === "pending") return { kind: "in-flight", requestHash: row.request_hash as string };
+      if (row?.state === "pending") return { kind: "in-flight", requestHash: row.request_hash };
       if (attempt === 0) continue;
       // Released again (or gone): free, but taken and given up by others meanwhile; the client may retry.
       return { kind: "in-flight", requestHash: input.requestHash };
@@ -272,7 +296,7 @@ export class PayInRepository implements PayInStore, PayInReader {
   async completeKey(intent: PayInIntent, key: string): Promise<void> {
     // One statement stores the intent and completes its key.
     if (await this.completeTogether({ intent, key })) return;
-    await this.sql.query(COMPLETE_KEY, [
+    await this.db.query(COMPLETE_KEY, [
       intent.intentUuid, intent.merchantUuid, intent.status, intent.asset, intent.rail, intent.expectedAmount,
       intent.address, intent.allocationReference, intent.reference, intent.jurisdiction, intent.createdAt,
       intent.expiresAt, intent.updatedAt, key,
@@ -280,17 +304,17 @@ export class PayInRepository implements PayInStore, PayInReader {
   }
 
   async releaseKey(merchantUuid: string, key: string, claim: ClaimedKey): Promise<boolean> {
-    const rows = await this.sql.query(RELEASE_KEY, [merchantUuid, key, claim.intentUuid, claim.claimedAt]);
+    const rows = await this.db.query(RELEASE_KEY, [merchantUuid, key, claim.intentUuid, claim.claimedAt]);
     return rows.length > 0;
   }
 
   async get(merchantUuid: string, intentUuid: string): Promise<PayInIntent | null> {
-    const rows = await this.sql.query(GET_INTENT, [intentUuid, merchantUuid]);
+    const rows = await this.db.query(GET_INTENT, [intentUuid, merchantUuid]);
     return rows[0] ? toIntent(rows[0]) : null;
   }
 
   async getMany(intentUuids: readonly string[]): Promise<PayInIntent[]> {
-    const rows = await this.sql.query(GET_INTENTS, [intentUuids]);
+    const rows = await this.db.query(GET_INTENTS, [intentUuids]);
     return rows.map(toIntent);
   }
 
@@ -299,9 +323,9 @@ export class PayInRepository implements PayInStore, PayInReader {
     const values: unknown[] = [filter.merchantUuid];
     if (filter.status) values.push(filter.status);
     if (filter.asset) values.push(filter.asset);
-    const rows = await this.sql.query(statement, [...values, filter.limit, filter.offset]);
+    const rows = await this.db.query(statement, [...values, filter.limit, filter.offset]);
     const total = Number(rows[0]?.total ?? 0);
-    const intents = rows.filter((row: Row) => row.intent_uuid !== null).map(toIntent);
+    const intents = rows.filter(foundIntent).map(toIntent);
     return { intents, total };
   }
 }
