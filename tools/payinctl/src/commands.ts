@@ -1,32 +1,57 @@
 /**
  * Every payinctl command: its arguments (arguments.ts makes the usage and the
- * checks from them) and what it does, over the services' RPCs, as the admin
- * API's routes do the same operation (the same merchant checks before a change
- * in identity or allocation, the same audit actions and targets).
+ * checks from them) and what it does: the admin API's operations, from
+ * @payin/operations (the same merchant checks before a change in identity or
+ * allocation, the same audit actions, targets and refusals recorded), and what
+ * it prints, the admin API's JSON views of the same resources.
  */
 import { randomBytes } from "node:crypto";
-import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION, MERCHANT_TRANSITION_NAMES, merchantsV1, type MerchantTransitionName } from "@payin/proto";
-import type { CommandSpec, Input, OptionSpec } from "./arguments.js";
-import type { Operator } from "./operator.js";
-import { checkSecretsDestination, issueSecrets } from "./secrets.js";
 import {
+  attachMember,
+  audited,
   auditEventView,
   bindingView,
-  bootstrapView,
   connectionView,
+  createIdentity,
+  createMachineCredential,
+  createMerchant,
+  createPolicy,
+  createProvider,
+  createRule,
   credentialView,
+  ensureOperatingProfile,
+  ensureProviderBinding,
+  ensureProviderConnection,
+  existingMerchant,
+  IDENTITY_STATUS_CHANGES,
   identityView,
   issuedCredentialView,
+  listMachineCredentials,
+  listView,
   membershipView,
   merchantView,
   operatingProfileView,
-  pageView,
   policyView,
   providerView,
   readinessView,
+  readReceivingWallet,
+  removeRole,
+  resetSignInFailures,
+  revokeMachineCredential,
+  rotateConnectionSecret,
+  rotateMachineCredential,
   ruleView,
+  setIdentityStatus,
+  setReceivingWallet,
+  transitionMerchant,
   walletView,
-} from "./views.js";
+  type IdentityStatusVerb,
+} from "@payin/operations";
+import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION_NAMES, merchantsV1, type MerchantTransitionName } from "@payin/proto";
+import type { CommandSpec, Input, OptionSpec } from "./arguments.js";
+import type { Operator } from "./operator.js";
+import { checkSecretsDestination, issueSecrets } from "./secrets.js";
+import { bootstrapView } from "./views.js";
 
 type Command = CommandSpec<Operator>;
 
@@ -48,11 +73,12 @@ const TRANSITION_SUMMARIES: Readonly<Record<MerchantTransitionName, string>> = {
   close: "any status but closed -> closed, for good",
 };
 
-const IDENTITY_STATUSES = [
-  ["disable", "disabled", "disables an identity and ends its sessions"],
-  ["lock", "locked", "locks an identity and ends its sessions"],
-  ["activate", "active", "makes a disabled or locked identity active again (and forgives its counted sign-in failures)"],
-] as const;
+/** What each status change of an identity does, as its command's summary. */
+const IDENTITY_STATUS_SUMMARIES: Readonly<Record<IdentityStatusVerb, string>> = {
+  disable: "disables an identity and ends its sessions",
+  lock: "locks an identity and ends its sessions",
+  activate: "makes a disabled or locked identity active again (and forgives its counted sign-in failures)",
+};
 
 /**
  * A password for a new identity, shown once: 144 random bits (24 base64url
@@ -73,10 +99,8 @@ const merchantCommands: Command[] = [
     summary: "creates a merchant; it starts inactive",
     options: { "display-name": { value: "NAME", required: true }, "legal-name": { value: "NAME" } },
     async run(op, input) {
-      const res = await op.change({ action: "merchant.create", target: { type: "merchant" }, successRecordedBy: "merchants" }, () =>
-        op.merchants.createMerchant({ displayName: input.text("display-name"), legalName: input.optional("legal-name"), actor: op.actor }),
-      );
-      return { merchant: merchantView(res.merchant) };
+      const merchant = await createMerchant(op, op.actor, () => ({ displayName: input.text("display-name"), legalName: input.optional("legal-name") }));
+      return { merchant: merchantView(merchant) };
     },
   },
   {
@@ -99,7 +123,7 @@ const merchantCommands: Command[] = [
         uuid: input.optional("uuid"),
         displayName: input.optional("display-name"),
       });
-      return pageView(res.merchants.map(merchantView), res.total, limit, offset);
+      return listView(res.merchants.map(merchantView), res.total, { limit, offset });
     },
   },
   {
@@ -108,7 +132,7 @@ const merchantCommands: Command[] = [
     summary: "reads a merchant (closed ones too)",
     args: MERCHANT,
     async run(op, input) {
-      return { merchant: merchantView((await op.merchants.getMerchant({ uuid: input.args[0]! })).merchant) };
+      return { merchant: merchantView(await existingMerchant(op, input.args[0]!)) };
     },
   },
   ...MERCHANT_TRANSITION_NAMES.map(
@@ -118,11 +142,7 @@ const merchantCommands: Command[] = [
       summary: TRANSITION_SUMMARIES[verb],
       args: MERCHANT,
       async run(op, input) {
-        const uuid = input.args[0]!;
-        const res = await op.change({ action: `merchant.${verb}`, target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, () =>
-          op.merchants.transitionMerchant({ uuid, transition: MERCHANT_TRANSITION.byName[verb], actor: op.actor }),
-        );
-        return { merchant: merchantView(res.merchant) };
+        return { merchant: merchantView(await transitionMerchant(op, op.actor, input.args[0]!, verb)) };
       },
     }),
   ),
@@ -136,12 +156,7 @@ const memberCommands: Command[] = [
     args: MERCHANT,
     options: { identity: { value: "IDENTITY_UUID", kind: "uuid", required: true } },
     async run(op, input) {
-      const merchantUuid = input.args[0]!;
-      const identityUuid = input.text("identity");
-      const res = await op.change({ action: "merchant.member.attach", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" }, async () => {
-        await op.identity.getIdentity({ identityUuid }); // IDENTITY_NOT_FOUND before anything is written
-        return op.merchants.ensureMember({ merchantUuid, identityUuid, actor: op.actor });
-      });
+      const res = await attachMember(op, op.actor, input.args[0]!, () => ({ identityUuid: input.text("identity") }));
       return { membership: membershipView(res.membership), created: res.created };
     },
   },
@@ -170,10 +185,8 @@ const configurationCommands: Command[] = [
       effect: { value: "allow|deny", required: true },
     },
     async run(op, input) {
-      const res = await op.change({ action: "rule.create", target: { type: "rule" }, successRecordedBy: "merchants" }, () =>
-        op.merchants.createRule({ capability: input.text("capability"), jurisdiction: input.text("jurisdiction"), effect: input.text("effect"), actor: op.actor }),
-      );
-      return { rule: ruleView(res.rule) };
+      const rule = await createRule(op, op.actor, () => ({ capability: input.text("capability"), jurisdiction: input.text("jurisdiction"), effect: input.text("effect") }));
+      return { rule: ruleView(rule) };
     },
   },
   {
@@ -184,7 +197,7 @@ const configurationCommands: Command[] = [
     async run(op, input) {
       const { limit, offset } = page(input);
       const res = await op.merchants.listRules({ includeClosed: input.flag("include-closed"), limit, offset });
-      return pageView(res.rules.map(ruleView), res.total, limit, offset);
+      return listView(res.rules.map(ruleView), res.total, { limit, offset });
     },
   },
   {
@@ -194,12 +207,8 @@ const configurationCommands: Command[] = [
     args: MERCHANT,
     options: { "operating-mode": { value: "non_custodial|platform_custody|hybrid", required: true } },
     async run(op, input) {
-      const merchantUuid = input.args[0]!;
-      const res = await op.change(
-        { action: "merchant.operating_profile.ensure", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" },
-        () => op.merchants.ensureOperatingProfile({ merchantUuid, operatingMode: input.text("operating-mode"), actor: op.actor }),
-      );
-      return { operating_profile: operatingProfileView(res.profile) };
+      const profile = await ensureOperatingProfile(op, op.actor, input.args[0]!, () => ({ operatingMode: input.text("operating-mode") }));
+      return { operating_profile: operatingProfileView(profile) };
     },
   },
   {
@@ -209,11 +218,8 @@ const configurationCommands: Command[] = [
     args: MERCHANT,
     options: { scope: { value: "payin|payout|custody|settlement", required: true }, effect: { value: "allow|deny", required: true } },
     async run(op, input) {
-      const merchantUuid = input.args[0]!;
-      const res = await op.change({ action: "policy.create", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" }, () =>
-        op.merchants.createPolicy({ merchantUuid, scope: input.text("scope"), effect: input.text("effect"), actor: op.actor }),
-      );
-      return { policy: policyView(res.policy) };
+      const policy = await createPolicy(op, op.actor, input.args[0]!, () => ({ scope: input.text("scope"), effect: input.text("effect") }));
+      return { policy: policyView(policy) };
     },
   },
   {
@@ -222,10 +228,7 @@ const configurationCommands: Command[] = [
     summary: "registers a provider (its name unique, letter case ignored)",
     options: { name: { value: "NAME", required: true } },
     async run(op, input) {
-      const res = await op.change({ action: "provider.create", target: { type: "provider" }, successRecordedBy: "merchants" }, () =>
-        op.merchants.createProvider({ name: input.text("name"), actor: op.actor }),
-      );
-      return { provider: providerView(res.provider) };
+      return { provider: providerView(await createProvider(op, op.actor, () => ({ name: input.text("name") }))) };
     },
   },
   {
@@ -236,7 +239,7 @@ const configurationCommands: Command[] = [
     async run(op, input) {
       const { limit, offset } = page(input);
       const res = await op.merchants.listProviders({ limit, offset });
-      return pageView(res.providers.map(providerView), res.total, limit, offset);
+      return listView(res.providers.map(providerView), res.total, { limit, offset });
     },
   },
   {
@@ -250,16 +253,11 @@ const configurationCommands: Command[] = [
       jurisdiction: { value: "CC", required: true },
     },
     async run(op, input) {
-      const merchantUuid = input.args[0]!;
-      const res = await op.change({ action: "provider_binding.create", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" }, () =>
-        op.merchants.ensureProviderBinding({
-          merchantUuid,
-          providerUuid: input.text("provider"),
-          capability: input.text("capability"),
-          jurisdiction: input.text("jurisdiction"),
-          actor: op.actor,
-        }),
-      );
+      const res = await ensureProviderBinding(op, op.actor, input.args[0]!, () => ({
+        providerUuid: input.text("provider"),
+        capability: input.text("capability"),
+        jurisdiction: input.text("jurisdiction"),
+      }));
       return { provider_binding: bindingView(res.binding), created: res.created };
     },
   },
@@ -270,15 +268,10 @@ const configurationCommands: Command[] = [
     args: MERCHANT,
     options: { provider: { value: "PROVIDER_UUID", kind: "uuid", required: true }, "secret-reference": { value: "SCHEME:PATH" } },
     async run(op, input) {
-      const merchantUuid = input.args[0]!;
-      const res = await op.change({ action: "provider_connection.create", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" }, () =>
-        op.merchants.ensureProviderConnection({
-          merchantUuid,
-          providerUuid: input.text("provider"),
-          secretReference: input.optional("secret-reference"),
-          actor: op.actor,
-        }),
-      );
+      const res = await ensureProviderConnection(op, op.actor, input.args[0]!, () => ({
+        providerUuid: input.text("provider"),
+        secretReference: input.optional("secret-reference"),
+      }));
       return { provider_connection: connectionView(res.connection), created: res.created };
     },
   },
@@ -290,11 +283,8 @@ const configurationCommands: Command[] = [
     options: { "secret-reference": { value: "SCHEME:PATH", required: true } },
     async run(op, input) {
       const [merchantUuid, connectionUuid] = input.args as [string, string];
-      const res = await op.change(
-        { action: "provider_connection.rotate_secret", target: { type: "provider_connection", uuid: connectionUuid }, successRecordedBy: "merchants" },
-        () => op.merchants.rotateProviderConnectionSecret({ merchantUuid, connectionUuid, secretReference: input.text("secret-reference"), actor: op.actor }),
-      );
-      return { provider_connection: connectionView(res.connection) };
+      const connection = await rotateConnectionSecret(op, op.actor, merchantUuid, connectionUuid, () => ({ secretReference: input.text("secret-reference") }));
+      return { provider_connection: connectionView(connection) };
     },
   },
   {
@@ -304,12 +294,7 @@ const configurationCommands: Command[] = [
     args: MERCHANT,
     options: { xpub: { value: "XPUB", required: true } },
     async run(op, input) {
-      const merchantUuid = input.args[0]!;
-      const res = await op.change({ action: "wallet.set", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "payinctl" }, async () => {
-        await op.openMerchant(merchantUuid);
-        return op.allocation.setWallet({ merchantUuid, xpub: input.text("xpub") });
-      });
-      return { wallet: walletView(res.wallet) };
+      return { wallet: walletView(await setReceivingWallet(op, op.actor, input.args[0]!, () => ({ xpub: input.text("xpub") }))) };
     },
   },
   {
@@ -318,9 +303,7 @@ const configurationCommands: Command[] = [
     summary: "reads a merchant's receiving wallet",
     args: MERCHANT,
     async run(op, input) {
-      const merchantUuid = input.args[0]!;
-      await op.existingMerchant(merchantUuid);
-      return { wallet: walletView((await op.allocation.getWallet({ merchantUuid })).wallet) };
+      return { wallet: walletView(await readReceivingWallet(op, input.args[0]!)) };
     },
   },
   {
@@ -344,19 +327,7 @@ const credentialCommands: Command[] = [
     summary: "issues a merchant's machine credential; prints its token once",
     args: MERCHANT,
     async run(op, input) {
-      const merchantUuid = input.args[0]!;
-      const res = await op.change(
-        {
-          action: "credential.create",
-          target: { type: "merchant", uuid: merchantUuid },
-          successRecordedBy: "payinctl",
-          succeeded: (r) => ({ type: "machine_credential", uuid: r.credential?.credentialUuid }),
-        },
-        async () => {
-          await op.openMerchant(merchantUuid);
-          return op.identity.createMachineCredential({ merchantUuid });
-        },
-      );
+      const res = await createMachineCredential(op, op.actor, undefined, input.args[0]!);
       return { credential: issuedCredentialView(res.credential, res.token) };
     },
   },
@@ -366,9 +337,7 @@ const credentialCommands: Command[] = [
     summary: "lists a merchant's machine credentials, newest first (never a token)",
     args: MERCHANT,
     async run(op, input) {
-      const merchantUuid = input.args[0]!;
-      await op.existingMerchant(merchantUuid);
-      return { credentials: (await op.identity.listMachineCredentials({ merchantUuid })).credentials.map(credentialView) };
+      return { credentials: (await listMachineCredentials(op, undefined, input.args[0]!)).map(credentialView) };
     },
   },
   {
@@ -377,19 +346,7 @@ const credentialCommands: Command[] = [
     summary: "revokes a merchant's active credential and issues a new one at once; prints its token once",
     args: MERCHANT,
     async run(op, input) {
-      const merchantUuid = input.args[0]!;
-      const res = await op.change(
-        {
-          action: "credential.rotate",
-          target: { type: "merchant", uuid: merchantUuid },
-          successRecordedBy: "payinctl",
-          succeeded: (r) => ({ type: "machine_credential", uuid: r.credential?.credentialUuid }),
-        },
-        async () => {
-          await op.openMerchant(merchantUuid);
-          return op.identity.rotateMachineCredential({ merchantUuid });
-        },
-      );
+      const res = await rotateMachineCredential(op, op.actor, undefined, input.args[0]!);
       return { credential: issuedCredentialView(res.credential, res.token) };
     },
   },
@@ -400,11 +357,7 @@ const credentialCommands: Command[] = [
     args: [...MERCHANT, { name: "CREDENTIAL_UUID", kind: "uuid" }],
     async run(op, input) {
       const [merchantUuid, credentialUuid] = input.args as [string, string];
-      const res = await op.change({ action: "credential.revoke", target: { type: "machine_credential", uuid: credentialUuid }, successRecordedBy: "payinctl" }, async () => {
-        await op.existingMerchant(merchantUuid);
-        return op.identity.revokeMachineCredential({ merchantUuid, credentialUuid });
-      });
-      return { credential: credentialView(res.credential) };
+      return { credential: credentialView(await revokeMachineCredential(op, op.actor, undefined, merchantUuid, credentialUuid)) };
     },
   },
 ];
@@ -420,11 +373,8 @@ const identityCommands: Command[] = [
       const email = input.text("email");
       return issueSecrets(input.optional("out"), async () => {
         const password = generatePassword(email);
-        const res = await op.change(
-          { action: "identity.create", target: { type: "identity" }, successRecordedBy: "payinctl", succeeded: (r) => ({ type: "identity", uuid: r.identity?.uuid }) },
-          () => op.identity.createIdentity({ email, password, roles: input.list("role") }),
-        );
-        return { identity: identityView(res.identity), password };
+        const identity = await createIdentity(op, op.actor, undefined, () => ({ email, password, roles: input.list("role") }));
+        return { identity: identityView(identity), password };
       });
     },
   },
@@ -436,21 +386,17 @@ const identityCommands: Command[] = [
     async run(op, input) {
       const { limit, offset } = page(input);
       const res = await op.identity.listIdentities({ limit, offset });
-      return pageView(res.identities.map(identityView), res.total, limit, offset);
+      return listView(res.identities.map(identityView), res.total, { limit, offset });
     },
   },
-  ...IDENTITY_STATUSES.map(
-    ([verb, status, summary]): Command => ({
+  ...IDENTITY_STATUS_CHANGES.map(
+    ([verb]): Command => ({
       group: "identity",
       action: verb,
-      summary,
+      summary: IDENTITY_STATUS_SUMMARIES[verb],
       args: IDENTITY,
       async run(op, input) {
-        const identityUuid = input.args[0]!;
-        const res = await op.change({ action: `identity.${verb}`, target: { type: "identity", uuid: identityUuid }, successRecordedBy: "payinctl" }, () =>
-          op.identity.setIdentityStatus({ identityUuid, status }),
-        );
-        return { identity: identityView(res.identity) };
+        return { identity: identityView(await setIdentityStatus(op, op.actor, undefined, input.args[0]!, verb)) };
       },
     }),
   ),
@@ -461,11 +407,7 @@ const identityCommands: Command[] = [
     args: IDENTITY,
     options: { role: { value: "ROLE", required: true } },
     async run(op, input) {
-      const identityUuid = input.args[0]!;
-      const res = await op.change({ action: "identity.role.remove", target: { type: "identity", uuid: identityUuid }, successRecordedBy: "payinctl" }, () =>
-        op.identity.removeRole({ identityUuid, role: input.text("role") }),
-      );
-      return { identity: identityView(res.identity) };
+      return { identity: identityView(await removeRole(op, op.actor, undefined, input.args[0]!, () => ({ role: input.text("role") }))) };
     },
   },
   {
@@ -474,11 +416,7 @@ const identityCommands: Command[] = [
     summary: "forgives an identity's counted sign-in failures, so its owner can sign in at once",
     args: IDENTITY,
     async run(op, input) {
-      const identityUuid = input.args[0]!;
-      const res = await op.change(
-        { action: "identity.sign_in_failures.reset", target: { type: "identity", uuid: identityUuid }, successRecordedBy: "payinctl" },
-        () => op.identity.resetSignInFailures({ identityUuid }),
-      );
+      const res = await resetSignInFailures(op, op.actor, undefined, input.args[0]!);
       return { identity: identityView(res.identity), forgiven_failures: res.forgiven };
     },
   },
@@ -510,7 +448,7 @@ const auditCommands: Command[] = [
         actorUuid: input.optional("actor-uuid"),
         outcome: input.optional("outcome"),
       });
-      return pageView(res.events.map(auditEventView), res.total, limit, offset);
+      return listView(res.events.map(auditEventView), res.total, { limit, offset });
     },
   },
 ];
@@ -524,10 +462,8 @@ const adminCommands: Command[] = [
     check: (input) => checkSecretsDestination(input.optional("out"), "admin", "the first admin's secrets"),
     async run(op, input) {
       return issueSecrets(input.optional("out"), async () => {
-        const res = await op.change(
-          { action: "identity.bootstrap", target: { type: "identity" }, successRecordedBy: "payinctl", succeeded: (r) => ({ type: "identity", uuid: r.identity?.uuid }) },
-          () => op.identity.bootstrapAdmin({ email: input.text("email") }),
-        );
+        const spec = { action: "identity.bootstrap", target: { type: "identity" }, successRecordedBy: "operations", succeeded: (r: { identity?: { uuid: string } }) => ({ type: "identity", uuid: r.identity?.uuid }) } as const;
+        const res = await audited(op, op.actor, spec, () => op.identity.bootstrapAdmin({ email: input.text("email") }));
         return bootstrapView(res);
       });
     },
@@ -565,7 +501,7 @@ const railCommands: Command[] = [
     args: RAIL,
     async run(op, input) {
       const rail = input.args[0]!;
-      const res = await op.change({ action: "rail.resume", target: { type: "rail" }, successRecordedBy: "payinctl" }, () => op.allocation.resumeRail({ rail }));
+      const res = await audited(op, op.actor, { action: "rail.resume", target: { type: "rail" }, successRecordedBy: "operations" }, () => op.allocation.resumeRail({ rail }));
       return { resumed: res.resumed, cleared: res.cleared ? { kind: res.cleared.kind, reason: res.cleared.reason } : null };
     },
   },

@@ -227,13 +227,14 @@ describe("platform configuration", () => {
     // A closed merchant's configuration is frozen.
     await ok("merchant", "close", merchant);
     expectRefused(await cli("profile", "set", merchant, "--operating-mode", "hybrid"), "MERCHANT_CLOSED");
-    // Refusals are recorded against the merchant, successes by merchants against what they made, as the admin API has them.
+    // Refusals are recorded against the merchant with the code the admin API answers (a bad field is
+    // VALIDATION_ERROR), successes by merchants against what they made, as the admin API has them.
     expect((await auditOf(merchant, "--outcome", "failed")).map((e) => `${e.action} ${e.error_code}`)).toEqual([
       "merchant.operating_profile.ensure MERCHANT_CLOSED",
       "provider_connection.create CONNECTION_EXISTS",
       "provider_binding.create PROVIDER_NOT_FOUND",
       "policy.create POLICY_UNCHANGED",
-      "merchant.operating_profile.ensure INVALID_ARGUMENT",
+      "merchant.operating_profile.ensure VALIDATION_ERROR",
     ]);
     expect((await auditOf(merchant, "--outcome", "succeeded")).map((e) => e.action)).toEqual(["merchant.close", "merchant.operating_profile.ensure", "merchant.create"]);
     expect((await auditOf(policy.policy.policy_uuid)).map((e) => `${e.action} ${e.actor.kind}`)).toEqual(["policy.create operator_cli"]);

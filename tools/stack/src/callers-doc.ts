@@ -28,16 +28,20 @@ const SERVICES: readonly { name: string; service: DescService; callers: CallerPo
   { name: "allocation", service: allocationV1.AllocationService, callers: allocationCallers },
 ];
 
-/** Which process each caller's credential belongs to, and where that process's calls are made. */
+/**
+ * Which process each caller's credential belongs to, and where that process's
+ * calls are made: the gateways and payinctl make theirs through
+ * @payin/operations too (libs/operations, counted for each of them).
+ */
 const PROCESSES: Record<string, { process: string; code: readonly string[] }> = {
-  api: { process: "the API gateway (`gateways/api`)", code: ["gateways/api/src"] },
-  checkout: { process: "the hosted checkout gateway (`gateways/checkout`)", code: ["gateways/checkout/src"] },
+  api: { process: "the API gateway (`gateways/api`)", code: ["gateways/api/src", "libs/operations/src"] },
+  checkout: { process: "the hosted checkout gateway (`gateways/checkout`)", code: ["gateways/checkout/src", "libs/operations/src"] },
   payins: { process: "the payins service", code: ["services/payins/src/clients"] },
   allocation: { process: "the allocation service", code: ["services/allocation/src/clients"] },
   observer: { process: "allocation's chain observer (`services/allocation/src/observer-main.ts`)", code: ["services/allocation/src/observer"] },
   payinctl: {
     process: "the operator CLI (`tools/payinctl`; `npm start` uses it to bootstrap the first admin and for its demo)",
-    code: ["tools/payinctl/src", "tools/stack/src"],
+    code: ["tools/payinctl/src", "tools/stack/src", "libs/operations/src"],
   },
   test: { process: "the test harness and the benchmark only: services are never given its digest in a deployment", code: [] },
 };

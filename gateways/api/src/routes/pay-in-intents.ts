@@ -7,7 +7,7 @@ import { isAsset } from "@payin/money";
 import type { Permission } from "@payin/permissions";
 import type { Principal } from "../auth/authenticator.js";
 import type { AppDeps } from "../deps.js";
-import { authoriseForMerchant } from "../workflows/merchant-access.js";
+import { authoriseForMerchant } from "../auth/merchant-access.js";
 
 const { PayInStatus } = payinsV1;
 
@@ -160,7 +160,7 @@ function idempotencyKey(ctx: Context): string {
 
 type PayInDeps = Pick<AppDeps, "auth" | "payins" | "merchants">;
 
-/** Authorises the request for the path merchant (see workflows/merchant-access.ts). */
+/** Authorises the request for the path merchant (see auth/merchant-access.ts). */
 function authorise(deps: PayInDeps, ctx: Context, permission: Permission): Promise<Principal> {
   return authoriseForMerchant(deps, ctx, ctx.params.merchant_uuid!, permission);
 }

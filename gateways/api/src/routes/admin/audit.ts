@@ -2,8 +2,8 @@
 import type Router from "@koa/router";
 import type { AppDeps } from "../../deps.js";
 import { requirePermission } from "../../auth/authenticator.js";
-import { listPage, PAGE_PARAMETERS, pagination, readQuery, rpcOffset } from "@payin/http";
-import { auditEventView } from "./views.js";
+import { listPage, PAGE_PARAMETERS, readQuery, rpcOffset } from "@payin/http";
+import { auditEventView, listView } from "@payin/operations";
 
 export function auditRoutes(router: Router, deps: Pick<AppDeps, "auth" | "merchants">): void {
   router.get("/audit-events", async (ctx) => {
@@ -11,6 +11,6 @@ export function auditRoutes(router: Router, deps: Pick<AppDeps, "auth" | "mercha
     requirePermission(principal, "audit.read");
     const page = listPage(readQuery(ctx, PAGE_PARAMETERS));
     const res = await deps.merchants.listAuditEvents({ limit: page.limit, offset: rpcOffset(page.offset) });
-    ctx.body = { data: res.events.map(auditEventView), pagination: pagination(res.total, page) };
+    ctx.body = listView(res.events.map(auditEventView), res.total, page);
   });
 }

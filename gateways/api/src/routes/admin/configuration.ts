@@ -3,19 +3,38 @@
  * registry, provider bindings and connections (merchants service), and the
  * receiving wallet (allocation service). Value rules (capability and
  * jurisdiction forms, secret reference form, xpub validity) are the services';
- * the gateway checks the body's shape and types.
+ * the gateway checks the body's shape and types. The changes and their audit
+ * are @payin/operations'.
  */
 import type Router from "@koa/router";
 import type { AppDeps } from "../../deps.js";
 import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
 import { isUuidAnyCase } from "@payin/ids";
 import { isCountryCode } from "@payin/ids/countries";
-import { ApiError, listPage, optionalString, PAGE_PARAMETERS, pagination, readQuery, requiredString, rpcOffset, UUID_RULE, validationError, type Body } from "@payin/http";
+import { ApiError, listPage, optionalString, PAGE_PARAMETERS, readQuery, requiredString, rpcOffset, UUID_RULE, validationError, type Body } from "@payin/http";
 import { isCapability, UNKNOWN_CAPABILITY_MESSAGE } from "@payin/permissions";
-import { change } from "../../workflows/audited-change.js";
-import { readReceivingWallet, setReceivingWallet } from "../../workflows/receiving-wallet.js";
+import {
+  bindingView,
+  connectionView,
+  createPolicy,
+  createProvider,
+  createRule,
+  ensureOperatingProfile,
+  ensureProviderBinding,
+  ensureProviderConnection,
+  listView,
+  operatingProfileView,
+  policyView,
+  providerView,
+  readinessView,
+  readReceivingWallet,
+  rotateConnectionSecret,
+  ruleView,
+  setReceivingWallet,
+  walletView,
+} from "@payin/operations";
+import { actorOf, operationPorts } from "../../operations.js";
 import { param, readBody } from "./common.js";
-import { bindingView, connectionView, operatingProfileView, policyView, providerView, readinessView, ruleView, walletView } from "./views.js";
 
 const SHORT = { min: 1, max: 64 };
 const JURISDICTION = { min: 2, max: 2 };
@@ -30,24 +49,20 @@ function capabilityField(body: Body): string {
 }
 
 export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" | "merchants" | "allocation" | "logger">): void {
+  const ports = operationPorts(deps);
   // Rules: posting closes the open version for (capability, jurisdiction) and opens a new one.
   router.post("/rules", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
-    await change(deps, ctx, principal, { action: "rule.create", target: { type: "rule" }, successRecordedBy: "merchants" }, async (actor) => {
+    const rule = await createRule(ports, actorOf(ctx, principal), async () => {
       requirePermission(principal, "rule.manage");
       requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["capability", "jurisdiction", "effect"]);
-      const res = await deps.merchants.createRule({
-        capability: capabilityField(body),
-        jurisdiction: requiredString(body, "jurisdiction", JURISDICTION),
-        effect: requiredString(body, "effect", SHORT),
-        actor,
-      });
-      ctx.status = 201;
-      ctx.set("location", `${ADMIN}/rules/${res.rule!.ruleUuid}`);
-      ctx.body = { rule: ruleView(res.rule!) };
+      return { capability: capabilityField(body), jurisdiction: requiredString(body, "jurisdiction", JURISDICTION), effect: requiredString(body, "effect", SHORT) };
     });
+    ctx.status = 201;
+    ctx.set("location", `${ADMIN}/rules/${rule.ruleUuid}`);
+    ctx.body = { rule: ruleView(rule) };
   });
 
   // Open versions only, unless include_closed=true; by capability, jurisdiction and version.
@@ -60,7 +75,7 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
       throw validationError("include_closed must be true or false");
     }
     const res = await deps.merchants.listRules({ includeClosed: query.include_closed === "true", limit: page.limit, offset: rpcOffset(page.offset) });
-    ctx.body = { data: res.rules.map(ruleView), pagination: pagination(res.total, page) };
+    ctx.body = listView(res.rules.map(ruleView), res.total, page);
   });
 
   // A rule version, open or closed: the resource a create's Location names.
@@ -74,43 +89,30 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
 
   router.put("/merchants/:uuid/operating-profile", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
-    const uuid = param(ctx, "uuid");
-    await change(
-      deps,
-      ctx,
-      principal,
-      { action: "merchant.operating_profile.ensure", target: { type: "merchant", uuid }, successRecordedBy: "merchants" },
-      async (actor) => {
-        requirePermission(principal, "policy.manage");
-        requireRecentMfa(principal);
-        readQuery(ctx, []);
-        const body = await readBody(ctx, ["operating_mode"]);
-        const operatingMode = requiredString(body, "operating_mode", SHORT);
-        const res = await deps.merchants.ensureOperatingProfile({ merchantUuid: uuid, operatingMode, actor });
-        ctx.body = { operating_profile: operatingProfileView(res.profile!) };
-      },
-    );
+    const profile = await ensureOperatingProfile(ports, actorOf(ctx, principal), param(ctx, "uuid"), async () => {
+      requirePermission(principal, "policy.manage");
+      requireRecentMfa(principal);
+      readQuery(ctx, []);
+      const body = await readBody(ctx, ["operating_mode"]);
+      return { operatingMode: requiredString(body, "operating_mode", SHORT) };
+    });
+    ctx.body = { operating_profile: operatingProfileView(profile) };
   });
 
   // Policies: posting closes the merchant's open version for the scope and opens a new one.
   router.post("/merchants/:uuid/policies", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     const uuid = param(ctx, "uuid");
-    await change(deps, ctx, principal, { action: "policy.create", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
+    const policy = await createPolicy(ports, actorOf(ctx, principal), uuid, async () => {
       requirePermission(principal, "policy.manage");
       requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["scope", "effect"]);
-      const res = await deps.merchants.createPolicy({
-        merchantUuid: uuid,
-        scope: requiredString(body, "scope", SHORT),
-        effect: requiredString(body, "effect", SHORT),
-        actor,
-      });
-      ctx.status = 201;
-      ctx.set("location", `${ADMIN}/merchants/${uuid}/policies/${res.policy!.policyUuid}`);
-      ctx.body = { policy: policyView(res.policy!) };
+      return { scope: requiredString(body, "scope", SHORT), effect: requiredString(body, "effect", SHORT) };
     });
+    ctx.status = 201;
+    ctx.set("location", `${ADMIN}/merchants/${uuid}/policies/${policy.policyUuid}`);
+    ctx.body = { policy: policyView(policy) };
   });
 
   // A policy version, open or closed, closed merchants included; read with the permission that sets it.
@@ -127,21 +129,21 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
     requirePermission(principal, "provider.manage");
     const page = listPage(readQuery(ctx, PAGE_PARAMETERS));
     const res = await deps.merchants.listProviders({ limit: page.limit, offset: rpcOffset(page.offset) });
-    ctx.body = { data: res.providers.map(providerView), pagination: pagination(res.total, page) };
+    ctx.body = listView(res.providers.map(providerView), res.total, page);
   });
 
   router.post("/providers", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
-    await change(deps, ctx, principal, { action: "provider.create", target: { type: "provider" }, successRecordedBy: "merchants" }, async (actor) => {
+    const provider = await createProvider(ports, actorOf(ctx, principal), async () => {
       requirePermission(principal, "provider.manage");
       requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["name"]);
-      const res = await deps.merchants.createProvider({ name: requiredString(body, "name", { min: 1, max: 100 }), actor });
-      ctx.status = 201;
-      ctx.set("location", `${ADMIN}/providers/${res.provider!.providerUuid}`);
-      ctx.body = { provider: providerView(res.provider!) };
+      return { name: requiredString(body, "name", { min: 1, max: 100 }) };
     });
+    ctx.status = 201;
+    ctx.set("location", `${ADMIN}/providers/${provider.providerUuid}`);
+    ctx.body = { provider: providerView(provider) };
   });
 
   router.get("/providers/:provider_uuid", async (ctx) => {
@@ -156,22 +158,20 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
   router.put("/merchants/:uuid/provider-bindings", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     const uuid = param(ctx, "uuid");
-    await change(deps, ctx, principal, { action: "provider_binding.create", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
+    const res = await ensureProviderBinding(ports, actorOf(ctx, principal), uuid, async () => {
       requirePermission(principal, "provider.manage");
       requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["provider_uuid", "capability", "jurisdiction"]);
-      const res = await deps.merchants.ensureProviderBinding({
-        merchantUuid: uuid,
+      return {
         providerUuid: requiredString(body, "provider_uuid", UUID_RULE).toLowerCase(),
         capability: capabilityField(body),
         jurisdiction: requiredString(body, "jurisdiction", JURISDICTION),
-        actor,
-      });
-      ctx.status = res.created ? 201 : 200;
-      if (res.created) ctx.set("location", `${ADMIN}/merchants/${uuid}/provider-bindings/${res.binding!.bindingUuid}`);
-      ctx.body = { provider_binding: bindingView(res.binding!) };
+      };
     });
+    ctx.status = res.created ? 201 : 200;
+    if (res.created) ctx.set("location", `${ADMIN}/merchants/${uuid}/provider-bindings/${res.binding.bindingUuid}`);
+    ctx.body = { provider_binding: bindingView(res.binding) };
   });
 
   router.get("/merchants/:uuid/provider-bindings/:binding_uuid", async (ctx) => {
@@ -187,21 +187,19 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
   router.put("/merchants/:uuid/provider-connections", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     const uuid = param(ctx, "uuid");
-    await change(deps, ctx, principal, { action: "provider_connection.create", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
+    const res = await ensureProviderConnection(ports, actorOf(ctx, principal), uuid, async () => {
       requirePermission(principal, "provider.manage");
       requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["provider_uuid", "secret_reference"]);
-      const res = await deps.merchants.ensureProviderConnection({
-        merchantUuid: uuid,
+      return {
         providerUuid: requiredString(body, "provider_uuid", UUID_RULE).toLowerCase(),
         secretReference: optionalString(body, "secret_reference", SECRET_REFERENCE),
-        actor,
-      });
-      ctx.status = res.created ? 201 : 200;
-      if (res.created) ctx.set("location", `${ADMIN}/merchants/${uuid}/provider-connections/${res.connection!.connectionUuid}`);
-      ctx.body = { provider_connection: connectionView(res.connection!) };
+      };
     });
+    ctx.status = res.created ? 201 : 200;
+    if (res.created) ctx.set("location", `${ADMIN}/merchants/${uuid}/provider-connections/${res.connection.connectionUuid}`);
+    ctx.body = { provider_connection: connectionView(res.connection) };
   });
 
   router.get("/merchants/:uuid/provider-connections/:connection_uuid", async (ctx) => {
@@ -214,38 +212,28 @@ export function configurationRoutes(router: Router, deps: Pick<AppDeps, "auth" |
 
   router.post("/merchants/:uuid/provider-connections/:connection_uuid/rotate-secret", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
-    const uuid = param(ctx, "uuid");
-    const connectionUuid = param(ctx, "connection_uuid");
-    await change(
-      deps,
-      ctx,
-      principal,
-      { action: "provider_connection.rotate_secret", target: { type: "provider_connection", uuid: connectionUuid }, successRecordedBy: "merchants" },
-      async (actor) => {
-        requirePermission(principal, "provider.manage");
-        requireRecentMfa(principal);
-        readQuery(ctx, []);
-        const body = await readBody(ctx, ["secret_reference"]);
-        const secretReference = requiredString(body, "secret_reference", SECRET_REFERENCE);
-        const res = await deps.merchants.rotateProviderConnectionSecret({ merchantUuid: uuid, connectionUuid, secretReference, actor });
-        ctx.body = { provider_connection: connectionView(res.connection!) };
-      },
-    );
+    const connection = await rotateConnectionSecret(ports, actorOf(ctx, principal), param(ctx, "uuid"), param(ctx, "connection_uuid"), async () => {
+      requirePermission(principal, "provider.manage");
+      requireRecentMfa(principal);
+      readQuery(ctx, []);
+      const body = await readBody(ctx, ["secret_reference"]);
+      return { secretReference: requiredString(body, "secret_reference", SECRET_REFERENCE) };
+    });
+    ctx.body = { provider_connection: connectionView(connection) };
   });
 
   // The receiving wallet lives in the allocation service, which knows no
-  // merchants (see workflows/receiving-wallet.ts); the gateway records the change.
+  // merchants (see @payin/operations, receiving-wallet); the change is recorded there.
   router.put("/merchants/:uuid/wallet", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
-    const uuid = param(ctx, "uuid");
-    await change(deps, ctx, principal, { action: "wallet.set", target: { type: "merchant", uuid }, successRecordedBy: "gateway" }, async () => {
+    const wallet = await setReceivingWallet(ports, actorOf(ctx, principal), param(ctx, "uuid"), async () => {
       requirePermission(principal, "provider.manage");
       requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["xpub"]);
-      const xpub = requiredString(body, "xpub", { min: 1, max: 200 });
-      ctx.body = { wallet: walletView(await setReceivingWallet(deps, uuid, xpub)) };
+      return { xpub: requiredString(body, "xpub", { min: 1, max: 200 }) };
     });
+    ctx.body = { wallet: walletView(wallet) };
   });
 
   // A read, like readiness: any merchant, closed ones included. Set with

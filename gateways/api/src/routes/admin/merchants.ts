@@ -1,20 +1,21 @@
 /**
  * /admin/merchants: list, create, read, lifecycle transitions and members. The
- * merchants service records its own changes (the request names the actor); the
- * gateway records refused attempts.
+ * operations are @payin/operations' (the merchants service records its own
+ * changes; refused attempts are recorded by the library's audit rule).
  */
 import type Router from "@koa/router";
-import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION, merchantsV1 } from "@payin/proto";
+import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION_NAMES, merchantsV1 } from "@payin/proto";
+import { attachMember, createMerchant, listView, membershipView, merchantView, readMember, transitionMerchant } from "@payin/operations";
 import type { AppDeps } from "../../deps.js";
 import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
 import { isUuidAnyCase } from "@payin/ids";
-import { charLength, listPage, optionalString, PAGE_PARAMETERS, pagination, readQuery, requiredString, rpcOffset, UUID_RULE, validationError } from "@payin/http";
-import { change } from "../../workflows/audited-change.js";
-import { attachMember, readMember } from "../../workflows/merchant-membership.js";
+import { charLength, listPage, optionalString, PAGE_PARAMETERS, readQuery, requiredString, rpcOffset, UUID_RULE, validationError } from "@payin/http";
+import { actorOf, operationPorts } from "../../operations.js";
 import { param, readBody, readNoBody } from "./common.js";
-import { membershipView, merchantView } from "./views.js";
 
 export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "identity" | "merchants" | "logger">): void {
+  const ports = operationPorts(deps);
+
   router.get("/merchants", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     requirePermission(principal, "merchant.read");
@@ -34,22 +35,22 @@ export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
       uuid: query.uuid?.toLowerCase(),
       displayName: query.display_name,
     });
-    ctx.body = { data: res.merchants.map(merchantView), pagination: pagination(res.total, page) };
+    ctx.body = listView(res.merchants.map(merchantView), res.total, page);
   });
 
   router.post("/merchants", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
-    await change(deps, ctx, principal, { action: "merchant.create", target: { type: "merchant" }, successRecordedBy: "merchants" }, async (actor) => {
+    const merchant = await createMerchant(ports, actorOf(ctx, principal), async () => {
       requirePermission(principal, "merchant.manage");
       readQuery(ctx, []);
       const body = await readBody(ctx, ["display_name", "legal_name"]);
       const displayName = requiredString(body, "display_name", { min: 1, max: 150, notBlank: true });
       const legalName = optionalString(body, "legal_name", { min: 1, max: 255, notBlank: true });
-      const res = await deps.merchants.createMerchant({ displayName, legalName, actor });
-      ctx.status = 201;
-      ctx.set("location", `/api/v1/admin/merchants/${res.merchant!.uuid}`);
-      ctx.body = { merchant: merchantView(res.merchant!) };
+      return { displayName, legalName };
     });
+    ctx.status = 201;
+    ctx.set("location", `/api/v1/admin/merchants/${merchant.uuid}`);
+    ctx.body = { merchant: merchantView(merchant) };
   });
 
   router.get("/merchants/:uuid", async (ctx) => {
@@ -61,18 +62,16 @@ export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
   });
 
   // Lifecycle operations, one per transition of the contract; the source states each allows are the merchants service's table.
-  for (const [verb, transition] of Object.entries(MERCHANT_TRANSITION.byName)) {
+  for (const verb of MERCHANT_TRANSITION_NAMES) {
     router.post(`/merchants/:uuid/${verb}`, async (ctx) => {
       const principal = await deps.auth.authenticate(ctx);
-      const uuid = param(ctx, "uuid");
-      await change(deps, ctx, principal, { action: `merchant.${verb}`, target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
+      const merchant = await transitionMerchant(ports, actorOf(ctx, principal), param(ctx, "uuid"), verb, async () => {
         requirePermission(principal, "merchant.manage");
         requireRecentMfa(principal);
         readQuery(ctx, []);
         await readNoBody(ctx);
-        const res = await deps.merchants.transitionMerchant({ uuid, transition, actor });
-        ctx.body = { merchant: merchantView(res.merchant!) };
       });
+      ctx.body = { merchant: merchantView(merchant) };
     });
   }
 
@@ -82,17 +81,16 @@ export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "ide
   router.put("/merchants/:uuid/members", async (ctx) => {
     const principal = await deps.auth.authenticate(ctx);
     const uuid = param(ctx, "uuid");
-    await change(deps, ctx, principal, { action: "merchant.member.attach", target: { type: "merchant", uuid }, successRecordedBy: "merchants" }, async (actor) => {
+    const res = await attachMember(ports, actorOf(ctx, principal), uuid, async () => {
       requirePermission(principal, "merchant.manage");
       requireRecentMfa(principal);
       readQuery(ctx, []);
       const body = await readBody(ctx, ["identity_uuid"]);
-      const identityUuid = requiredString(body, "identity_uuid", UUID_RULE).toLowerCase();
-      const res = await attachMember(deps, uuid, identityUuid, actor);
-      ctx.status = res.created ? 201 : 200;
-      if (res.created) ctx.set("location", `/api/v1/admin/merchants/${uuid}/members/${identityUuid}`);
-      ctx.body = { membership: membershipView(res.membership!) };
+      return { identityUuid: requiredString(body, "identity_uuid", UUID_RULE).toLowerCase() };
     });
+    ctx.status = res.created ? 201 : 200;
+    if (res.created) ctx.set("location", `/api/v1/admin/merchants/${uuid}/members/${res.membership.identityUuid}`);
+    ctx.body = { membership: membershipView(res.membership) };
   });
 
   // The resource an attach's Location names: a read like the merchant's.

@@ -3,6 +3,8 @@ import { describe, expect, it, vi } from "vitest";
 import type { AppDeps } from "../../deps.js";
 import type { Principal } from "../../auth/authenticator.js";
 import { ApiError, clientAddressOf } from "@payin/http";
+import { audited } from "@payin/operations";
+import { operationPorts } from "../../operations.js";
 import { securityEventOf, securityEvents } from "./security-events.js";
 
 const PERSON = "0190a000-0000-7000-8000-000000000001";
@@ -100,11 +102,15 @@ describe("securityEvents middleware", () => {
 
   it("records a refusal a change already recorded only in the log", async () => {
     const { deps, logged, recordAuditEvent } = fakeDeps();
-    const ctx = context(human);
-    ctx.state.refusalAudited = true;
-    await refuse(deps, ctx, new ApiError("MFA_REQUIRED", "needs MFA"));
+    const refusal = new ApiError("MFA_REQUIRED", "needs MFA");
+    // The change records it under its own action (merchant.activate, failed, MFA_REQUIRED).
+    const spec = { action: "merchant.activate", target: { type: "merchant", uuid: MERCHANT }, successRecordedBy: "merchants" } as const;
+    const change = audited(operationPorts(deps), { kind: "identity", uuid: PERSON, requestId: "req-1" }, spec, () => Promise.reject(refusal));
+    await expect(change).rejects.toBe(refusal);
+    expect(recordAuditEvent).toHaveBeenCalledTimes(1);
+    await refuse(deps, context(human), refusal);
     expect(logged).toEqual([expect.objectContaining({ event: "security.permission_denied", code: "MFA_REQUIRED" })]);
-    expect(recordAuditEvent).not.toHaveBeenCalled();
+    expect(recordAuditEvent).toHaveBeenCalledTimes(1);
   });
 
   it("logs, but does not audit, a refusal without a person (401, a machine credential)", async () => {

@@ -10,7 +10,8 @@ import type { AppDeps } from "../../deps.js";
 import type { Principal } from "../../auth/authenticator.js";
 import { isUuidAnyCase } from "@payin/ids";
 import { clientAddressOf, mapError } from "@payin/http";
-import { recordAudit, type AuditDeps, type AuditTarget } from "../../workflows/audited-change.js";
+import { recordAudit, refusalRecorded, type AuditTarget } from "@payin/operations";
+import { operationPorts } from "../../operations.js";
 
 export interface SecurityEvent {
   event: "security.unauthenticated" | "security.csrf_refused" | "security.permission_denied";
@@ -70,11 +71,12 @@ function targetOf(ctx: Context, route: string): AuditTarget {
 
 /**
  * Middleware of the admin router. A refusal a change already recorded under its
- * own action (`ctx.state.refusalAudited`, see change()) is logged only, so no
+ * own action (refusalRecorded, @payin/operations' audit rule) is logged only, so no
  * refusal is in the audit log twice. A machine credential or an unresolved one
  * is logged only: an audit event's actor is a person.
  */
-export function securityEvents(deps: AuditDeps & Pick<AppDeps, "clientAddress">) {
+export function securityEvents(deps: Pick<AppDeps, "merchants" | "logger" | "clientAddress">) {
+  const ports = operationPorts(deps);
   // The address sign-in throttling uses: behind a trusted proxy, the client it forwarded.
   const addressOf = deps.clientAddress ?? clientAddressOf([]);
   return async (ctx: Context, next: Next) => {
@@ -85,9 +87,9 @@ export function securityEvents(deps: AuditDeps & Pick<AppDeps, "clientAddress">)
       const event = securityEventOf(ctx, mapped.status, mapped.code, addressOf(ctx.req));
       if (event) {
         deps.logger.warn(event, "security event");
-        if (event.identityUuid && !ctx.state.refusalAudited) {
+        if (event.identityUuid && !refusalRecorded(error)) {
           const actor = { kind: "identity" as const, uuid: event.identityUuid, requestId: event.requestId };
-          await recordAudit(deps, actor, event.event, targetOf(ctx, event.route), { outcome: "failed", errorCode: event.code });
+          await recordAudit(ports, actor, event.event, targetOf(ctx, event.route), { outcome: "failed", errorCode: event.code });
         }
       }
       throw error;

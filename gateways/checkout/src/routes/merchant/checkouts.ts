@@ -15,7 +15,7 @@ import { Code, ConnectError, reasonOf } from "@payin/rpc";
 import type { AppDeps } from "../../deps.js";
 import { RateLimited } from "../../http/rate-limit.js";
 import { pairLabel, pairReadinessView, type PairReadinessView } from "../../presentation/readiness-reasons.js";
-import { createCheckout } from "../../workflows/create-checkout.js";
+import { createCheckout } from "@payin/operations";
 import { formArea, MANAGE_PERMISSION, pageArea, renderAreaPage, renderAreaProblem, seeOther, type Area } from "./area.js";
 import { checkoutDetail, checkoutRows, rowMerchant } from "./checkout-rows.js";
 

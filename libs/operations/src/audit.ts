@@ -1,0 +1,114 @@
+/**
+ * The audit rule, whoever makes the change (the API gateway for a person,
+ * payinctl for the operator): a success the merchants service did not record
+ * itself (it records its own changes, the request naming the actor), and every
+ * refusal — any answer a client would get as a 4xx (permission, validation, not
+ * found, conflict, whether the caller or a service refused) — are recorded
+ * through RecordAuditEvent, refusals with their public error code. Failures with
+ * no answer (unavailable, deadline, 5xx) are not: their outcome is unknown.
+ * Recording is best effort: a failed write is reported and the answer stands.
+ */
+import { mapError } from "@payin/http/map-error";
+import type { PublicErrorCode } from "@payin/http/errors";
+import { isUuidAnyCase } from "@payin/ids";
+import type { ServicePorts } from "./ports.js";
+
+/**
+ * The Actor (merchants.v1) of a change: a signed-in person (`identity`, with its
+ * uuid) or the operator CLI (`operator_cli`, no uuid), and the request id.
+ */
+export interface Actor {
+  kind: "identity" | "operator_cli";
+  uuid: string;
+  requestId: string;
+}
+
+export interface AuditTarget {
+  type: string;
+  /** Omitted (or not a uuid, e.g. a malformed path value) leaves target_uuid empty. */
+  uuid?: string | null;
+}
+
+export type AuditOutcome = "succeeded" | "failed";
+
+export interface ChangeSpec<T = unknown> {
+  /** Dotted action name, e.g. `merchant.activate`, `credential.rotate`. */
+  action: string;
+  /** The target recorded for a refusal, and for a success unless `succeeded` names another. */
+  target: AuditTarget;
+  /** Who records a success: `merchants` its own changes; those made in identity or allocation are recorded here. */
+  successRecordedBy: "merchants" | "operations";
+  /** The target of a success, when only the result names it (e.g. a new identity). */
+  succeeded?: (result: T) => AuditTarget;
+}
+
+/** What recording needs: the merchants service, which keeps the log, and where to report a record that failed. */
+export interface AuditPorts {
+  merchants: Pick<ServicePorts["merchants"], "recordAuditEvent">;
+  auditFailed: (error: unknown, event: { action: string; outcome: AuditOutcome }) => void;
+}
+
+/** The public code of a refusal (an answer a client gets as a 4xx), or null for anything else. */
+export function refusalCode(error: unknown): PublicErrorCode | null {
+  const mapped = mapError(error);
+  return mapped.status >= 400 && mapped.status < 500 ? mapped.code : null;
+}
+
+/** The refusals a change has recorded under its own action (see refusalRecorded). */
+const recordedRefusals = new WeakSet<object>();
+
+/**
+ * True when `error` is a refusal a change already recorded under its own action
+ * (e.g. `merchant.create`, failed, FORBIDDEN): the API gateway's security
+ * events then do not record it a second time.
+ */
+export function refusalRecorded(error: unknown): boolean {
+  return typeof error === "object" && error !== null && recordedRefusals.has(error);
+}
+
+/** Runs a change under the audit rule (above) and answers its result. */
+export async function audited<T>(ports: AuditPorts, actor: Actor, spec: ChangeSpec<T>, run: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await run();
+  } catch (error) {
+    const code = refusalCode(error);
+    if (code) {
+      if (typeof error === "object" && error !== null) recordedRefusals.add(error);
+      await recordAudit(ports, actor, spec.action, spec.target, { outcome: "failed", errorCode: code });
+    }
+    throw error;
+  }
+  if (spec.successRecordedBy === "operations") {
+    await recordAudit(ports, actor, spec.action, spec.succeeded?.(result) ?? spec.target, { outcome: "succeeded", errorCode: "" });
+  }
+  return result;
+}
+
+/**
+ * Records one audit event; best effort. A person is named by a uuid: an
+ * `identity` actor without one (never a signed-in person) is not recorded.
+ */
+export async function recordAudit(
+  ports: AuditPorts,
+  actor: Actor,
+  action: string,
+  target: AuditTarget,
+  result: { outcome: AuditOutcome; errorCode: string },
+): Promise<void> {
+  if (actor.kind === "identity" && !isUuidAnyCase(actor.uuid)) return;
+  try {
+    await ports.merchants.recordAuditEvent({
+      event: {
+        actor,
+        action,
+        targetType: target.type,
+        targetUuid: isUuidAnyCase(target.uuid) ? target.uuid.toLowerCase() : "",
+        outcome: result.outcome,
+        errorCode: result.errorCode,
+      },
+    });
+  } catch (error) {
+    ports.auditFailed(error, { action, outcome: result.outcome });
+  }
+}
