@@ -1,6 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
-import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { migrate, openDatabase, type Clock, type Database } from "@payin/db";
 import { createLogger, type Logger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
 import { domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
@@ -15,15 +15,18 @@ export const SERVICE_NAMES = [merchantsV1.MerchantsService.typeName];
 
 /** What the merchants service is built from. */
 export interface MerchantsPorts {
-  orm: MikroORM;
+  /** The merchants schema (openDatabase of @payin/db). */
+  db: Database;
   /** Serves the pay-in context feed (absent: its RPCs answer UNAVAILABLE). */
   feed?: PayinContextFeed;
+  /** What every instant written is read from (the system's clock when not given). */
+  clock?: Clock;
 }
 
 /** Builds the merchants service from its ports: mountable on a real server (startService) or an in-memory transport (tests). */
 export function createMerchantsService(ports: MerchantsPorts) {
   return (router: ConnectRouter) => {
-    router.service(merchantsV1.MerchantsService, merchantsHandlers(ports.orm, ports.feed));
+    router.service(merchantsV1.MerchantsService, merchantsHandlers(ports.db, ports.feed, ports.clock));
   };
 }
 
@@ -32,16 +35,18 @@ export type MerchantsConfig = ConfigOf<typeof configSchema>;
 /** What startService would otherwise make itself. */
 export interface MerchantsDeps {
   logger?: Logger;
+  /** The clock every instant written is read from (default: the system's). */
+  clock?: Clock;
 }
 
 /**
- * The merchants service's composition root: migrations (MIGRATE_ON_BOOT), the
- * ORM, the feed of changes to pay-in contexts, the RPC server with its callers.
+ * The merchants service's composition root: migrations (MIGRATE_ON_BOOT), its
+ * Database, the feed of changes to pay-in contexts, the RPC server with its callers.
  */
 export const startService: StartService<MerchantsConfig, MerchantsDeps> = async (config, deps = {}) => {
   const logger = deps.logger ?? createLogger("merchants", { level: config.LOG_LEVEL, mixin: requestLogFields });
   if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
-  const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
+  const db = await openDatabase(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
   // The feed of changes to pay-in contexts (WatchPayinContextChanges), from this schema's own announcements.
   const feed = new PayinContextFeed({
     url: config.DATABASE_URL,
@@ -53,7 +58,7 @@ export const startService: StartService<MerchantsConfig, MerchantsDeps> = async 
   return serveService({
     name: "merchants",
     services: SERVICE_NAMES,
-    routes: createMerchantsService({ orm, feed }),
+    routes: createMerchantsService({ db, feed, clock: deps.clock }),
     interceptors: [domainErrorInterceptor("merchants", reasonCodes, logger)],
     callers: config.SERVICE_CALLER_DIGESTS,
     allow: CALLERS,
@@ -61,6 +66,6 @@ export const startService: StartService<MerchantsConfig, MerchantsDeps> = async 
     port: config.MERCHANTS_PORT,
     logger,
     onStopping: () => feed.close(),
-    onClose: () => orm.close(),
+    onClose: () => db.close(),
   });
 };

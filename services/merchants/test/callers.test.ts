@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { database, migrate, openOrm, type MikroORM } from "@payin/db";
 import { createLogger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
 import { Code, createServiceClient, domainErrorInterceptor, reasonOf } from "@payin/rpc";
@@ -21,7 +21,7 @@ describe("merchants' callers, on the real server", () => {
     await migrate(ormOptions(url));
     orm = await openOrm(ormOptions(url, 5));
     const interceptors = [domainErrorInterceptor("merchants", reasonCodes, createLogger("merchants", { level: "silent" }))];
-    service = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ orm }), allow: CALLERS, interceptors });
+    service = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ db: database(orm) }), allow: CALLERS, interceptors });
   });
   afterAll(async () => {
     await service?.close();

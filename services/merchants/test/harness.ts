@@ -1,4 +1,5 @@
 import type { Client } from "@connectrpc/connect";
+import { database } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
 import { startServiceHarness, type ServiceHarness } from "@payin/testing";
@@ -19,7 +20,7 @@ export function startMerchants(options: { logger?: Logger } = {}): Promise<Harne
     service: merchantsV1.MerchantsService,
     domain: "merchants",
     ormOptions,
-    routes: (orm) => createMerchantsService({ orm }),
+    routes: (orm) => createMerchantsService({ db: database(orm) }),
     reasonCodes,
     logger: options.logger,
   });

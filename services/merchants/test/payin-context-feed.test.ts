@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
+import { database } from "@payin/db";
 import { merchantsV1 } from "@payin/proto";
 import { Code, ConnectError, createServiceClient } from "@payin/rpc";
 import { startTestServiceServer, waitFor, type TestServiceServer } from "@payin/testing";
@@ -43,7 +44,7 @@ beforeAll(async () => {
   listening = new Promise((resolve) => (ready = resolve));
   feed = new PayinContextFeed({ url: h.url, applicationName: APPLICATION_NAME, retryMs: 100, onListening: () => ready() });
   await listening;
-  server = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ orm: h.orm, feed }), allow: CALLERS });
+  server = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ db: database(h.orm), feed }), allow: CALLERS });
   payins = createServiceClient(merchantsV1.MerchantsService, { baseUrl: server.url, serviceToken: server.credential("payins") });
 });
 

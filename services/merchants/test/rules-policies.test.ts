@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sqlClient, type SqlClient } from "@payin/db";
+import { database, type Queryable } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
 import { Code, ConnectError, fromTimestamp, reasonOf } from "@payin/rpc";
@@ -282,12 +282,12 @@ describe("GetPayinContext", () => {
 
   it("reads everything in one SQL round trip", async () => {
     const merchant = await activeMerchant(h.client);
-    const sql = sqlClient(h.orm);
+    const db = database(h.orm);
     let statements = 0;
-    const counting: SqlClient = {
+    const counting: Queryable = {
       query: (statement, values) => {
         statements++;
-        return sql.query(statement, values);
+        return db.query(statement, values);
       },
     };
     const context = await new PayinContextRepository(counting).payinContext(merchant, "crypto.payin", "DE");

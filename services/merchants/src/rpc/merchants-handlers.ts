@@ -1,5 +1,5 @@
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import type { MikroORM } from "@payin/db";
+import { systemClock, type Clock, type Database } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
 import { listAuditEvents, recordAuditEvent } from "../domain/audit.js";
@@ -22,7 +22,7 @@ import { createRule, getRule, listRules } from "../domain/rule.js";
 import type { Deps } from "../domain/unit-of-work.js";
 import { checkMerchantUuid, invalid } from "../domain/validation.js";
 import { FeedUnavailableError, type PayinContextFeed } from "../store/payin-context-feed.js";
-import { PgUnitOfWork } from "../store/unit-of-work.js";
+import { unitOfWork } from "../store/unit-of-work.js";
 import {
   actorFromPb,
   auditEventToPb,
@@ -47,9 +47,10 @@ function feedError(error: unknown): unknown {
 /**
  * MerchantsService handlers: proto in, domain call, proto out. Without `feed`
  * (an in-memory harness), the pay-in context feed's RPCs answer UNAVAILABLE.
+ * Every instant written (creations, versions, audit events) is `clock`'s.
  */
-export function merchantsHandlers(orm: MikroORM, feed?: PayinContextFeed): ServiceImpl<typeof merchantsV1.MerchantsService> {
-  const deps: Deps = { uow: new PgUnitOfWork(orm), now: () => new Date(), newUuid: uuidv7 };
+export function merchantsHandlers(db: Database, feed?: PayinContextFeed, clock: Clock = systemClock): ServiceImpl<typeof merchantsV1.MerchantsService> {
+  const deps: Deps = { uow: unitOfWork(db), now: () => clock.now(), newUuid: uuidv7 };
   const read = () => deps.uow.read();
   return {
     async createMerchant(req) {

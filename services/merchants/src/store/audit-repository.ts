@@ -1,32 +1,43 @@
-import type { EntityManager } from "@payin/db";
+import { sql, type Queryable } from "@payin/db";
 import type { ActorKind, AuditEvent, AuditFilter, AuditOutcome, AuditStore } from "../domain/audit.js";
-import { date, textOrNull, type Row } from "./rows.js";
+import { found, type Nullable } from "./rows.js";
 
 const COLUMNS = `event_uuid, actor_kind, actor_uuid, request_id, action, target_type, target_uuid, outcome, error_code, occurred_at`;
 
-function fromRow(row: Row): AuditEvent {
+interface AuditRow {
+  event_uuid: string;
+  actor_kind: ActorKind;
+  actor_uuid: string | null;
+  request_id: string | null;
+  action: string;
+  target_type: string;
+  target_uuid: string | null;
+  outcome: AuditOutcome;
+  error_code: string | null;
+  occurred_at: string;
+}
+
+function fromRow(row: AuditRow): AuditEvent {
   return {
-    eventUuid: row.event_uuid as string,
-    actor: {
-      kind: row.actor_kind as ActorKind,
-      uuid: textOrNull(row.actor_uuid),
-      requestId: textOrNull(row.request_id),
-    },
-    action: row.action as string,
-    targetType: row.target_type as string,
-    targetUuid: textOrNull(row.target_uuid),
-    outcome: row.outcome as AuditOutcome,
-    errorCode: textOrNull(row.error_code),
-    occurredAt: date(row.occurred_at),
+    eventUuid: row.event_uuid,
+    actor: { kind: row.actor_kind, uuid: row.actor_uuid, requestId: row.request_id },
+    action: row.action,
+    targetType: row.target_type,
+    targetUuid: row.target_uuid,
+    outcome: row.outcome,
+    errorCode: row.error_code,
+    occurredAt: new Date(row.occurred_at),
   };
 }
 
+const APPEND = sql(`insert into audit_events (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`);
+
 /** AuditStore on PostgreSQL: an append-only table (a trigger refuses updates and deletes). */
 export class AuditRepository implements AuditStore {
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly db: Queryable) {}
 
   async append(event: AuditEvent): Promise<void> {
-    await this.em.execute(`insert into audit_events (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+    await this.db.query(APPEND, [
       event.eventUuid,
       event.actor.kind,
       event.actor.uuid,
@@ -54,22 +65,23 @@ export class AuditRepository implements AuditStore {
     ];
     for (const [field, column] of columns) {
       if (filter[field] === undefined) continue;
-      conditions.push(`${column} = ?`);
       values.push(filter[field]);
+      conditions.push(`${column} = $${values.length}`);
     }
     const where = conditions.length ? `where ${conditions.join(" and ")}` : "";
+    const n = values.length;
     // Page and exact total in one round trip. Unfiltered, the count is an
     // index-only scan; audit events are operator actions, far fewer than pay-ins.
-    const rows = await this.em.execute(
-      `select (select count(*) from audit_events ${where}) as total, page.*
+    const rows = await this.db.query(
+      sql<Nullable<AuditRow> & { total: string }>(`select (select count(*) from audit_events ${where}) as total, page.*
          from (select 1) one
          left join lateral (
-           select ${COLUMNS} from audit_events ${where} order by occurred_at desc, event_uuid desc limit ? offset ?
-         ) page on true`,
-      [...values, ...values, page.limit, page.offset],
+           select ${COLUMNS} from audit_events ${where} order by occurred_at desc, event_uuid desc limit $${n + 1} offset $${n + 2}
+         ) page on true`),
+      [...values, page.limit, page.offset],
     );
     return {
-      events: rows.filter((row: Row) => row.event_uuid !== null).map(fromRow),
+      events: rows.filter(found<AuditRow>("event_uuid")).map(fromRow),
       total: Number(rows[0]?.total ?? 0),
     };
   }

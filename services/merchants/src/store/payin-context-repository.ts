@@ -1,9 +1,8 @@
-import type { PreparedStatement, SqlClient } from "@payin/db";
+import { prepared, type Queryable } from "@payin/db";
 import type { MerchantStatus } from "../domain/merchant.js";
 import type { OperatingMode } from "../domain/operating-profile.js";
 import type { PayinContext, PayinContextReader, ReadinessInputs } from "../domain/payin-context.js";
 import type { Effect } from "../domain/validation.js";
-import { textOrNull } from "./rows.js";
 
 /**
  * Whether merchant `m` has a provider bound for the capability (parameter $1)
@@ -25,9 +24,17 @@ const PROVIDER_CONNECTED = providerConnected("", "provider_connected");
  * the bindings' and connections' unique keys. Every table it reads announces
  * its changes (the pay-in context triggers of the migrations).
  */
-const PAYIN_CONTEXT: PreparedStatement = {
-  name: "merchants.payin-context",
-  text: `select m.status,
+/** What both statements answer of the merchant. */
+interface ReadinessRow {
+  status: MerchantStatus;
+  payin_policy_effect: Effect | null;
+  operating_mode: OperatingMode | null;
+  provider_connected: boolean;
+}
+
+const PAYIN_CONTEXT = prepared<ReadinessRow & { rule_effect: Effect | null; provider_connected_in_jurisdiction: boolean }>(
+  "merchants.payin-context",
+  `select m.status,
               (select r.effect from rules r
                 where r.capability = $1 and r.jurisdiction = $2 and r.valid_to is null) as rule_effect,
               (select p.effect from policies p
@@ -37,43 +44,43 @@ const PAYIN_CONTEXT: PreparedStatement = {
               ${providerConnected(" and b.jurisdiction = $2", "provider_connected_in_jurisdiction")}
          from merchants m
         where m.uuid = $3`,
-};
+);
 
-const READINESS_INPUTS: PreparedStatement = {
-  name: "merchants.readiness-inputs",
-  text: `select m.status,
+const READINESS_INPUTS = prepared<ReadinessRow>(
+  "merchants.readiness-inputs",
+  `select m.status,
               (select p.effect from policies p
                 where p.merchant_uuid = m.uuid and p.scope = 'payin' and p.valid_to is null) as payin_policy_effect,
               (select o.operating_mode from operating_profiles o where o.merchant_uuid = m.uuid) as operating_mode,
               ${PROVIDER_CONNECTED}
          from merchants m
         where m.uuid = $2`,
-};
+);
 
 /** PayinContextReader on PostgreSQL: on every pay-in create, so a prepared statement. */
 export class PayinContextRepository implements PayinContextReader {
-  constructor(private readonly sql: SqlClient) {}
+  constructor(private readonly db: Queryable) {}
 
   async payinContext(merchantUuid: string, capability: string, jurisdiction: string | null): Promise<PayinContext | null> {
-    const [row] = await this.sql.query(PAYIN_CONTEXT, [capability, jurisdiction, merchantUuid]);
+    const [row] = await this.db.query(PAYIN_CONTEXT, [capability, jurisdiction, merchantUuid]);
     if (!row) return null;
     return {
-      status: row.status as MerchantStatus,
-      ruleEffect: textOrNull(row.rule_effect) as Effect | null,
-      payinPolicyEffect: textOrNull(row.payin_policy_effect) as Effect | null,
-      operatingMode: textOrNull(row.operating_mode) as OperatingMode | null,
+      status: row.status,
+      ruleEffect: row.rule_effect,
+      payinPolicyEffect: row.payin_policy_effect,
+      operatingMode: row.operating_mode,
       providerConnected: row.provider_connected === true,
       providerConnectedInJurisdiction: row.provider_connected_in_jurisdiction === true,
     };
   }
 
   async readinessInputs(merchantUuid: string, capability: string): Promise<ReadinessInputs | null> {
-    const [row] = await this.sql.query(READINESS_INPUTS, [capability, merchantUuid]);
+    const [row] = await this.db.query(READINESS_INPUTS, [capability, merchantUuid]);
     if (!row) return null;
     return {
-      status: row.status as MerchantStatus,
-      payinPolicyEffect: textOrNull(row.payin_policy_effect) as Effect | null,
-      operatingMode: textOrNull(row.operating_mode) as OperatingMode | null,
+      status: row.status,
+      payinPolicyEffect: row.payin_policy_effect,
+      operatingMode: row.operating_mode,
       providerConnected: row.provider_connected === true,
     };
   }

@@ -1,19 +1,12 @@
-/** A row of a raw query, keyed by column name. */
-export type Row = Record<string, unknown>;
+/** A row of a left join that may have found nothing: every column may be null. */
+export type Nullable<Row> = { [K in keyof Row]: Row[K] | null };
 
-/** A non-null timestamp column as a Date. */
-export function date(value: unknown): Date {
-  return new Date(value as string | Date);
-}
-
-/** A nullable timestamp column as a Date or null. */
-export function dateOrNull(value: unknown): Date | null {
-  return value === null || value === undefined ? null : new Date(value as string | Date);
-}
-
-/** A nullable text column as a string or null. */
-export function textOrNull(value: unknown): string | null {
-  return value === null || value === undefined ? null : (value as string);
+/**
+ * A filter that keeps the rows of a left join that found something, told by
+ * `key` (a non-null column of the joined table), typed as found.
+ */
+export function found<Row>(key: keyof Row) {
+  return <R extends Nullable<Row>>(row: R): row is R & Row => row[key] !== null;
 }
 
 /**
@@ -36,9 +29,9 @@ function field(error: unknown, name: string): string | undefined {
 
 /**
  * A database error stripped of everything that could quote a bound value: the
- * driver's message repeats the statement with its parameters inlined, and the
- * server's detail quotes row values. Only the SQLSTATE and the constraint name
- * are kept. Used where a statement binds a value that must never reach a log.
+ * server's detail quotes row values (and a driver may repeat the statement
+ * with its values). Only the SQLSTATE and the constraint name are kept. Used
+ * where a statement binds a value that must never reach a log.
  */
 export function withoutValues(error: unknown, statement: string): Error {
   const code = field(error, "code") ?? "unknown";

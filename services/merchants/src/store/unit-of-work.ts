@@ -1,4 +1,4 @@
-import { sqlClient, type EntityManager, type MikroORM } from "@payin/db";
+import type { Database, Queryable } from "@payin/db";
 import type { PayinContextReader } from "../domain/payin-context.js";
 import type { MerchantsStores, UnitOfWork } from "../domain/unit-of-work.js";
 import { AuditRepository } from "./audit-repository.js";
@@ -10,35 +10,29 @@ import { PolicyRepository } from "./policy-repository.js";
 import { ProviderBindingRepository, ProviderConnectionRepository, ProviderRepository } from "./provider-repository.js";
 import { RuleRepository } from "./rule-repository.js";
 
-/** Every repository bound to one EntityManager (and so to its transaction, if any). */
-function storesOn(em: EntityManager): MerchantsStores {
+/** Every repository on one Queryable: a transaction's connection, or the pool (a statement each). */
+function storesOn(db: Queryable): MerchantsStores {
   return {
-    merchants: new MerchantRepository(em),
-    memberships: new MembershipRepository(em),
-    rules: new RuleRepository(em),
-    profiles: new OperatingProfileRepository(em),
-    policies: new PolicyRepository(em),
-    providers: new ProviderRepository(em),
-    bindings: new ProviderBindingRepository(em),
-    connections: new ProviderConnectionRepository(em),
-    audit: new AuditRepository(em),
+    merchants: new MerchantRepository(db),
+    memberships: new MembershipRepository(db),
+    rules: new RuleRepository(db),
+    profiles: new OperatingProfileRepository(db),
+    policies: new PolicyRepository(db),
+    providers: new ProviderRepository(db),
+    bindings: new ProviderBindingRepository(db),
+    connections: new ProviderConnectionRepository(db),
+    audit: new AuditRepository(db),
   };
 }
 
-/** UnitOfWork on PostgreSQL: each transaction runs on its own forked EntityManager. */
-export class PgUnitOfWork implements UnitOfWork {
-  /** Prepared on the pool: no EntityManager to fork on the create path. */
-  readonly payinContexts: PayinContextReader;
-
-  constructor(private readonly orm: MikroORM) {
-    this.payinContexts = new PayinContextRepository(sqlClient(orm));
-  }
-
-  transaction<T>(work: (stores: MerchantsStores) => Promise<T>): Promise<T> {
-    return this.orm.em.fork().transactional((em) => work(storesOn(em)));
-  }
-
-  read(): MerchantsStores {
-    return storesOn(this.orm.em.fork());
-  }
+/** The UnitOfWork over the merchants schema's Database: its transactions are the Database's. */
+export function unitOfWork(db: Database): UnitOfWork {
+  const pooled = storesOn(db);
+  // Prepared on the pool: on every pay-in create.
+  const payinContexts: PayinContextReader = new PayinContextRepository(db);
+  return {
+    transaction: (work) => db.transaction((tx) => work(storesOn(tx))),
+    read: () => pooled,
+    payinContexts,
+  };
 }
