@@ -1,6 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
-import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { migrate, openDatabase, type Clock, type Database } from "@payin/db";
 import { createLogger, type Logger } from "@payin/logging";
 import { identityV1 } from "@payin/proto";
 import { domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
@@ -18,15 +18,16 @@ export const SERVICE_NAMES = [identityV1.IdentityService.typeName];
 
 /** What the identity service is built from: the database, the logger, the TOTP key and the clock. */
 export interface IdentityPorts extends IdentityHandlerOptions {
-  orm: MikroORM;
+  /** The identity schema (openDatabase of @payin/db). */
+  db: Database;
   logger: Logger;
 }
 
 /** Builds the identity service from its ports: mountable on a real server (startService) or an in-memory transport (tests). */
 export function createIdentityService(ports: IdentityPorts) {
-  const { orm, logger, ...options } = ports;
+  const { db, logger, ...options } = ports;
   return (router: ConnectRouter) => {
-    router.service(identityV1.IdentityService, identityHandlers(orm, logger, options));
+    router.service(identityV1.IdentityService, identityHandlers(db, logger, options));
   };
 }
 
@@ -35,11 +36,13 @@ export type IdentityConfig = ConfigOf<typeof configSchema>;
 /** What startService would otherwise make itself. */
 export interface IdentityDeps {
   logger?: Logger;
+  /** The clock sessions, challenges, throttling and credentials read the time from (default: the system's). */
+  clock?: Clock;
 }
 
 /**
  * The identity service's composition root: the process's priorities, password
- * hashing's concurrency, migrations (MIGRATE_ON_BOOT), the ORM, what must be
+ * hashing's concurrency, migrations (MIGRATE_ON_BOOT), its Database, what must be
  * done before serving, then the RPC server with its callers.
  */
 export const startService: StartService<IdentityConfig, IdentityDeps> = async (config, deps = {}) => {
@@ -52,26 +55,26 @@ export const startService: StartService<IdentityConfig, IdentityDeps> = async (c
   if (config.WORKER_SCHED_IDLE === "true") applyIdlePolicy(logger, { spareMainThread: true });
   configurePasswordHashing({ concurrency: config.ARGON2_CONCURRENCY });
   if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
-  const orm = await openOrm(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
+  const db = await openDatabase(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
   try {
     // Before serving: recovery codes stored as a bare SHA-256 get their salt and keyed
     // hash, which only this process can compute (the pepper derives from the TOTP key).
-    const salted = await saltUnsaltedRecoveryCodes(new IdentityRepository(orm.em.fork()), config.TOTP_ENCRYPTION_KEY);
+    const salted = await saltUnsaltedRecoveryCodes(new IdentityRepository(db), config.TOTP_ENCRYPTION_KEY);
     if (salted > 0) logger.info({ salted }, "recovery codes salted");
   } catch (error) {
-    await orm.close();
+    await db.close();
     throw error;
   }
   return serveService({
     name: "identity",
     services: SERVICE_NAMES,
-    routes: createIdentityService({ orm, logger, totpKey: config.TOTP_ENCRYPTION_KEY }),
+    routes: createIdentityService({ db, logger, totpKey: config.TOTP_ENCRYPTION_KEY, clock: deps.clock && (() => deps.clock!.now()) }),
     interceptors: [domainErrorInterceptor("identity", reasonCodes, logger)],
     callers: config.SERVICE_CALLER_DIGESTS,
     allow: CALLERS,
     host: config.HOST,
     port: config.IDENTITY_PORT,
     logger,
-    onClose: () => orm.close(),
+    onClose: () => db.close(),
   });
 };

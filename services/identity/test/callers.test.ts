@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { database, migrate, openOrm, type MikroORM } from "@payin/db";
 import { createLogger } from "@payin/logging";
 import { identityV1 } from "@payin/proto";
 import { Code, createServiceClient, domainErrorInterceptor, reasonOf } from "@payin/rpc";
@@ -38,7 +38,7 @@ describe("identity's callers", () => {
       await migrate(ormOptions(url));
       orm = await openOrm(ormOptions(url, 5));
       const logger = createLogger("identity", { level: "silent" });
-      const register = createIdentityService({ orm, logger, totpKey: randomBytes(32) });
+      const register = createIdentityService({ db: database(orm), logger, totpKey: randomBytes(32) });
       const interceptors = [domainErrorInterceptor("identity", reasonCodes, logger)];
       service = await startTestServiceServer({ name: "identity", services: SERVICE_NAMES, routes: register, allow: CALLERS, interceptors });
     });

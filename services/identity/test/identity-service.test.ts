@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { database, migrate, openOrm, type MikroORM } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { createLogger } from "@payin/logging";
 import { identityV1 } from "@payin/proto";
@@ -23,7 +23,7 @@ beforeAll(async () => {
   await migrate(ormOptions(url));
   orm = await openOrm(ormOptions(url, 20));
   const logger = createLogger("test", { level: "silent" });
-  const transport = createRouterTransport(createIdentityService({ orm, logger, totpKey: randomBytes(32) }), {
+  const transport = createRouterTransport(createIdentityService({ db: database(orm), logger, totpKey: randomBytes(32) }), {
     router: { interceptors: [actAsCaller("test"), domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
   client = createClient(IdentityService, transport);

@@ -296,7 +296,7 @@ describe("Recovery code storage", () => {
       "AUTH_INVALID_CREDENTIALS",
     );
 
-    const store = () => new IdentityRepository(h.orm.em.fork());
+    const store = () => new IdentityRepository(h.db);
     expect(await saltUnsaltedRecoveryCodes(store(), h.totpKey, 3)).toBe(RECOVERY_CODE_COUNT);
     expect(await saltUnsaltedRecoveryCodes(store(), h.totpKey)).toBe(0);
     const rows = await h.sql(`select code_hash, salt, used_at from identity.recovery_codes where identity_uuid = ?`, [p.uuid]);

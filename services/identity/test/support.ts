@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect } from "vitest";
 import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import { migrate, openOrm, type MikroORM } from "@payin/db";
+import { database, migrate, openOrm, type Database, type MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { totpCode } from "@payin/otp";
 import { base32nopad } from "@scure/base";
@@ -27,6 +27,8 @@ export interface Person {
 /** The identity service over an in-memory transport on a fresh database, with a clock tests move. */
 export interface Harness {
   orm: MikroORM;
+  /** The service's Database (on `orm`). */
+  db: Database;
   client: IdentityClient;
   totpKey: Buffer;
   /** The service's current time. */
@@ -63,19 +65,21 @@ export async function startHarness(options: { frozenClock?: boolean } = {}): Pro
   const url = await createTestDatabase("identity");
   await migrate(ormOptions(url));
   const orm = await openOrm(ormOptions(url, 30));
+  const db = database(orm);
   const logLines: string[] = [];
   const logger = recordingLogger(logLines);
   const totpKey = randomBytes(32);
   // What identity's main does after its migrations (a fresh database has nothing to salt).
-  await saltUnsaltedRecoveryCodes(new IdentityRepository(orm.em.fork()), totpKey);
+  await saltUnsaltedRecoveryCodes(new IdentityRepository(db), totpKey);
   let offsetMs = 0;
   const frozenAt = Date.now();
   const now = () => new Date((options.frozenClock ? frozenAt : Date.now()) + offsetMs);
-  const transport = createRouterTransport(createIdentityService({ orm, logger, totpKey, clock: now }), {
+  const transport = createRouterTransport(createIdentityService({ db, logger, totpKey, clock: now }), {
     router: { interceptors: [actAsCaller("test"), domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
   return {
     orm,
+    db,
     client: createClient(identityV1.IdentityService, transport),
     totpKey,
     now,

@@ -219,7 +219,7 @@ describe("how long attempts are kept", () => {
         new Date(now - age),
       ]);
     }
-    await new LoginAttemptRepository(h.orm.em.fork()).purge(h.now());
+    await new LoginAttemptRepository(h.db).purge(h.now());
     const rows = await h.sql(`select attempted_at from identity.login_attempts where email = ? order by attempted_at desc`, [email]);
     expect(rows.map((r) => new Date(r.attempted_at as string).getTime())).toEqual([now - ages["2 hours"], now - ages["29 days"]]);
   });

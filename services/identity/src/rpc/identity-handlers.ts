@@ -1,5 +1,5 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import type { MikroORM } from "@payin/db";
+import type { Database } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
@@ -56,14 +56,15 @@ function sessionTokenOrNone(req: { caller?: identityV1.Caller }, values: Handler
 }
 
 /** IdentityService handlers: proto in, domain call, proto out. */
-export function identityHandlers(orm: MikroORM, logger: Logger, options: IdentityHandlerOptions): ServiceImpl<typeof identityV1.IdentityService> {
+export function identityHandlers(db: Database, logger: Logger, options: IdentityHandlerOptions): ServiceImpl<typeof identityV1.IdentityService> {
   const clock = options.clock ?? (() => new Date());
   const onBackgroundError = (err: unknown, credentialUuid: string) => {
     logger.warn({ err, credentialUuid }, "could not record machine credential use");
   };
   const securityEvents = securityEventLog(logger);
+  const stores = pgStores(db);
   const deps = (): IdentityDeps => ({
-    stores: pgStores(orm.em.fork()),
+    stores,
     clock,
     newId: uuidv7,
     totpKey: options.totpKey,

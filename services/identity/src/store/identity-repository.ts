@@ -1,4 +1,4 @@
-import { isUniqueViolation, type EntityManager } from "@payin/db";
+import { isUniqueViolation, sql, type Queryable } from "@payin/db";
 import type { Role } from "../domain/permissions.js";
 import {
   withoutHash,
@@ -9,7 +9,7 @@ import {
   type StoredRecoveryCode,
   type TotpFactor,
 } from "../domain/stores.js";
-import { bigintNumber, date, requiredDate, valuesPlaceholders } from "./rows.js";
+import { valuesPlaceholders } from "./rows.js";
 
 /** Unique constraint on the (lower-cased) email. */
 export const EMAIL_UNIQUE = "identities_email_key";
@@ -22,45 +22,63 @@ export const IDENTITY_COLUMNS = `
   array(select r.role::text from identity_roles r where r.identity_uuid = i.identity_uuid order by r.role) as roles,
   exists (select 1 from totp_factors f where f.identity_uuid = i.identity_uuid and f.confirmed_at is not null) as mfa_enrolled`;
 
+/** A row of IDENTITY_COLUMNS, as the driver answers it (timestamps as text, text[] as an array). */
+export interface IdentityRow {
+  identity_uuid: string;
+  email: string;
+  status: IdentityStatus;
+  created_at: string;
+  password_hash: string;
+  roles: Role[];
+  mfa_enrolled: boolean;
+}
+
 /** A row selected with IDENTITY_COLUMNS, as a stored identity. */
-export function identityFromRow(row: Record<string, unknown>): StoredIdentity {
+export function identityFromRow(row: IdentityRow): StoredIdentity {
   return {
-    identityUuid: row.identity_uuid as string,
-    email: row.email as string,
-    status: row.status as IdentityStatus,
-    roles: row.roles as Role[],
-    mfaEnrolled: row.mfa_enrolled as boolean,
-    createdAt: requiredDate(row.created_at),
-    passwordHash: row.password_hash as string,
+    identityUuid: row.identity_uuid,
+    email: row.email,
+    status: row.status,
+    roles: row.roles,
+    mfaEnrolled: row.mfa_enrolled,
+    createdAt: new Date(row.created_at),
+    passwordHash: row.password_hash,
   };
 }
 
-function publicIdentity(row: Record<string, unknown>): Identity {
+function publicIdentity(row: IdentityRow): Identity {
   return withoutHash(identityFromRow(row));
 }
 
-function factorFromRow(row: Record<string, unknown>): TotpFactor {
+/** A totp_factors row (bytea as a Buffer, bigint as text). */
+interface FactorRow {
+  identity_uuid: string;
+  secret_ciphertext: Buffer;
+  confirmed_at: string | null;
+  last_used_step: string | null;
+}
+
+function factorFromRow(row: FactorRow): TotpFactor {
   return {
-    identityUuid: row.identity_uuid as string,
-    secretCiphertext: row.secret_ciphertext as Buffer,
-    confirmedAt: date(row.confirmed_at),
-    lastUsedStep: bigintNumber(row.last_used_step),
+    identityUuid: row.identity_uuid,
+    secretCiphertext: row.secret_ciphertext,
+    confirmedAt: row.confirmed_at === null ? null : new Date(row.confirmed_at),
+    lastUsedStep: row.last_used_step === null ? null : Number(row.last_used_step),
   };
 }
 
 /** IdentityStore on PostgreSQL; one instance per request or transaction. */
 export class IdentityRepository implements IdentityStore {
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly db: Queryable) {}
 
   async insert(identity: Identity, passwordHash: string): Promise<boolean> {
     try {
       // One statement, so the identity and its roles appear together or not at all.
-      await this.em.execute(
-        `with created as (
+      await this.db.query(sql(`with created as (
            insert into identities (identity_uuid, email, password_hash, status, created_at, password_changed_at)
-           values (?, ?, ?, ?, ?, ?) returning identity_uuid)
+           values ($1, $2, $3, $4, $5, $6) returning identity_uuid)
          insert into identity_roles (identity_uuid, role, granted_at)
-         select created.identity_uuid, role, ? from created, unnest(string_to_array(?, ',')) as role`,
+         select created.identity_uuid, role, $7 from created, unnest(string_to_array($8, ',')) as role`),
         [
           identity.identityUuid,
           identity.email,
@@ -80,31 +98,30 @@ export class IdentityRepository implements IdentityStore {
   }
 
   async findByEmail(email: string): Promise<StoredIdentity | null> {
-    const rows = await this.em.execute(`select ${IDENTITY_COLUMNS} from identities i where i.email = ?`, [email]);
+    const rows = await this.db.query(sql<IdentityRow>(`select ${IDENTITY_COLUMNS} from identities i where i.email = $1`), [email]);
     return rows[0] ? identityFromRow(rows[0]) : null;
   }
 
   async findByUuid(identityUuid: string, options: { forUpdate?: boolean } = {}): Promise<StoredIdentity | null> {
     const lock = options.forUpdate ? "for update of i" : "";
-    const rows = await this.em.execute(`select ${IDENTITY_COLUMNS} from identities i where i.identity_uuid = ? ${lock}`, [identityUuid]);
+    const rows = await this.db.query(sql<IdentityRow>(`select ${IDENTITY_COLUMNS} from identities i where i.identity_uuid = $1 ${lock}`), [identityUuid]);
     return rows[0] ? identityFromRow(rows[0]) : null;
   }
 
   async list(limit: number, offset: number): Promise<{ identities: Identity[]; total: number }> {
-    const rows = await this.em.execute(
-      `select ${IDENTITY_COLUMNS} from identities i order by i.created_at, i.identity_uuid limit ? offset ?`,
+    const rows = await this.db.query(sql<IdentityRow>(`select ${IDENTITY_COLUMNS} from identities i order by i.created_at, i.identity_uuid limit $1 offset $2`),
       [limit, offset],
     );
-    const [count] = await this.em.execute(`select count(*)::int as total from identities`);
-    return { identities: rows.map(publicIdentity), total: count!.total as number };
+    const [count] = await this.db.query(sql<{ total: number }>(`select count(*)::int as total from identities`));
+    return { identities: rows.map(publicIdentity), total: count!.total };
   }
 
   async setStatus(identityUuid: string, status: IdentityStatus, at: Date): Promise<void> {
-    await this.em.execute(`update identities set status = ?, status_changed_at = ? where identity_uuid = ?`, [status, at, identityUuid]);
+    await this.db.query(sql(`update identities set status = $1, status_changed_at = $2 where identity_uuid = $3`), [status, at, identityUuid]);
   }
 
   async setPasswordHash(identityUuid: string, passwordHash: string, at: Date): Promise<void> {
-    await this.em.execute(`update identities set password_hash = ?, password_changed_at = ? where identity_uuid = ?`, [
+    await this.db.query(sql(`update identities set password_hash = $1, password_changed_at = $2 where identity_uuid = $3`), [
       passwordHash,
       at,
       identityUuid,
@@ -112,53 +129,49 @@ export class IdentityRepository implements IdentityStore {
   }
 
   async deleteRole(identityUuid: string, role: Role): Promise<boolean> {
-    const rows = await this.em.execute(`delete from identity_roles where identity_uuid = ? and role = ? returning role`, [identityUuid, role]);
+    const rows = await this.db.query(sql(`delete from identity_roles where identity_uuid = $1 and role = $2 returning role`), [identityUuid, role]);
     return rows.length > 0;
   }
 
   async lockAdminRoster(): Promise<void> {
-    await this.em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [ADMIN_ROSTER_LOCK]);
+    await this.db.query(sql(`select pg_advisory_xact_lock(hashtext($1))`), [ADMIN_ROSTER_LOCK]);
   }
 
   async countActiveHolders(role: Role, excludingUuid: string): Promise<number> {
-    const [row] = await this.em.execute(
-      `select count(*)::int as n from identity_roles r join identities i on i.identity_uuid = r.identity_uuid
-        where r.role = ? and i.status = 'active' and r.identity_uuid <> ?`,
+    const [row] = await this.db.query(sql<{ n: number }>(`select count(*)::int as n from identity_roles r join identities i on i.identity_uuid = r.identity_uuid
+        where r.role = $1 and i.status = 'active' and r.identity_uuid <> $2`),
       [role, excludingUuid],
     );
-    return row!.n as number;
+    return row!.n;
   }
 
   async anyHolder(role: Role): Promise<boolean> {
-    const [row] = await this.em.execute(`select exists (select 1 from identity_roles where role = ?) as held`, [role]);
-    return row!.held as boolean;
+    const [row] = await this.db.query(sql<{ held: boolean }>(`select exists (select 1 from identity_roles where role = $1) as held`), [role]);
+    return row!.held;
   }
 
   async findTotpFactor(identityUuid: string): Promise<TotpFactor | null> {
-    const rows = await this.em.execute(
-      `select identity_uuid, secret_ciphertext, confirmed_at, last_used_step from totp_factors where identity_uuid = ?`,
+    const rows = await this.db.query(sql<FactorRow>(`select identity_uuid, secret_ciphertext, confirmed_at, last_used_step from totp_factors where identity_uuid = $1`),
       [identityUuid],
     );
     return rows[0] ? factorFromRow(rows[0]) : null;
   }
 
   async savePendingTotp(identityUuid: string, secretCiphertext: Buffer, at: Date): Promise<boolean> {
-    const rows = await this.em.execute(
-      `insert into totp_factors (identity_uuid, secret_ciphertext, created_at) values (?, ?, ?)
+    const rows = await this.db.query(sql(`insert into totp_factors (identity_uuid, secret_ciphertext, created_at) values ($1, $2, $3)
        on conflict (identity_uuid) do update
          set secret_ciphertext = excluded.secret_ciphertext, created_at = excluded.created_at, last_used_step = null
          where totp_factors.confirmed_at is null
-       returning identity_uuid`,
+       returning identity_uuid`),
       [identityUuid, secretCiphertext, at],
     );
     return rows.length > 0;
   }
 
   async confirmTotp(identityUuid: string, secretCiphertext: Buffer, lastUsedStep: number | null, at: Date): Promise<boolean> {
-    const rows = await this.em.execute(
-      `update totp_factors set confirmed_at = ?, last_used_step = ?
-        where identity_uuid = ? and confirmed_at is null and secret_ciphertext = ?
-        returning identity_uuid`,
+    const rows = await this.db.query(sql(`update totp_factors set confirmed_at = $1, last_used_step = $2
+        where identity_uuid = $3 and confirmed_at is null and secret_ciphertext = $4
+        returning identity_uuid`),
       [at, lastUsedStep, identityUuid, secretCiphertext],
     );
     return rows.length > 0;
@@ -166,53 +179,50 @@ export class IdentityRepository implements IdentityStore {
 
   async useTotpStep(identityUuid: string, step: number): Promise<boolean> {
     // Conditional, so two concurrent uses of one code cannot both pass.
-    const rows = await this.em.execute(
-      `update totp_factors set last_used_step = ?
-        where identity_uuid = ? and confirmed_at is not null and (last_used_step is null or last_used_step < ?)
-        returning identity_uuid`,
+    const rows = await this.db.query(sql(`update totp_factors set last_used_step = $1
+        where identity_uuid = $2 and confirmed_at is not null and (last_used_step is null or last_used_step < $3)
+        returning identity_uuid`),
       [step, identityUuid, step],
     );
     return rows.length > 0;
   }
 
   async replaceRecoveryCodes(identityUuid: string, codes: StoredRecoveryCode[], at: Date): Promise<void> {
-    await this.em.execute(`delete from recovery_codes where identity_uuid = ?`, [identityUuid]);
+    await this.db.query(sql(`delete from recovery_codes where identity_uuid = $1`), [identityUuid]);
     if (codes.length === 0) return;
-    await this.em.execute(
-      `insert into recovery_codes (identity_uuid, code_hash, salt, created_at) values ${valuesPlaceholders(codes.length, 4)}`,
+    await this.db.query(sql(`insert into recovery_codes (identity_uuid, code_hash, salt, created_at) values ${valuesPlaceholders(codes.length, 4)}`),
       codes.flatMap((code) => [identityUuid, code.codeHash, code.salt, at]),
     );
   }
 
   async listUnusedRecoveryCodes(identityUuid: string): Promise<StoredRecoveryCode[]> {
-    const rows = await this.em.execute(
-      `select code_hash, salt from recovery_codes where identity_uuid = ? and used_at is null and salt is not null`,
+    const rows = await this.db.query(sql<{ code_hash: Buffer; salt: Buffer }>(`select code_hash, salt from recovery_codes where identity_uuid = $1 and used_at is null and salt is not null`),
       [identityUuid],
     );
-    return rows.map((row) => ({ codeHash: row.code_hash as Buffer, salt: row.salt as Buffer }));
+    return rows.map((row) => ({ codeHash: row.code_hash, salt: row.salt }));
   }
 
   async useRecoveryCode(identityUuid: string, codeHash: Buffer, at: Date): Promise<boolean> {
-    const rows = await this.em.execute(
-      `update recovery_codes set used_at = ?
-        where identity_uuid = ? and code_hash = ? and used_at is null and salt is not null
-        returning identity_uuid`,
+    const rows = await this.db.query(sql(`update recovery_codes set used_at = $1
+        where identity_uuid = $2 and code_hash = $3 and used_at is null and salt is not null
+        returning identity_uuid`),
       [at, identityUuid, codeHash],
     );
     return rows.length > 0;
   }
 
   async listUnsaltedRecoveryCodes(limit: number): Promise<{ identityUuid: string; digest: Buffer }[]> {
-    const rows = await this.em.execute(`select identity_uuid, code_hash from recovery_codes where salt is null limit ?`, [limit]);
-    return rows.map((row) => ({ identityUuid: row.identity_uuid as string, digest: row.code_hash as Buffer }));
+    const rows = await this.db.query(sql<{ identity_uuid: string; code_hash: Buffer }>(`select identity_uuid, code_hash from recovery_codes where salt is null limit $1`), [
+      limit,
+    ]);
+    return rows.map((row) => ({ identityUuid: row.identity_uuid, digest: row.code_hash }));
   }
 
   async saltRecoveryCode(identityUuid: string, digest: Buffer, code: StoredRecoveryCode): Promise<boolean> {
     // Conditional on the row still being unsalted, so concurrent starts salt it once.
-    const rows = await this.em.execute(
-      `update recovery_codes set code_hash = ?, salt = ?
-        where identity_uuid = ? and code_hash = ? and salt is null
-        returning identity_uuid`,
+    const rows = await this.db.query(sql(`update recovery_codes set code_hash = $1, salt = $2
+        where identity_uuid = $3 and code_hash = $4 and salt is null
+        returning identity_uuid`),
       [code.codeHash, code.salt, identityUuid, digest],
     );
     return rows.length > 0;

@@ -1,25 +1,38 @@
-import { isUniqueViolation, type EntityManager } from "@payin/db";
+import { isUniqueViolation, sql, type Queryable } from "@payin/db";
 import type { MachineCredential, MachineCredentialStatus, StoredMachineCredential } from "../domain/machine-credential.js";
 import type { MachineCredentialAdminStore } from "../domain/stores.js";
-import { date } from "./rows.js";
 
 /** The partial unique index that keeps at most one active credential per merchant. */
 export const ONE_ACTIVE_PER_MERCHANT = "machine_credentials_one_active_per_merchant";
 
 const COLUMNS = `credential_uuid, merchant_uuid, key_id, secret_hash, status, created_at, last_used_at, revoked_at, replaced_by_uuid`;
 
+/** A row of COLUMNS (bytea as a Buffer, timestamps as text). */
+interface CredentialRow {
+  credential_uuid: string;
+  merchant_uuid: string;
+  key_id: string;
+  secret_hash: Buffer;
+  status: MachineCredentialStatus;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  replaced_by_uuid: string | null;
+}
 
-function fromRow(row: Record<string, unknown>): StoredMachineCredential {
+const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
+
+function fromRow(row: CredentialRow): StoredMachineCredential {
   return {
-    credentialUuid: row.credential_uuid as string,
-    merchantUuid: row.merchant_uuid as string,
-    keyId: row.key_id as string,
-    secretHash: row.secret_hash as Buffer,
-    status: row.status as MachineCredentialStatus,
-    createdAt: date(row.created_at)!,
-    lastUsedAt: date(row.last_used_at),
-    revokedAt: date(row.revoked_at),
-    replacedByUuid: (row.replaced_by_uuid as string | null) ?? null,
+    credentialUuid: row.credential_uuid,
+    merchantUuid: row.merchant_uuid,
+    keyId: row.key_id,
+    secretHash: row.secret_hash,
+    status: row.status,
+    createdAt: new Date(row.created_at),
+    lastUsedAt: dateOrNull(row.last_used_at),
+    revokedAt: dateOrNull(row.revoked_at),
+    replacedByUuid: row.replaced_by_uuid,
   };
 }
 
@@ -28,12 +41,12 @@ const MERCHANT_LOCK_CLASS = 0x6d63; // "mc"
 
 /** MachineCredentialAdminStore on PostgreSQL; one instance per request or transaction. */
 export class MachineCredentialRepository implements MachineCredentialAdminStore {
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly db: Queryable) {}
 
   async insertActive(credential: MachineCredential, secretHash: Buffer): Promise<boolean> {
     const { credentialUuid, merchantUuid, keyId, createdAt, lastUsedAt, revokedAt, replacedByUuid } = credential;
     try {
-      await this.em.execute(`insert into machine_credentials (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+      await this.db.query(sql(`insert into machine_credentials (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`), [
         credentialUuid,
         merchantUuid,
         keyId,
@@ -53,22 +66,20 @@ export class MachineCredentialRepository implements MachineCredentialAdminStore 
   }
 
   async findByKeyId(keyId: string): Promise<StoredMachineCredential | null> {
-    const rows = await this.em.execute(`select ${COLUMNS} from machine_credentials where key_id = ?`, [keyId]);
+    const rows = await this.db.query(sql<CredentialRow>(`select ${COLUMNS} from machine_credentials where key_id = $1`), [keyId]);
     return rows[0] ? fromRow(rows[0]) : null;
   }
 
   async recordUse(credentialUuid: string, at: Date, olderThan: Date): Promise<void> {
     // Conditional, so concurrent uses within the interval write the row at most once.
-    await this.em.execute(
-      `update machine_credentials set last_used_at = ?
-        where credential_uuid = ? and (last_used_at is null or last_used_at < ?)`,
+    await this.db.query(sql(`update machine_credentials set last_used_at = $1
+        where credential_uuid = $2 and (last_used_at is null or last_used_at < $3)`),
       [at, credentialUuid, olderThan],
     );
   }
 
   async listByMerchant(merchantUuid: string): Promise<MachineCredential[]> {
-    const rows = await this.em.execute(
-      `select ${COLUMNS} from machine_credentials where merchant_uuid = ? order by created_at desc, credential_uuid desc`,
+    const rows = await this.db.query(sql<CredentialRow>(`select ${COLUMNS} from machine_credentials where merchant_uuid = $1 order by created_at desc, credential_uuid desc`),
       [merchantUuid],
     );
     return rows.map((row) => {
@@ -78,25 +89,23 @@ export class MachineCredentialRepository implements MachineCredentialAdminStore 
   }
 
   async lockMerchant(merchantUuid: string): Promise<void> {
-    await this.em.execute(`select pg_advisory_xact_lock(?, hashtext(?))`, [MERCHANT_LOCK_CLASS, merchantUuid]);
+    await this.db.query(sql(`select pg_advisory_xact_lock($1, hashtext($2))`), [MERCHANT_LOCK_CLASS, merchantUuid]);
   }
 
   async findActiveForUpdate(merchantUuid: string): Promise<StoredMachineCredential | null> {
-    const rows = await this.em.execute(
-      `select ${COLUMNS} from machine_credentials where merchant_uuid = ? and status = 'active' for update`,
+    const rows = await this.db.query(sql<CredentialRow>(`select ${COLUMNS} from machine_credentials where merchant_uuid = $1 and status = 'active' for update`),
       [merchantUuid],
     );
     return rows[0] ? fromRow(rows[0]) : null;
   }
 
   async findForUpdate(credentialUuid: string): Promise<StoredMachineCredential | null> {
-    const rows = await this.em.execute(`select ${COLUMNS} from machine_credentials where credential_uuid = ? for update`, [credentialUuid]);
+    const rows = await this.db.query(sql<CredentialRow>(`select ${COLUMNS} from machine_credentials where credential_uuid = $1 for update`), [credentialUuid]);
     return rows[0] ? fromRow(rows[0]) : null;
   }
 
   async markRevoked(credentialUuid: string, at: Date, replacedByUuid: string | null): Promise<void> {
-    await this.em.execute(
-      `update machine_credentials set status = 'revoked', revoked_at = ?, replaced_by_uuid = ? where credential_uuid = ?`,
+    await this.db.query(sql(`update machine_credentials set status = 'revoked', revoked_at = $1, replaced_by_uuid = $2 where credential_uuid = $3`),
       [at, replacedByUuid, credentialUuid],
     );
   }

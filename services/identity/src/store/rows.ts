@@ -1,20 +1,4 @@
-/** A timestamp column as a Date (null stays null). */
-export function date(value: unknown): Date | null {
-  return value === null || value === undefined ? null : new Date(value as string | Date);
-}
-
-/** A non-null timestamp column as a Date. */
-export function requiredDate(value: unknown): Date {
-  return new Date(value as string | Date);
-}
-
-/** A bigint column (pg returns text) as a number; null stays null. */
-export function bigintNumber(value: unknown): number | null {
-  return value === null || value === undefined ? null : Number(value);
-}
-
-/** `(?, ?, …), (?, ?, …)`: placeholders for a multi-row VALUES list. */
+/** `($1, $2, …), ($n+1, …)`: numbered placeholders for a multi-row VALUES list of `rows` rows of `columns` values. */
 export function valuesPlaceholders(rows: number, columns: number): string {
-  const row = `(${Array.from({ length: columns }, () => "?").join(", ")})`;
-  return Array.from({ length: rows }, () => row).join(", ");
+  return Array.from({ length: rows }, (_, r) => `(${Array.from({ length: columns }, (_, c) => `$${r * columns + c + 1}`).join(", ")})`).join(", ");
 }
