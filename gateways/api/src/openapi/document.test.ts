@@ -219,6 +219,69 @@ describe("OpenAPI query parameters", () => {
   });
 });
 
+/**
+ * The admin routes declared as a table carry their permission and MFA in the
+ * document (x-permission, x-recent-mfa), from the declaration the handler checks
+ * too: a person holding every permission but the documented one is refused
+ * 403 FORBIDDEN naming it, and one whose MFA is not recent is refused
+ * MFA_RECENT_REQUIRED exactly where the document says so (elsewhere the request
+ * goes on to its query check). Every check comes before any service call.
+ */
+describe("OpenAPI permissions of the admin table", () => {
+  const UUID = "01a2008d-7400-7000-8000-00000000000a";
+  const person = (permissions: readonly string[], mfaRecent: boolean): HumanPrincipal => ({
+    kind: "human",
+    merchantUuid: null,
+    permissions: new Set(permissions),
+    identityUuid: "01a2008d-7400-7000-8000-00000000000b",
+    roles: ["platform_admin"],
+    sessionToken: "session-token",
+    sessionUuid: "01a2008d-7400-7000-8000-00000000000c",
+    transport: "bearer",
+    privileged: true,
+    mfaSatisfied: true,
+    mfaAuthenticatedAt: new Date(),
+    mfaRecent,
+  });
+  let server: http.Server;
+  let base: string;
+
+  beforeAll(async () => {
+    const app = appWith({
+      // The test names the principal: every permission but one (x-without), and MFA recent or not.
+      authenticate: async (ctx) => person(PERMISSIONS.filter((p) => p !== ctx.get("x-without")), ctx.get("x-mfa-recent") === "true"),
+      authenticateHuman: async () => person(PERMISSIONS, true),
+    });
+    server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it("are what the handlers check", async () => {
+    const declared = operations().filter(([, op]) => op["x-permission"] !== undefined);
+    expect(declared.map(([key]) => key)).toContain("POST /api/v1/admin/merchants");
+    for (const [key, op] of declared) {
+      const [method, template] = key.split(" ") as [string, string];
+      const url = `${base}${template.replace(/\{(\w+)\}/g, UUID)}?zz_probe=1`;
+      const ask = async (headers: Record<string, string>) => {
+        const res = await fetch(url, { method, headers: { "content-type": "application/json", ...headers }, body: method === "GET" ? undefined : "{}" });
+        return { status: res.status, error: ((await res.json()) as { error: { code: string; message: string } }).error };
+      };
+      expect(await ask({ "x-without": op["x-permission"], "x-mfa-recent": "true" }), key).toEqual({
+        status: 403,
+        error: expect.objectContaining({ code: "FORBIDDEN", message: `this operation needs the permission ${op["x-permission"]}` }),
+      });
+      const stale = await ask({ "x-mfa-recent": "false" });
+      if (op["x-recent-mfa"]) expect(stale, key).toMatchObject({ status: 403, error: { code: "MFA_RECENT_REQUIRED" } });
+      else expect(stale, key).toMatchObject({ status: 400, error: { code: "VALIDATION_ERROR", message: expect.stringMatching(/^unknown query parameter "zz_probe"/) } });
+    }
+  });
+});
+
 /** Redocly's CLI, run on the served document with its recommended rules. */
 describe("OpenAPI lint", () => {
   it("finds no error, and no warning but a 4xx answer the gateway-only routes cannot give", async () => {

@@ -9,11 +9,16 @@
 
 import { CAPABILITIES } from "@payin/permissions";
 import { REQUEST_ID_PATTERN } from "@payin/rpc";
+import { MERCHANT_ROUTES } from "../routes/admin/merchants.js";
+import { ADMIN_PREFIX, bodySchema, querySchema, type AdminRoute } from "../routes/admin/table.js";
 import {
   ASSETS, ERROR_CODES, IDENTITY_STATUSES, MERCHANT_STATUSES, PAY_IN_STATUSES, RAILS, READINESS_REASONS, ROLES, TRANSFER_STATES,
 } from "./value-sets.js";
 
 type Schema = Record<string, unknown>;
+
+/** Every admin route declared as a table (routes/admin/table.ts). */
+const ADMIN_TABLE: readonly AdminRoute[] = [...MERCHANT_ROUTES];
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const str = (extra: Schema = {}): Schema => ({ type: "string", ...extra });
@@ -196,13 +201,6 @@ const schemas: Record<string, Schema> = {
     updated_at: dateTime,
   }),
   MerchantEnvelope: object({ merchant: ref("Merchant") }),
-  MerchantCreate: object(
-    {
-      display_name: str({ minLength: 1, maxLength: 150, description: "not blank; no bidirectional control characters (U+202A–U+202E, U+2066–U+2069)" }),
-      legal_name: nullable(str({ minLength: 1, maxLength: 255, description: "not blank; no bidirectional control characters" })),
-    },
-    ["legal_name"],
-  ),
   MerchantList: envelope("Merchant"),
   MachineCredential: {
     type: "object",
@@ -252,7 +250,6 @@ const schemas: Record<string, Schema> = {
   IdentityEnvelope: object({ identity: ref("Identity") }),
   SignInFailuresReset: object({ identity: ref("Identity"), forgiven_failures: int({ minimum: 0 }) }),
   IdentityList: envelope("Identity"),
-  MemberRequest: object({ identity_uuid: uuid }),
   Membership: object({ merchant_uuid: uuid, identity_uuid: uuid, created_at: dateTime }),
   MembershipEnvelope: object({ membership: ref("Membership") }),
   RuleCreate: object({ capability: capability(), jurisdiction, effect: effect() }),
@@ -355,6 +352,10 @@ const schemas: Record<string, Schema> = {
     },
   },
   AuditEventList: envelope("AuditEvent"),
+  // The request bodies of the admin routes declared as a table, from their declarations.
+  ...Object.fromEntries(
+    ADMIN_TABLE.flatMap((route) => (route.body && route.body !== "empty" ? [[route.body.name, bodySchema(route.body)]] : [])),
+  ),
 };
 
 type Tag = "health" | "pay-ins" | "auth" | "identities" | "merchants" | "machine-credentials" | "configuration" | "audit";
@@ -395,6 +396,34 @@ interface Op {
   refusals?: Refusal[];
   /** The 201 answer names the new resource in Location. */
   location?: string;
+  /** The permission it needs and whether MFA must be recent (the admin routes' table says; others name them in the summary). */
+  permission?: string;
+  recentMfa?: boolean;
+}
+
+/**
+ * The entries of routes declared as a table: parameters, body and permission
+ * from the declaration (the checks the handler makes), the rest from its doc.
+ */
+function tableOperations(routes: readonly AdminRoute[]): Record<string, Op> {
+  return Object.fromEntries(
+    routes.map((route) => [
+      `${route.method} ${ADMIN_PREFIX}${route.path}`,
+      {
+        ...route.doc,
+        tag: route.doc.tag as Tag,
+        summary: `${route.doc.summary} (${route.permission}${route.recentMfa ? ", recent MFA" : ""})`,
+        auth: "credential",
+        ...(route.body ? { body: route.body === "empty" ? "empty" : route.body.name } : {}),
+        query: [
+          ...Object.entries(route.query ?? {}).map(([name, kind]) => queryParam(name, querySchema(kind), "description" in kind ? kind.description : undefined)),
+          ...(route.paged ? PAGE : []),
+        ],
+        permission: route.permission,
+        recentMfa: route.recentMfa ?? false,
+      } satisfies Op,
+    ]),
+  );
 }
 
 const queryParam = (name: string, schema: Schema, description?: string): Schema => ({
@@ -622,78 +651,7 @@ const OPERATIONS: Record<string, Op> = {
     ok: { 200: "IdentityEnvelope" },
     refusals: [404, 409],
   },
-  "GET /api/v1/admin/merchants": {
-    id: "listMerchants",
-    tag: "merchants",
-    summary: "List merchants, newest first (merchant.read)",
-    auth: "credential",
-    query: [
-      queryParam("status", oneOf(MERCHANT_STATUSES)),
-      queryParam("uuid", uuid),
-      queryParam("display_name", str({ minLength: 1, maxLength: 150 }), "exact"),
-      ...PAGE,
-    ],
-    ok: { 200: "MerchantList" },
-  },
-  "POST /api/v1/admin/merchants": {
-    id: "createMerchant",
-    tag: "merchants",
-    summary: "Create a merchant, always inactive (merchant.manage)",
-    auth: "credential",
-    body: "MerchantCreate",
-    ok: { 201: "MerchantEnvelope" },
-    location: "the merchant's path",
-  },
-  "GET /api/v1/admin/merchants/{uuid}": {
-    id: "getMerchant",
-    tag: "merchants",
-    summary: "Read a merchant, closed ones included (merchant.read)",
-    auth: "credential",
-    ok: { 200: "MerchantEnvelope" },
-    refusals: [404],
-  },
-  ...Object.fromEntries(
-    (
-      [
-        ["activate", "Activate"],
-        ["deactivate", "Deactivate"],
-        ["suspend", "Suspend"],
-        ["close", "Close (terminal)"],
-      ] as const
-    ).map(([verb, summary]) => [
-      `POST /api/v1/admin/merchants/{uuid}/${verb}`,
-      {
-        id: `${verb}Merchant`,
-        tag: "merchants",
-        summary: `${summary} (merchant.manage, recent MFA)`,
-        description: "409 MERCHANT_TRANSITION_NOT_ALLOWED: the transition table does not allow it from the merchant's status.",
-        auth: "credential",
-        body: "empty",
-        ok: { 200: "MerchantEnvelope" },
-        refusals: [404, 409],
-      } satisfies Op,
-    ]),
-  ),
-  "PUT /api/v1/admin/merchants/{uuid}/members": {
-    id: "attachMerchantMember",
-    tag: "merchants",
-    summary: "Attach an identity as member (idempotent: 201 attached, 200 already)",
-    description: "404 MERCHANT_NOT_FOUND or IDENTITY_NOT_FOUND.",
-    auth: "credential",
-    body: "MemberRequest",
-    ok: { 200: "MembershipEnvelope", 201: "MembershipEnvelope" },
-    refusals: [404],
-    location: "the membership's path",
-  },
-  "GET /api/v1/admin/merchants/{uuid}/members/{identity_uuid}": {
-    id: "getMerchantMember",
-    tag: "merchants",
-    summary: "Read a membership, closed merchants included (merchant.read)",
-    description: "404 MERCHANT_NOT_FOUND; MEMBER_NOT_FOUND when the identity (unknown, or a malformed uuid) is not a member of the merchant.",
-    auth: "credential",
-    ok: { 200: "MembershipEnvelope" },
-    refusals: [404],
-  },
+  ...tableOperations(MERCHANT_ROUTES),
   "GET /api/v1/admin/merchants/{uuid}/readiness": {
     id: "getMerchantReadiness",
     tag: "merchants",
@@ -1035,6 +993,7 @@ function operation(key: string, op: Op): Schema {
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     ...(op.auth === "none" || op.auth === "static" ? { security: [] } : {}),
+    ...(op.permission ? { "x-permission": op.permission, "x-recent-mfa": op.recentMfa ?? false } : {}),
     parameters: [...pathParams, ...(op.query ?? []), ...headers],
     ...(op.body
       ? {

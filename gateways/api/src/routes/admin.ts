@@ -5,8 +5,9 @@ import { auditRoutes } from "./admin/audit.js";
 import { configurationRoutes } from "./admin/configuration.js";
 import { credentialRoutes } from "./admin/credentials.js";
 import { identityRoutes } from "./admin/identities.js";
-import { merchantRoutes } from "./admin/merchants.js";
+import { MERCHANT_ROUTES } from "./admin/merchants.js";
 import { securityEvents } from "./admin/security-events.js";
+import { mountAdminRoutes } from "./admin/table.js";
 
 /**
  * /api/v1/admin/*: platform administration (docs/platform-api.md). Every route
@@ -21,7 +22,7 @@ export function adminRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" |
   router.use(securityEvents(deps));
   lowerCaseUuidParams(router, ["uuid", "connection_uuid", "credential_uuid"]);
   identityRoutes(router, deps);
-  merchantRoutes(router, deps);
+  mountAdminRoutes(router, deps, MERCHANT_ROUTES);
   credentialRoutes(router, deps);
   configurationRoutes(router, deps);
   auditRoutes(router, deps);

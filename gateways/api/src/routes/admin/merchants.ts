@@ -1,104 +1,139 @@
 /**
- * /admin/merchants: list, create, read, lifecycle transitions and members. The
- * operations are @payin/operations' (the merchants service records its own
- * changes; refused attempts are recorded by the library's audit rule).
+ * /admin/merchants: list, create, read, lifecycle transitions and members, as
+ * a table (table.ts): each route's permission, MFA, query and body are data,
+ * from which its checks and its OpenAPI entry follow. The operations are
+ * @payin/operations' (the merchants service records its own changes; refused
+ * attempts are recorded by the library's audit rule).
  */
-import type Router from "@koa/router";
-import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION_NAMES, merchantsV1 } from "@payin/proto";
+import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION_NAMES, merchantsV1, type MerchantTransitionName } from "@payin/proto";
 import { attachMember, createMerchant, listView, membershipView, merchantView, readMember, transitionMerchant } from "@payin/operations";
-import type { AppDeps } from "../../deps.js";
-import { requirePermission, requireRecentMfa } from "../../auth/authenticator.js";
-import { isUuidAnyCase } from "@payin/ids";
-import { charLength, listPage, optionalString, PAGE_PARAMETERS, readQuery, requiredString, rpcOffset, UUID_RULE, validationError } from "@payin/http";
-import { actorOf, operationPorts } from "../../operations.js";
-import { param, readBody, readNoBody } from "./common.js";
+import { rpcOffset } from "@payin/http";
+import { ADMIN_PREFIX, type AdminRoute } from "./table.js";
 
-export function merchantRoutes(router: Router, deps: Pick<AppDeps, "auth" | "identity" | "merchants" | "logger">): void {
-  const ports = operationPorts(deps);
+/** Not blank, and (as every text field) no bidirectional control characters. */
+const TEXT_RULE = "not blank; no bidirectional control characters";
 
-  router.get("/merchants", async (ctx) => {
-    const principal = await deps.auth.authenticate(ctx);
-    requirePermission(principal, "merchant.read");
-    const query = readQuery(ctx, ["status", "uuid", "display_name", ...PAGE_PARAMETERS]);
-    const page = listPage(query);
-    if (query.status !== undefined && !MERCHANT_STATUS.isName(query.status)) {
-      throw validationError(`status must be one of: ${MERCHANT_STATUS_NAMES.join(", ")}`);
-    }
-    if (query.uuid !== undefined && !isUuidAnyCase(query.uuid)) throw validationError("uuid must be a uuid");
-    if (query.display_name !== undefined && (charLength(query.display_name) < 1 || charLength(query.display_name) > 150)) {
-      throw validationError("display_name must be 1 to 150 characters");
-    }
-    const res = await deps.merchants.listMerchants({
-      limit: page.limit,
-      offset: rpcOffset(page.offset),
-      status: query.status ? MERCHANT_STATUS.byName[query.status] : merchantsV1.MerchantStatus.UNSPECIFIED,
-      uuid: query.uuid?.toLowerCase(),
-      displayName: query.display_name,
-    });
-    ctx.body = listView(res.merchants.map(merchantView), res.total, page);
-  });
+const TRANSITION_SUMMARIES: Readonly<Record<MerchantTransitionName, string>> = {
+  activate: "Activate",
+  deactivate: "Deactivate",
+  suspend: "Suspend",
+  close: "Close (terminal)",
+};
 
-  router.post("/merchants", async (ctx) => {
-    const principal = await deps.auth.authenticate(ctx);
-    const merchant = await createMerchant(ports, actorOf(ctx, principal), async () => {
-      requirePermission(principal, "merchant.manage");
-      readQuery(ctx, []);
-      const body = await readBody(ctx, ["display_name", "legal_name"]);
-      const displayName = requiredString(body, "display_name", { min: 1, max: 150, notBlank: true });
-      const legalName = optionalString(body, "legal_name", { min: 1, max: 255, notBlank: true });
-      return { displayName, legalName };
-    });
-    ctx.status = 201;
-    ctx.set("location", `/api/v1/admin/merchants/${merchant.uuid}`);
-    ctx.body = { merchant: merchantView(merchant) };
-  });
-
-  router.get("/merchants/:uuid", async (ctx) => {
-    const principal = await deps.auth.authenticate(ctx);
-    requirePermission(principal, "merchant.read");
-    readQuery(ctx, []);
-    const res = await deps.merchants.getMerchant({ uuid: param(ctx, "uuid") });
-    ctx.body = { merchant: merchantView(res.merchant!) };
-  });
-
-  // Lifecycle operations, one per transition of the contract; the source states each allows are the merchants service's table.
-  for (const verb of MERCHANT_TRANSITION_NAMES) {
-    router.post(`/merchants/:uuid/${verb}`, async (ctx) => {
-      const principal = await deps.auth.authenticate(ctx);
-      const merchant = await transitionMerchant(ports, actorOf(ctx, principal), param(ctx, "uuid"), verb, async () => {
-        requirePermission(principal, "merchant.manage");
-        requireRecentMfa(principal);
-        readQuery(ctx, []);
-        await readNoBody(ctx);
+export const MERCHANT_ROUTES: readonly AdminRoute[] = [
+  {
+    method: "GET",
+    path: "/merchants",
+    permission: "merchant.read",
+    query: {
+      status: { kind: "enum", values: MERCHANT_STATUS_NAMES },
+      uuid: { kind: "uuid" },
+      display_name: { kind: "text", min: 1, max: 150, description: "exact" },
+    },
+    paged: true,
+    doc: { id: "listMerchants", tag: "merchants", summary: "List merchants, newest first", ok: { 200: "MerchantList" } },
+    async read({ ports, query, page }) {
+      const res = await ports.merchants.listMerchants({
+        limit: page.limit,
+        offset: rpcOffset(page.offset),
+        status: query.status && MERCHANT_STATUS.isName(query.status) ? MERCHANT_STATUS.byName[query.status] : merchantsV1.MerchantStatus.UNSPECIFIED,
+        uuid: query.uuid?.toLowerCase(),
+        displayName: query.display_name,
       });
-      ctx.body = { merchant: merchantView(merchant) };
-    });
-  }
-
+      return { body: listView(res.merchants.map(merchantView), res.total, page) };
+    },
+  },
+  {
+    method: "POST",
+    path: "/merchants",
+    permission: "merchant.manage",
+    body: {
+      name: "MerchantCreate",
+      fields: {
+        display_name: { min: 1, max: 150, notBlank: true, description: `${TEXT_RULE} (U+202A–U+202E, U+2066–U+2069)` },
+        legal_name: { min: 1, max: 255, notBlank: true, optional: true, description: TEXT_RULE },
+      },
+    },
+    doc: { id: "createMerchant", tag: "merchants", summary: "Create a merchant, always inactive", ok: { 201: "MerchantEnvelope" }, location: "the merchant's path" },
+    async change({ ports, actor, checked }) {
+      const merchant = await createMerchant(ports, actor, async () => {
+        const { body } = await checked();
+        return { displayName: body.display_name!, legalName: body.legal_name };
+      });
+      return { status: 201, location: `${ADMIN_PREFIX}/merchants/${merchant.uuid}`, body: { merchant: merchantView(merchant) } };
+    },
+  },
+  {
+    method: "GET",
+    path: "/merchants/{uuid}",
+    permission: "merchant.read",
+    doc: { id: "getMerchant", tag: "merchants", summary: "Read a merchant, closed ones included", ok: { 200: "MerchantEnvelope" }, refusals: [404] },
+    async read({ ports, param }) {
+      const res = await ports.merchants.getMerchant({ uuid: param("uuid") });
+      return { body: { merchant: merchantView(res.merchant!) } };
+    },
+  },
+  // Lifecycle operations, one per transition of the contract; the source states each allows are the merchants service's table.
+  ...MERCHANT_TRANSITION_NAMES.map(
+    (verb): AdminRoute => ({
+      method: "POST",
+      path: `/merchants/{uuid}/${verb}`,
+      permission: "merchant.manage",
+      recentMfa: true,
+      body: "empty",
+      doc: {
+        id: `${verb}Merchant`,
+        tag: "merchants",
+        summary: TRANSITION_SUMMARIES[verb],
+        description: "409 MERCHANT_TRANSITION_NOT_ALLOWED: the transition table does not allow it from the merchant's status.",
+        ok: { 200: "MerchantEnvelope" },
+        refusals: [404, 409],
+      },
+      async change({ ports, actor, param, checked }) {
+        const merchant = await transitionMerchant(ports, actor, param("uuid"), verb, async () => void (await checked()));
+        return { body: { merchant: merchantView(merchant) } };
+      },
+    }),
+  ),
   // Idempotent: 201 when the identity became a member, 200 when it already was.
-  // An identity that does not exist is 404 (IDENTITY_NOT_FOUND), before anything
-  // is written.
-  router.put("/merchants/:uuid/members", async (ctx) => {
-    const principal = await deps.auth.authenticate(ctx);
-    const uuid = param(ctx, "uuid");
-    const res = await attachMember(ports, actorOf(ctx, principal), uuid, async () => {
-      requirePermission(principal, "merchant.manage");
-      requireRecentMfa(principal);
-      readQuery(ctx, []);
-      const body = await readBody(ctx, ["identity_uuid"]);
-      return { identityUuid: requiredString(body, "identity_uuid", UUID_RULE).toLowerCase() };
-    });
-    ctx.status = res.created ? 201 : 200;
-    if (res.created) ctx.set("location", `/api/v1/admin/merchants/${uuid}/members/${res.membership.identityUuid}`);
-    ctx.body = { membership: membershipView(res.membership) };
-  });
-
+  // An identity that does not exist is 404 (IDENTITY_NOT_FOUND), before anything is written.
+  {
+    method: "PUT",
+    path: "/merchants/{uuid}/members",
+    permission: "merchant.manage",
+    recentMfa: true,
+    body: { name: "MemberRequest", fields: { identity_uuid: { uuid: true } } },
+    doc: {
+      id: "attachMerchantMember",
+      tag: "merchants",
+      summary: "Attach an identity as member, idempotent: 201 attached, 200 already",
+      description: "404 MERCHANT_NOT_FOUND or IDENTITY_NOT_FOUND.",
+      ok: { 200: "MembershipEnvelope", 201: "MembershipEnvelope" },
+      refusals: [404],
+      location: "the membership's path",
+    },
+    async change({ ports, actor, param, checked }) {
+      const uuid = param("uuid");
+      const res = await attachMember(ports, actor, uuid, async () => ({ identityUuid: (await checked()).body.identity_uuid! }));
+      const location = res.created ? `${ADMIN_PREFIX}/merchants/${uuid}/members/${res.membership.identityUuid}` : undefined;
+      return { status: res.created ? 201 : 200, location, body: { membership: membershipView(res.membership) } };
+    },
+  },
   // The resource an attach's Location names: a read like the merchant's.
-  router.get("/merchants/:uuid/members/:identity_uuid", async (ctx) => {
-    const principal = await deps.auth.authenticate(ctx);
-    requirePermission(principal, "merchant.read");
-    readQuery(ctx, []);
-    const membership = await readMember(deps, param(ctx, "uuid"), param(ctx, "identity_uuid"));
-    ctx.body = { membership: membershipView(membership) };
-  });
-}
+  {
+    method: "GET",
+    path: "/merchants/{uuid}/members/{identity_uuid}",
+    permission: "merchant.read",
+    doc: {
+      id: "getMerchantMember",
+      tag: "merchants",
+      summary: "Read a membership, closed merchants included",
+      description: "404 MERCHANT_NOT_FOUND; MEMBER_NOT_FOUND when the identity (unknown, or a malformed uuid) is not a member of the merchant.",
+      ok: { 200: "MembershipEnvelope" },
+      refusals: [404],
+    },
+    async read({ ports, param }) {
+      return { body: { membership: membershipView(await readMember(ports, param("uuid"), param("identity_uuid"))) } };
+    },
+  },
+];
