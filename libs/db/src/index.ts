@@ -3,6 +3,5 @@ export * from "./orm.js";
 export { EntitySchema } from "@mikro-orm/postgresql";
 export { Migration } from "@mikro-orm/migrations";
 export * from "./database.js";
-export * from "./prepared.js";
 export * from "./notifications.js";
 export * from "./url.js";
