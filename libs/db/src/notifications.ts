@@ -1,3 +1,4 @@
+import net from "node:net";
 import pg from "pg";
 
 /** What a listener reports; every callback runs on the caller's event loop and must not throw. */
@@ -74,9 +75,20 @@ const KEEPALIVE_DELAY_MS = 10_000;
 /** Query the round trip sends: it also names the server process, so a pooler switching sessions is noticed. */
 const SESSION_PID = "select pg_backend_pid() as pid";
 
+/** A client whose socket this module holds (pg's `stream` option), so it can be cut. */
+interface CuttableClient {
+  client: pg.Client;
+  socket: net.Socket;
+}
+
+function cuttableClient(config: pg.ClientConfig): CuttableClient {
+  const socket = new net.Socket();
+  return { client: new pg.Client({ ...config, stream: () => socket }), socket };
+}
+
 /** Ends a client at once: its socket is destroyed, so nothing waits for the server. */
-function cut(client: pg.Client): void {
-  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+function cut({ client, socket }: CuttableClient): void {
+  socket.destroy();
   client.end().catch(() => {});
 }
 
@@ -103,7 +115,7 @@ export function listenForNotifications(options: ListenOptions): NotificationList
   const syncTimeoutMs = options.syncTimeoutMs ?? 500;
   const dropAfterMs = Math.max(options.dropAfterMs ?? 5_000, syncTimeoutMs);
   let closed = false;
-  let client: pg.Client | undefined;
+  let client: CuttableClient | undefined;
   /** The client while LISTEN is in effect on it, with the server process it listens in. */
   let live: { client: pg.Client; pid: number; drop: (error: Error) => void } | undefined;
   /** Whether the outage under way was already reported. */
@@ -113,21 +125,22 @@ export function listenForNotifications(options: ListenOptions): NotificationList
   let pendingSync: Promise<boolean> | undefined;
 
   const connect = async (): Promise<void> => {
-    const current = new pg.Client({
+    const held = cuttableClient({
       connectionString: options.url,
       application_name: options.applicationName,
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
       connectionTimeoutMillis: dropAfterMs,
     });
-    client = current;
+    const current = held.client;
+    client = held;
     let lost = false;
     const lose = (error: Error) => {
       if (lost) return;
       lost = true;
       if (live?.client === current) live = undefined;
       current.removeAllListeners("notification");
-      cut(current);
+      cut(held);
       if (closed) return;
       options.onLost(error, !reported);
       reported = true;
