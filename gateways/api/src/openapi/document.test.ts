@@ -221,15 +221,17 @@ describe("OpenAPI query parameters", () => {
 
 /**
  * The admin routes declared as a table carry their permission and MFA in the
- * document (x-permission, x-recent-mfa), from the declaration the handler checks
- * too: a person holding every permission but the documented one is refused
- * 403 FORBIDDEN naming it, and one whose MFA is not recent is refused
- * MFA_RECENT_REQUIRED exactly where the document says so (elsewhere the request
- * goes on to its query check). Every check comes before any service call.
+ * document (x-permission, x-mfa), from the declaration the handler checks too:
+ * a person holding every permission but the documented one is refused 403
+ * FORBIDDEN naming it; one whose MFA is not recent is refused
+ * MFA_RECENT_REQUIRED exactly where the document says `recent`, and one that
+ * never completed MFA MFA_REQUIRED where it says `recent` or `any` (elsewhere
+ * the request goes on to its query check). Every check comes before any
+ * service call.
  */
 describe("OpenAPI permissions of the admin table", () => {
   const UUID = "01a2008d-7400-7000-8000-00000000000a";
-  const person = (permissions: readonly string[], mfaRecent: boolean): HumanPrincipal => ({
+  const person = (permissions: readonly string[], mfa: "recent" | "stale" | "none"): HumanPrincipal => ({
     kind: "human",
     merchantUuid: null,
     permissions: new Set(permissions),
@@ -238,19 +240,20 @@ describe("OpenAPI permissions of the admin table", () => {
     sessionToken: "session-token",
     sessionUuid: "01a2008d-7400-7000-8000-00000000000c",
     transport: "bearer",
-    privileged: true,
-    mfaSatisfied: true,
-    mfaAuthenticatedAt: new Date(),
-    mfaRecent,
+    // Not privileged: without MFA the permission check alone would refuse (MFA_REQUIRED).
+    privileged: false,
+    mfaSatisfied: mfa !== "none",
+    mfaAuthenticatedAt: mfa === "none" ? null : new Date(),
+    mfaRecent: mfa === "recent",
   });
   let server: http.Server;
   let base: string;
 
   beforeAll(async () => {
     const app = appWith({
-      // The test names the principal: every permission but one (x-without), and MFA recent or not.
-      authenticate: async (ctx) => person(PERMISSIONS.filter((p) => p !== ctx.get("x-without")), ctx.get("x-mfa-recent") === "true"),
-      authenticateHuman: async () => person(PERMISSIONS, true),
+      // The test names the principal: every permission but one (x-without), and its MFA.
+      authenticate: async (ctx) => person(PERMISSIONS.filter((p) => p !== ctx.get("x-without")), ctx.get("x-mfa") as "recent" | "stale" | "none"),
+      authenticateHuman: async () => person(PERMISSIONS, "recent"),
     });
     server = http.createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -271,13 +274,18 @@ describe("OpenAPI permissions of the admin table", () => {
         const res = await fetch(url, { method, headers: { "content-type": "application/json", ...headers }, body: method === "GET" ? undefined : "{}" });
         return { status: res.status, error: ((await res.json()) as { error: { code: string; message: string } }).error };
       };
-      expect(await ask({ "x-without": op["x-permission"], "x-mfa-recent": "true" }), key).toEqual({
+      expect(await ask({ "x-without": op["x-permission"], "x-mfa": "recent" }), key).toEqual({
         status: 403,
         error: expect.objectContaining({ code: "FORBIDDEN", message: `this operation needs the permission ${op["x-permission"]}` }),
       });
-      const stale = await ask({ "x-mfa-recent": "false" });
-      if (op["x-recent-mfa"]) expect(stale, key).toMatchObject({ status: 403, error: { code: "MFA_RECENT_REQUIRED" } });
-      else expect(stale, key).toMatchObject({ status: 400, error: { code: "VALIDATION_ERROR", message: expect.stringMatching(/^unknown query parameter "zz_probe"/) } });
+      const probed = { status: 400, error: { code: "VALIDATION_ERROR", message: expect.stringMatching(/^unknown query parameter "zz_probe"/) } };
+      expect(await ask({ "x-mfa": "recent" }), key).toMatchObject(probed);
+      const stale = await ask({ "x-mfa": "stale" });
+      if (op["x-mfa"] === "recent") expect(stale, key).toMatchObject({ status: 403, error: { code: "MFA_RECENT_REQUIRED" } });
+      else expect(stale, key).toMatchObject(probed);
+      const none = await ask({ "x-mfa": "none" });
+      if (op["x-mfa"] === "none") expect(none, key).toMatchObject(probed);
+      else expect(none, key).toMatchObject({ status: 403, error: { code: "MFA_REQUIRED" } });
     }
   });
 });

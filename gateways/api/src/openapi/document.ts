@@ -7,8 +7,11 @@
  * suite sees is documented, and that Redocly's linter finds nothing wrong.
  */
 
-import { CAPABILITIES } from "@payin/permissions";
 import { REQUEST_ID_PATTERN } from "@payin/rpc";
+import { AUDIT_ROUTES } from "../routes/admin/audit.js";
+import { CONFIGURATION_ROUTES, OPERATING_MODES, POLICY_SCOPES } from "../routes/admin/configuration.js";
+import { CREDENTIAL_ROUTES } from "../routes/admin/credentials.js";
+import { IDENTITY_ROUTES } from "../routes/admin/identities.js";
 import { MERCHANT_ROUTES } from "../routes/admin/merchants.js";
 import { ADMIN_PREFIX, bodySchema, querySchema, type AdminRoute } from "../routes/admin/table.js";
 import {
@@ -18,7 +21,7 @@ import {
 type Schema = Record<string, unknown>;
 
 /** Every admin route declared as a table (routes/admin/table.ts). */
-const ADMIN_TABLE: readonly AdminRoute[] = [...MERCHANT_ROUTES];
+const ADMIN_TABLE: readonly AdminRoute[] = [...IDENTITY_ROUTES, ...MERCHANT_ROUTES, ...CREDENTIAL_ROUTES, ...CONFIGURATION_ROUTES, ...AUDIT_ROUTES];
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const str = (extra: Schema = {}): Schema => ({ type: "string", ...extra });
@@ -34,14 +37,10 @@ const payInStatus = () => oneOf(PAY_IN_STATUSES);
 const role = () => oneOf(ROLES);
 const transport = () => oneOf(["cookie", "bearer"]);
 const effect = () => oneOf(["allow", "deny"]);
-const OPERATING_MODES = ["non_custodial", "platform_custody", "hybrid"];
-const POLICY_SCOPES = ["payin", "payout", "custody", "settlement"];
 /** The largest offset a list takes: the largest whole number JSON carries exactly. */
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 /** An email as identity accepts it (@payin/ids' isEmailAddress): every one is a JSON Schema `format: email`. */
 const email = (extra: Schema = {}) => str({ format: "email", maxLength: 254, ...extra });
-/** A capability in a request: the closed list the platform knows. */
-const capability = (): Schema => str({ enum: [...CAPABILITIES], description: "a known capability; any other is 400 VALIDATION_ERROR listing them" });
 
 /** An object whose listed properties are all present and nothing else is allowed. */
 function object(properties: Record<string, Schema>, optional: string[] = []): Schema {
@@ -242,17 +241,11 @@ const schemas: Record<string, Schema> = {
   TotpConfirm: object({ code: str({ minLength: 1, maxLength: 64 }) }),
   TotpEnrollmentRequest: object({ current_password: str() }),
   RecoveryCodes: object({ recovery_codes: { type: "array", items: str(), minItems: 10, maxItems: 10 } }),
-  IdentityCreate: object({
-    email: email({ minLength: 3 }),
-    password: str({ minLength: 12, maxLength: 128 }),
-    roles: { type: "array", maxItems: 16, items: role() },
-  }),
   IdentityEnvelope: object({ identity: ref("Identity") }),
   SignInFailuresReset: object({ identity: ref("Identity"), forgiven_failures: int({ minimum: 0 }) }),
   IdentityList: envelope("Identity"),
   Membership: object({ merchant_uuid: uuid, identity_uuid: uuid, created_at: dateTime }),
   MembershipEnvelope: object({ membership: ref("Membership") }),
-  RuleCreate: object({ capability: capability(), jurisdiction, effect: effect() }),
   Rule: object({
     rule_uuid: uuid,
     capability: str({ description: "a known capability (rules written before the list was closed may hold others)" }),
@@ -264,10 +257,8 @@ const schemas: Record<string, Schema> = {
   }),
   RuleEnvelope: object({ rule: ref("Rule") }),
   RuleList: envelope("Rule"),
-  OperatingProfileRequest: object({ operating_mode: oneOf(OPERATING_MODES) }),
   OperatingProfile: object({ merchant_uuid: uuid, operating_mode: oneOf(OPERATING_MODES), created_at: dateTime, updated_at: dateTime }),
   OperatingProfileEnvelope: object({ operating_profile: ref("OperatingProfile") }),
-  PolicyCreate: object({ scope: oneOf(POLICY_SCOPES), effect: effect() }),
   Policy: object({
     policy_uuid: uuid,
     merchant_uuid: uuid,
@@ -279,12 +270,8 @@ const schemas: Record<string, Schema> = {
   }),
   PolicyEnvelope: object({ policy: ref("Policy") }),
   Provider: object({ provider_uuid: uuid, name: str(), created_at: dateTime }),
-  ProviderCreate: object({
-    name: str({ minLength: 1, maxLength: 100, description: "unique regardless of letter case; no surrounding white space, control or bidirectional control characters" }),
-  }),
   ProviderEnvelope: object({ provider: ref("Provider") }),
   ProviderList: envelope("Provider"),
-  ProviderBindingRequest: object({ provider_uuid: uuid, capability: capability(), jurisdiction }),
   ProviderBinding: object({
     binding_uuid: uuid,
     merchant_uuid: uuid,
@@ -294,11 +281,6 @@ const schemas: Record<string, Schema> = {
     created_at: dateTime,
   }),
   ProviderBindingEnvelope: object({ provider_binding: ref("ProviderBinding") }),
-  ProviderConnectionRequest: object(
-    { provider_uuid: uuid, secret_reference: nullable(str({ minLength: 1, maxLength: 255, description: "scheme:path, never a secret" })) },
-    ["secret_reference"],
-  ),
-  SecretReferenceRotation: object({ secret_reference: str({ minLength: 1, maxLength: 255 }) }),
   ProviderConnection: object({
     connection_uuid: uuid,
     merchant_uuid: uuid,
@@ -308,7 +290,6 @@ const schemas: Record<string, Schema> = {
     updated_at: dateTime,
   }),
   ProviderConnectionEnvelope: object({ provider_connection: ref("ProviderConnection") }),
-  WalletRequest: object({ xpub: str({ minLength: 1, maxLength: 200, description: "account-level xpub of m/44'/60'/N', any hardened account N" }) }),
   Wallet: object({
     merchant_uuid: uuid,
     xpub: str(),
@@ -398,7 +379,7 @@ interface Op {
   location?: string;
   /** The permission it needs and whether MFA must be recent (the admin routes' table says; others name them in the summary). */
   permission?: string;
-  recentMfa?: boolean;
+  mfa?: "recent" | "any" | "none";
 }
 
 /**
@@ -412,7 +393,7 @@ function tableOperations(routes: readonly AdminRoute[]): Record<string, Op> {
       {
         ...route.doc,
         tag: route.doc.tag as Tag,
-        summary: `${route.doc.summary} (${route.permission}${route.recentMfa ? ", recent MFA" : ""})`,
+        summary: `${route.doc.summary} (${route.permission}${route.mfa === "recent" ? ", recent MFA" : route.mfa === "any" ? ", MFA" : ""})`,
         auth: "credential",
         ...(route.body ? { body: route.body === "empty" ? "empty" : route.body.name } : {}),
         query: [
@@ -420,7 +401,7 @@ function tableOperations(routes: readonly AdminRoute[]): Record<string, Op> {
           ...(route.paged ? PAGE : []),
         ],
         permission: route.permission,
-        recentMfa: route.recentMfa ?? false,
+        mfa: route.mfa ?? "none",
       } satisfies Op,
     ]),
   );
@@ -571,310 +552,11 @@ const OPERATIONS: Record<string, Op> = {
     ok: { 200: "RecoveryCodes" },
     refusals: [409],
   },
-  "POST /api/v1/admin/identities": {
-    id: "createIdentity",
-    tag: "identities",
-    summary: "Create an identity (identity.create, recent MFA)",
-    description: "409 IDENTITY_EMAIL_TAKEN (emails are case-insensitive).",
-    auth: "credential",
-    body: "IdentityCreate",
-    ok: { 201: "IdentityEnvelope" },
-    refusals: [409],
-    location: "the identity's path",
-  },
-  "GET /api/v1/admin/identities": {
-    id: "listIdentities",
-    tag: "identities",
-    summary: "List identities (identity.read)",
-    auth: "credential",
-    query: PAGE,
-    ok: { 200: "IdentityList" },
-  },
-  "GET /api/v1/admin/identities/{uuid}": {
-    id: "getIdentity",
-    tag: "identities",
-    summary: "Read an identity (identity.read)",
-    description: "404 IDENTITY_NOT_FOUND: no such identity, or a malformed uuid.",
-    auth: "credential",
-    ok: { 200: "IdentityEnvelope" },
-    refusals: [404],
-  },
-  "POST /api/v1/admin/identities/{uuid}/disable": {
-    id: "disableIdentity",
-    tag: "identities",
-    summary: "Disable an identity (identity.manage, recent MFA; revokes its sessions)",
-    description: "409 IDENTITY_ALREADY_DISABLED; LAST_PLATFORM_ADMIN for the last active platform_admin.",
-    auth: "credential",
-    body: "empty",
-    ok: { 200: "IdentityEnvelope" },
-    refusals: [404, 409],
-  },
-  "POST /api/v1/admin/identities/{uuid}/lock": {
-    id: "lockIdentity",
-    tag: "identities",
-    summary: "Lock an identity (identity.manage, recent MFA; revokes its sessions)",
-    description: "409 IDENTITY_ALREADY_LOCKED; LAST_PLATFORM_ADMIN for the last active platform_admin.",
-    auth: "credential",
-    body: "empty",
-    ok: { 200: "IdentityEnvelope" },
-    refusals: [404, 409],
-  },
-  "POST /api/v1/admin/identities/{uuid}/activate": {
-    id: "activateIdentity",
-    tag: "identities",
-    summary: "Restore a disabled or locked identity (identity.manage, recent MFA)",
-    description: "409 IDENTITY_ALREADY_ACTIVE.",
-    auth: "credential",
-    body: "empty",
-    ok: { 200: "IdentityEnvelope" },
-    refusals: [404, 409],
-  },
-  "POST /api/v1/admin/identities/{uuid}/sign-in-failures/reset": {
-    id: "resetSignInFailures",
-    tag: "identities",
-    summary: "Forgive an identity's counted sign-in failures (identity.manage, recent MFA)",
-    description:
-      "Lifts the account's sign-in delays and cap and the limit per email and client address; the failures still count toward " +
-      "their client address's own limit. Answers the identity and how many failures were forgiven (0 when none).",
-    auth: "credential",
-    body: "empty",
-    ok: { 200: "SignInFailuresReset" },
-    refusals: [404],
-  },
-  "DELETE /api/v1/admin/identities/{uuid}/roles/{role}": {
-    id: "removeIdentityRole",
-    tag: "identities",
-    summary: "Remove a role (identity.manage, recent MFA)",
-    description: "409 ROLE_NOT_HELD (also for a name that is no role); LAST_PLATFORM_ADMIN when no active platform_admin would be left.",
-    auth: "credential",
-    body: "empty",
-    ok: { 200: "IdentityEnvelope" },
-    refusals: [404, 409],
-  },
+  ...tableOperations(IDENTITY_ROUTES),
   ...tableOperations(MERCHANT_ROUTES),
-  "GET /api/v1/admin/merchants/{uuid}/readiness": {
-    id: "getMerchantReadiness",
-    tag: "merchants",
-    summary: "Pay-in readiness of each (asset, rail) pair, with every failing reason (merchant.read)",
-    description:
-      "With jurisdiction, the decision a pay-in create in that jurisdiction makes (its crypto.payin rule counts in payin_not_allowed, " +
-      "a provider bound for it with a connection in provider_not_ready); without, merchant-wide (no rule, a provider bound in any jurisdiction).",
-    auth: "credential",
-    query: [queryParam("jurisdiction", jurisdiction, "the jurisdiction of the sale; any other value than an assigned code is 400 VALIDATION_ERROR")],
-    ok: { 200: "ReadinessEnvelope" },
-    refusals: [404],
-  },
-  "GET /api/v1/admin/merchants/{uuid}/machine-credentials": {
-    id: "listMachineCredentials",
-    tag: "machine-credentials",
-    summary: "List machine credentials (platform_admin with MFA)",
-    auth: "credential",
-    ok: { 200: "MachineCredentialList" },
-    refusals: [404],
-  },
-  "POST /api/v1/admin/merchants/{uuid}/machine-credentials": {
-    id: "createMachineCredential",
-    tag: "machine-credentials",
-    summary: "Create a machine credential (token returned once)",
-    description: "409 CREDENTIAL_ALREADY_ACTIVE, MERCHANT_CLOSED.",
-    auth: "credential",
-    body: "empty",
-    ok: { 201: "IssuedMachineCredentialEnvelope" },
-    refusals: [404, 409],
-    location: "the credential's path",
-  },
-  "GET /api/v1/admin/merchants/{uuid}/machine-credentials/{credential_uuid}": {
-    id: "getMachineCredential",
-    tag: "machine-credentials",
-    summary: "Read a machine credential as listed, never its token (platform_admin with MFA)",
-    description: "404 MERCHANT_NOT_FOUND; CREDENTIAL_NOT_FOUND for an unknown or malformed uuid, or another merchant's credential.",
-    auth: "credential",
-    ok: { 200: "MachineCredentialEnvelope" },
-    refusals: [404],
-  },
-  "POST /api/v1/admin/merchants/{uuid}/machine-credentials/rotate": {
-    id: "rotateMachineCredential",
-    tag: "machine-credentials",
-    summary: "Rotate the active credential atomically (token returned once)",
-    description: "409 NO_ACTIVE_CREDENTIAL, MERCHANT_CLOSED.",
-    auth: "credential",
-    body: "empty",
-    ok: { 200: "IssuedMachineCredentialEnvelope" },
-    refusals: [404, 409],
-  },
-  "POST /api/v1/admin/merchants/{uuid}/machine-credentials/{credential_uuid}/revoke": {
-    id: "revokeMachineCredential",
-    tag: "machine-credentials",
-    summary: "Revoke a credential",
-    description: "404 CREDENTIAL_NOT_FOUND. 409 CREDENTIAL_ALREADY_REVOKED.",
-    auth: "credential",
-    body: "empty",
-    ok: { 200: "MachineCredentialEnvelope" },
-    refusals: [404, 409],
-  },
-  "POST /api/v1/admin/rules": {
-    id: "createRule",
-    tag: "configuration",
-    summary: "Close the open rule version and create a new one (rule.manage, recent MFA)",
-    description: "400 VALIDATION_ERROR for an unknown capability, listing the known ones. 409 RULE_UNCHANGED, CONCURRENT_CHANGE.",
-    auth: "credential",
-    body: "RuleCreate",
-    ok: { 201: "RuleEnvelope" },
-    refusals: [409],
-    location: "the rule version's path",
-  },
-  "GET /api/v1/admin/rules": {
-    id: "listRules",
-    tag: "configuration",
-    summary: "List rules by capability, jurisdiction and version (rule.manage)",
-    auth: "credential",
-    query: [queryParam("include_closed", str({ enum: ["true", "false"], default: "false" }), "also closed versions"), ...PAGE],
-    ok: { 200: "RuleList" },
-  },
-  "GET /api/v1/admin/rules/{rule_uuid}": {
-    id: "getRule",
-    tag: "configuration",
-    summary: "Read a rule version, open or closed (rule.manage)",
-    description: "404 RULE_NOT_FOUND: no such rule version, or a malformed uuid.",
-    auth: "credential",
-    ok: { 200: "RuleEnvelope" },
-    refusals: [404],
-  },
-  "PUT /api/v1/admin/merchants/{uuid}/operating-profile": {
-    id: "ensureOperatingProfile",
-    tag: "configuration",
-    summary: "Set the operating profile (policy.manage, recent MFA)",
-    description: "409 MERCHANT_CLOSED.",
-    auth: "credential",
-    body: "OperatingProfileRequest",
-    ok: { 200: "OperatingProfileEnvelope" },
-    refusals: [404, 409],
-  },
-  "POST /api/v1/admin/merchants/{uuid}/policies": {
-    id: "createPolicy",
-    tag: "configuration",
-    summary: "Close the open policy for a scope and create a new version (policy.manage, recent MFA)",
-    description: "409 POLICY_UNCHANGED, MERCHANT_CLOSED, CONCURRENT_CHANGE.",
-    auth: "credential",
-    body: "PolicyCreate",
-    ok: { 201: "PolicyEnvelope" },
-    refusals: [404, 409],
-    location: "the policy version's path",
-  },
-  "GET /api/v1/admin/merchants/{uuid}/policies/{policy_uuid}": {
-    id: "getPolicy",
-    tag: "configuration",
-    summary: "Read a policy version, open or closed, closed merchants included (policy.manage)",
-    description: "404 MERCHANT_NOT_FOUND; POLICY_NOT_FOUND for an unknown or malformed uuid, or another merchant's policy.",
-    auth: "credential",
-    ok: { 200: "PolicyEnvelope" },
-    refusals: [404],
-  },
-  "PUT /api/v1/admin/merchants/{uuid}/provider-bindings": {
-    id: "ensureProviderBinding",
-    tag: "configuration",
-    summary: "Ensure a provider binding (idempotent: 201 created, 200 existing; provider.manage, recent MFA)",
-    description: "400 VALIDATION_ERROR for an unknown capability, listing the known ones. 404 MERCHANT_NOT_FOUND, PROVIDER_NOT_FOUND. 409 MERCHANT_CLOSED.",
-    auth: "credential",
-    body: "ProviderBindingRequest",
-    ok: { 200: "ProviderBindingEnvelope", 201: "ProviderBindingEnvelope" },
-    refusals: [404, 409],
-    location: "the binding's path",
-  },
-  "GET /api/v1/admin/merchants/{uuid}/provider-bindings/{binding_uuid}": {
-    id: "getProviderBinding",
-    tag: "configuration",
-    summary: "Read a provider binding, closed merchants included (provider.manage)",
-    description: "404 MERCHANT_NOT_FOUND; BINDING_NOT_FOUND for an unknown or malformed uuid, or another merchant's binding.",
-    auth: "credential",
-    ok: { 200: "ProviderBindingEnvelope" },
-    refusals: [404],
-  },
-  "PUT /api/v1/admin/merchants/{uuid}/provider-connections": {
-    id: "ensureProviderConnection",
-    tag: "configuration",
-    summary: "Ensure a provider connection, secret reference only (201 created, 200 existing; provider.manage, recent MFA)",
-    description: "404 MERCHANT_NOT_FOUND, PROVIDER_NOT_FOUND. 409 CONNECTION_EXISTS (another reference: rotate instead), MERCHANT_CLOSED.",
-    auth: "credential",
-    body: "ProviderConnectionRequest",
-    ok: { 200: "ProviderConnectionEnvelope", 201: "ProviderConnectionEnvelope" },
-    refusals: [404, 409],
-    location: "the connection's path",
-  },
-  "GET /api/v1/admin/merchants/{uuid}/provider-connections/{connection_uuid}": {
-    id: "getProviderConnection",
-    tag: "configuration",
-    summary: "Read a provider connection, its secret reference only, closed merchants included (provider.manage)",
-    description: "404 MERCHANT_NOT_FOUND; CONNECTION_NOT_FOUND for an unknown or malformed uuid, or another merchant's connection.",
-    auth: "credential",
-    ok: { 200: "ProviderConnectionEnvelope" },
-    refusals: [404],
-  },
-  "POST /api/v1/admin/merchants/{uuid}/provider-connections/{connection_uuid}/rotate-secret": {
-    id: "rotateProviderConnectionSecret",
-    tag: "configuration",
-    summary: "Rotate a connection's secret reference (provider.manage, recent MFA)",
-    description: "404 CONNECTION_NOT_FOUND. 409 SECRET_REFERENCE_UNCHANGED, MERCHANT_CLOSED.",
-    auth: "credential",
-    body: "SecretReferenceRotation",
-    ok: { 200: "ProviderConnectionEnvelope" },
-    refusals: [404, 409],
-  },
-  "GET /api/v1/admin/providers": {
-    id: "listProviders",
-    tag: "configuration",
-    summary: "List the provider registry by name (provider.manage)",
-    auth: "credential",
-    query: PAGE,
-    ok: { 200: "ProviderList" },
-  },
-  "POST /api/v1/admin/providers": {
-    id: "createProvider",
-    tag: "configuration",
-    summary: "Register a provider (provider.manage, recent MFA)",
-    description: "409 PROVIDER_NAME_TAKEN (letter case ignored).",
-    auth: "credential",
-    body: "ProviderCreate",
-    ok: { 201: "ProviderEnvelope" },
-    refusals: [409],
-    location: "the provider's path",
-  },
-  "GET /api/v1/admin/providers/{provider_uuid}": {
-    id: "getProvider",
-    tag: "configuration",
-    summary: "Read a provider of the registry (provider.manage)",
-    description: "404 PROVIDER_NOT_FOUND: no such provider, or a malformed uuid.",
-    auth: "credential",
-    ok: { 200: "ProviderEnvelope" },
-    refusals: [404],
-  },
-  "PUT /api/v1/admin/merchants/{uuid}/wallet": {
-    id: "setWallet",
-    tag: "configuration",
-    summary: "Set the receiving wallet, an account xpub of m/44'/60'/N' (provider.manage, recent MFA)",
-    description: "400 WALLET_XPUB_INVALID. 409 MERCHANT_CLOSED, WALLET_XPUB_IN_USE.",
-    auth: "credential",
-    body: "WalletRequest",
-    ok: { 200: "WalletEnvelope" },
-    refusals: [404, 409],
-  },
-  "GET /api/v1/admin/merchants/{uuid}/wallet": {
-    id: "getWallet",
-    tag: "configuration",
-    summary: "Read the receiving wallet, closed merchants included (provider.manage)",
-    description: "404 MERCHANT_NOT_FOUND, or WALLET_NOT_FOUND when the merchant has none.",
-    auth: "credential",
-    ok: { 200: "WalletEnvelope" },
-    refusals: [404],
-  },
-  "GET /api/v1/admin/audit-events": {
-    id: "listAuditEvents",
-    tag: "audit",
-    summary: "Read the audit log, newest first (audit.read)",
-    auth: "credential",
-    query: PAGE,
-    ok: { 200: "AuditEventList" },
-  },
+  ...tableOperations(CREDENTIAL_ROUTES),
+  ...tableOperations(CONFIGURATION_ROUTES),
+  ...tableOperations(AUDIT_ROUTES),
 };
 
 /** "METHOD /path" of every documented operation. */
@@ -993,7 +675,7 @@ function operation(key: string, op: Op): Schema {
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     ...(op.auth === "none" || op.auth === "static" ? { security: [] } : {}),
-    ...(op.permission ? { "x-permission": op.permission, "x-recent-mfa": op.recentMfa ?? false } : {}),
+    ...(op.permission ? { "x-permission": op.permission, "x-mfa": op.mfa ?? "none" } : {}),
     parameters: [...pathParams, ...(op.query ?? []), ...headers],
     ...(op.body
       ? {

@@ -1,11 +1,6 @@
-/** Shared pieces of the /api/v1/admin routes: strict body and path checks. */
+/** Shared pieces of the /api/v1/admin routes: strict body checks. */
 import type { Context } from "koa";
 import { onlyFields, readJsonObject, type Body } from "@payin/http";
-
-/** A path parameter of the current route (the router always sets the declared ones). */
-export function param(ctx: Context, name: string): string {
-  return (ctx.params as Record<string, string | undefined>)[name] ?? "";
-}
 
 // ---------------------------------------------------------------------------
 // Request bodies: unknown fields, missing fields and wrong types are 400.

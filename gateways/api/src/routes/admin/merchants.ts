@@ -1,13 +1,14 @@
 /**
- * /admin/merchants: list, create, read, lifecycle transitions and members, as
- * a table (table.ts): each route's permission, MFA, query and body are data,
- * from which its checks and its OpenAPI entry follow. The operations are
+ * /admin/merchants: list, create, read, lifecycle transitions, members and
+ * pay-in readiness, as a table (table.ts): each route's permission, MFA, query
+ * and body are data, from which its checks and its OpenAPI entry follow. The operations are
  * @payin/operations' (the merchants service records its own changes; refused
  * attempts are recorded by the library's audit rule).
  */
 import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION_NAMES, merchantsV1, type MerchantTransitionName } from "@payin/proto";
-import { attachMember, createMerchant, listView, membershipView, merchantView, readMember, transitionMerchant } from "@payin/operations";
-import { rpcOffset } from "@payin/http";
+import { attachMember, createMerchant, listView, membershipView, merchantView, readinessView, readMember, transitionMerchant } from "@payin/operations";
+import { ApiError, rpcOffset } from "@payin/http";
+import { isUuidAnyCase } from "@payin/ids";
 import { ADMIN_PREFIX, type AdminRoute } from "./table.js";
 
 /** Not blank, and (as every text field) no bidirectional control characters. */
@@ -79,7 +80,7 @@ export const MERCHANT_ROUTES: readonly AdminRoute[] = [
       method: "POST",
       path: `/merchants/{uuid}/${verb}`,
       permission: "merchant.manage",
-      recentMfa: true,
+      mfa: "recent",
       body: "empty",
       doc: {
         id: `${verb}Merchant`,
@@ -101,7 +102,7 @@ export const MERCHANT_ROUTES: readonly AdminRoute[] = [
     method: "PUT",
     path: "/merchants/{uuid}/members",
     permission: "merchant.manage",
-    recentMfa: true,
+    mfa: "recent",
     body: { name: "MemberRequest", fields: { identity_uuid: { uuid: true } } },
     doc: {
       id: "attachMerchantMember",
@@ -134,6 +135,33 @@ export const MERCHANT_ROUTES: readonly AdminRoute[] = [
     },
     async read({ ports, param }) {
       return { body: { membership: membershipView(await readMember(ports, param("uuid"), param("identity_uuid"))) } };
+    },
+  },
+  // Readiness is decided by the allocation service, from the merchant's side
+  // (merchants service) and its own (wallet, address space), for pay-ins in
+  // `?jurisdiction=` (its rule and provider binding count, as at pay-in create)
+  // or merchant-wide without it. A read: any merchant, closed ones included;
+  // an unknown or malformed uuid is 404.
+  {
+    method: "GET",
+    path: "/merchants/{uuid}/readiness",
+    permission: "merchant.read",
+    query: { jurisdiction: { kind: "country", description: "the jurisdiction of the sale; any other value than an assigned code is 400 VALIDATION_ERROR" } },
+    doc: {
+      id: "getMerchantReadiness",
+      tag: "merchants",
+      summary: "Pay-in readiness of each (asset, rail) pair, with every failing reason",
+      description:
+        "With jurisdiction, the decision a pay-in create in that jurisdiction makes (its crypto.payin rule counts in payin_not_allowed, " +
+        "a provider bound for it with a connection in provider_not_ready); without, merchant-wide (no rule, a provider bound in any jurisdiction).",
+      ok: { 200: "ReadinessEnvelope" },
+      refusals: [404],
+    },
+    async read({ ports, param, query }) {
+      const uuid = param("uuid");
+      if (!isUuidAnyCase(uuid)) throw new ApiError("MERCHANT_NOT_FOUND", "merchant not found");
+      const res = await ports.allocation.getReadiness({ merchantUuid: uuid, jurisdiction: query.jurisdiction });
+      return { body: { readiness: readinessView(uuid, res.pairs) } };
     },
   },
 ];

@@ -9,12 +9,12 @@
  */
 import type Router from "@koa/router";
 import type { Context } from "koa";
-import { charLength, listPage, PAGE_PARAMETERS, readQuery, requiredString, optionalString, UUID_RULE, validationError, type ListPage } from "@payin/http";
+import { charLength, listPage, PAGE_PARAMETERS, readQuery, requiredString, requiredStringArray, optionalString, UUID_RULE, validationError, type ListPage } from "@payin/http";
 import { isUuidAnyCase } from "@payin/ids";
 import { isCountryCode } from "@payin/ids/countries";
 import type { AuditPorts, Actor } from "@payin/operations";
 import type { Permission } from "@payin/permissions";
-import { requirePermission, requireRecentMfa, type Principal } from "../../auth/authenticator.js";
+import { requireHuman, requireMfa, requirePermission, requireRecentMfa, type Principal } from "../../auth/authenticator.js";
 import type { AppDeps } from "../../deps.js";
 import { actorOf, operationPorts } from "../../operations.js";
 import { readBody, readNoBody } from "./common.js";
@@ -26,9 +26,10 @@ export type QueryKind =
   | { kind: "enum"; values: readonly string[] }
   | { kind: "uuid" }
   | { kind: "text"; min: number; max: number; description?: string }
-  | { kind: "country"; description?: string };
+  | { kind: "country"; description?: string }
+  | { kind: "boolean"; description?: string };
 
-/** A body field: a string with its rule; `uuid` fields are answered in lower case. */
+/** A body field: a string with its rule (`uuid` fields are answered in lower case), or a list of strings. */
 export interface FieldSpec {
   min?: number;
   max?: number;
@@ -36,6 +37,14 @@ export interface FieldSpec {
   uuid?: boolean;
   optional?: boolean;
   description?: string;
+  /** Documented as an email (identity decides the form). */
+  email?: boolean;
+  /** A closed list the gateway checks, refusing any other value with `message`. */
+  oneOf?: { values: readonly string[]; message: string; description: string };
+  /** What the owning service decides and the document states (an enum, a pattern); the gateway checks the length only. */
+  documented?: Schema;
+  /** A required list of at most `maxItems` strings, each documented by `items`. */
+  list?: { maxItems: number; items: Schema };
 }
 
 export interface BodySpec {
@@ -64,20 +73,23 @@ export interface Answer {
   body: unknown;
 }
 
-/** The request once checked: query values by name (absent ones left out), the page, the body's fields. */
+/** The request once checked: query values by name (absent ones left out), the page, the body's fields and lists. */
 export interface Checked {
   query: Readonly<Record<string, string>>;
   page: ListPage;
   body: Readonly<Record<string, string | undefined>>;
+  lists: Readonly<Record<string, string[]>>;
 }
 
-export type AdminPorts = Pick<AppDeps, "identity" | "merchants" | "allocation"> & AuditPorts;
+export type AdminPorts = Pick<AppDeps, "identity" | "merchants" | "allocation"> & AuditPorts & { forgetMerchant: (merchantUuid: string) => void };
 
 interface Call {
   ctx: Context;
   ports: AdminPorts;
   principal: Principal;
   actor: Actor;
+  /** The Caller identity re-checks: the person's session token. */
+  caller: { sessionToken: string };
   /** A path parameter (the router always sets the declared ones). */
   param: (name: string) => string;
 }
@@ -86,9 +98,11 @@ interface RouteBase {
   method: "GET" | "POST" | "PUT" | "DELETE";
   /** Under /api/v1/admin, written out in full (the routers are strict), path parameters as `{name}`. */
   path: string;
+  /** Only a person (a machine credential is refused 403 at once, before any other check and outside the audit). */
+  person?: boolean;
   permission: Permission;
-  /** MFA completed within the last 15 minutes (after the permission). */
-  recentMfa?: boolean;
+  /** After the permission: MFA completed within the last 15 minutes (`recent`) or at any time (`any`). */
+  mfa?: "recent" | "any";
   query?: Readonly<Record<string, QueryKind>>;
   /** A list: takes limit and offset. */
   paged?: boolean;
@@ -130,6 +144,9 @@ function checkQueryValue(name: string, value: string, kind: QueryKind): void {
     case "country":
       if (!isCountryCode(value)) throw validationError(`${name} must be an assigned ISO 3166-1 alpha-2 code in upper case, e.g. DE`);
       return;
+    case "boolean":
+      if (value !== "true" && value !== "false") throw validationError(`${name} must be true or false`);
+      return;
   }
 }
 
@@ -144,6 +161,8 @@ export function querySchema(kind: QueryKind): Schema {
       return { type: "string", minLength: kind.min, maxLength: kind.max };
     case "country":
       return { type: "string", pattern: "^[A-Z]{2}$", description: "ISO 3166-1 alpha-2, upper case" };
+    case "boolean":
+      return { type: "string", enum: ["true", "false"], default: "false" };
   }
 }
 
@@ -151,12 +170,18 @@ export function querySchema(kind: QueryKind): Schema {
 export function bodySchema(spec: BodySpec): Schema {
   const properties: Record<string, Schema> = {};
   for (const [name, field] of Object.entries(spec.fields)) {
+    if (field.list) {
+      properties[name] = { type: "array", maxItems: field.list.maxItems, items: field.list.items };
+      continue;
+    }
     const schema: Schema = {
       type: "string",
-      ...(field.uuid ? { format: "uuid" } : {}),
+      ...(field.uuid ? { format: "uuid" } : field.email ? { format: "email" } : {}),
       ...(field.min !== undefined ? { minLength: field.min } : {}),
       ...(field.max !== undefined ? { maxLength: field.max } : {}),
-      ...(field.description ? { description: field.description } : {}),
+      ...(field.oneOf ? { enum: [...field.oneOf.values] } : {}),
+      ...field.documented,
+      ...(field.description || field.oneOf ? { description: field.description ?? field.oneOf!.description } : {}),
     };
     properties[name] = field.optional ? { anyOf: [schema, { type: "null" }] } : schema;
   }
@@ -171,16 +196,22 @@ async function check(ctx: Context, route: AdminRoute): Promise<Checked> {
   const page = listPage(route.paged ? query : {});
   for (const [name, kind] of declared) if (query[name] !== undefined) checkQueryValue(name, query[name], kind);
   const body: Record<string, string | undefined> = {};
+  const lists: Record<string, string[]> = {};
   if (route.body === "empty") await readNoBody(ctx);
   else if (route.body) {
     const read = await readBody(ctx, Object.keys(route.body.fields));
     for (const [name, field] of Object.entries(route.body.fields)) {
+      if (field.list) {
+        lists[name] = requiredStringArray(read, name, field.list.maxItems);
+        continue;
+      }
       const rule = field.uuid ? UUID_RULE : { min: field.min, max: field.max, notBlank: field.notBlank };
       const value = field.optional ? optionalString(read, name, rule) : requiredString(read, name, rule);
+      if (value !== undefined && field.oneOf && !field.oneOf.values.includes(value)) throw validationError(field.oneOf.message);
       body[name] = field.uuid ? value?.toLowerCase() : value;
     }
   }
-  return { query, page, body };
+  return { query, page, body, lists };
 }
 
 function answer(ctx: Context, { status, location, body }: Answer): void {
@@ -191,18 +222,27 @@ function answer(ctx: Context, { status, location, body }: Answer): void {
 
 /** Mounts the routes on the admin router (prefix /api/v1/admin). */
 export function mountAdminRoutes(router: Router, deps: Pick<AppDeps, "auth" | "identity" | "merchants" | "allocation" | "logger">, routes: readonly AdminRoute[]): void {
-  const ports = operationPorts(deps);
+  const ports = { ...operationPorts(deps), forgetMerchant: (merchantUuid: string) => deps.auth.forgetMerchant(merchantUuid) };
   for (const route of routes) {
     const path = route.path.replace(/\{(\w+)\}/g, ":$1");
     const method = ({ GET: "get", POST: "post", PUT: "put", DELETE: "delete" } as const)[route.method];
     router[method](path, async (ctx) => {
       const principal = await deps.auth.authenticate(ctx);
+      if (route.person) requireHuman(principal);
       const checks = async () => {
         requirePermission(principal, route.permission);
-        if (route.recentMfa) requireRecentMfa(principal);
+        if (route.mfa === "recent") requireRecentMfa(principal);
+        else if (route.mfa === "any") requireMfa(principal);
         return check(ctx, route);
       };
-      const call = { ctx, ports, principal, actor: actorOf(ctx, principal), param: (name: string) => (ctx.params as Record<string, string | undefined>)[name] ?? "" };
+      const call = {
+        ctx,
+        ports,
+        principal,
+        actor: actorOf(ctx, principal),
+        caller: { sessionToken: principal.sessionToken ?? "" },
+        param: (name: string) => (ctx.params as Record<string, string | undefined>)[name] ?? "",
+      };
       if ("read" in route) return answer(ctx, await route.read({ ...call, ...(await checks()) }));
       let ran = false;
       const result = await route.change({
