@@ -34,6 +34,23 @@ export function prepared<Row extends object = Record<string, unknown>>(name: str
 /** The rows a statement answers. */
 export type RowOf<S> = S extends Statement<infer Row> ? Row : never;
 
+/** A row of a left join that may have found nothing: every column may be null. */
+export type Nullable<Row> = { [K in keyof Row]: Row[K] | null };
+
+/**
+ * A filter keeping the rows of a left join that found something, told by `key`
+ * (a column the joined table never has null), and typing them as found: for
+ * "page and total in one round trip" statements, whose one row has a null page.
+ */
+export function found<Row>(key: keyof Row) {
+  return <R extends Nullable<Row>>(row: R): row is R & Row => row[key] !== null;
+}
+
+/** A nullable timestamp column (text from the pool) as a Date or null. */
+export function dateOrNull(value: string | Date | null): Date | null {
+  return value === null ? null : new Date(value);
+}
+
 /** Runs statements: on a pooled connection each (Database), or on the connection of one transaction (Transaction). */
 export interface Queryable {
   /** Runs `statement` with `values` (bound as parameters: arrays as PostgreSQL arrays, Dates as instants) and answers its rows. */

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { migrate, type ServiceOrmOptions } from "../src/orm.js";
-import { openDatabase, prepared, sql, type Database } from "../src/database.js";
+import { dateOrNull, found, openDatabase, prepared, sql, type Database, type Nullable } from "../src/database.js";
 import { withDatabase } from "../src/url.js";
 
 // The Database against a real PostgreSQL: what the services rely on of it.
@@ -127,4 +127,23 @@ it("refuses statements on a transaction that has ended", async () => {
     kept = tx;
   });
   await expect(kept!.query(sql(`select 1`))).rejects.toThrow(/transaction has ended/);
+});
+
+it("reads a page and its total in one statement: found keeps the rows the left join found, the total stays", async () => {
+  interface Item {
+    id: number;
+    at: string | null;
+  }
+  const page = sql<Nullable<Item> & { total: string }>(`select (select count(*) from items where id < $1) as total, page.*
+       from (select 1) one
+       left join lateral (select id, at from items where id < $1 order by id limit $2 offset $3) page on true`);
+  const first = await db.query(page, [3, 10, 0]);
+  expect(first.filter(found<Item>("id")).map((r) => [r.id, dateOrNull(r.at)?.toISOString() ?? null])).toEqual([
+    [1, "2026-01-02T03:04:05.678Z"],
+    [2, "2026-01-02T03:04:05.678Z"],
+  ]);
+  const past = await db.query(page, [3, 10, 5]);
+  expect(past).toEqual([{ total: "2", id: null, at: null }]);
+  expect(past.filter(found<Item>("id"))).toEqual([]);
+  expect(dateOrNull(null)).toBeNull();
 });

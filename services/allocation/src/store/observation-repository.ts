@@ -1,6 +1,6 @@
 import type { Rail } from "@payin/money";
 import type { TransferStateName } from "@payin/proto";
-import { sql, type Database, type Statement, type Transaction } from "@payin/db";
+import { dateOrNull, sql, type Database, type Statement, type Transaction } from "@payin/db";
 import type { BlockRef } from "../domain/observation/chain-view.js";
 import type { ObservedTransfer, Watch } from "../domain/observation/matching.js";
 import type { ClaimedTransfer } from "../domain/observation/witness.js";
@@ -375,7 +375,7 @@ export class ObservationRepository {
       address: row.address,
       rail: row.rail,
       createdAt: new Date(row.created_at),
-      watchUntil: row.watch_until === null ? null : new Date(row.watch_until),
+      watchUntil: dateOrNull(row.watch_until),
     }));
   }
 

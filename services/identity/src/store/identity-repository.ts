@@ -1,4 +1,4 @@
-import { isUniqueViolation, sql, type Queryable } from "@payin/db";
+import { dateOrNull, isUniqueViolation, sql, type Queryable } from "@payin/db";
 import type { Role } from "../domain/permissions.js";
 import {
   withoutHash,
@@ -62,7 +62,7 @@ function factorFromRow(row: FactorRow): TotpFactor {
   return {
     identityUuid: row.identity_uuid,
     secretCiphertext: row.secret_ciphertext,
-    confirmedAt: row.confirmed_at === null ? null : new Date(row.confirmed_at),
+    confirmedAt: dateOrNull(row.confirmed_at),
     lastUsedStep: row.last_used_step === null ? null : Number(row.last_used_step),
   };
 }

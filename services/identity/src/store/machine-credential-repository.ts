@@ -1,4 +1,4 @@
-import { isUniqueViolation, sql, type Queryable } from "@payin/db";
+import { dateOrNull, isUniqueViolation, sql, type Queryable } from "@payin/db";
 import type { MachineCredential, MachineCredentialStatus, StoredMachineCredential } from "../domain/machine-credential.js";
 import type { MachineCredentialAdminStore } from "../domain/stores.js";
 
@@ -19,8 +19,6 @@ interface CredentialRow {
   revoked_at: string | null;
   replaced_by_uuid: string | null;
 }
-
-const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
 
 function fromRow(row: CredentialRow): StoredMachineCredential {
   return {

@@ -1,4 +1,4 @@
-import { sql, type Queryable } from "@payin/db";
+import { dateOrNull, sql, type Queryable } from "@payin/db";
 import type { Transport } from "../domain/principal.js";
 import { withoutHash, type Identity, type SessionStore, type StoredChallenge, type StoredSession } from "../domain/stores.js";
 import { IDENTITY_COLUMNS, identityFromRow, type IdentityRow } from "./identity-repository.js";
@@ -21,8 +21,6 @@ interface SessionRow {
   absolute_expires_at: string;
   revoked_at: string | null;
 }
-
-const dateOrNull = (value: string | null) => (value === null ? null : new Date(value));
 
 function sessionFromRow(row: SessionRow): StoredSession {
   return {

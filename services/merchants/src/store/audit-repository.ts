@@ -1,6 +1,5 @@
-import { sql, type Queryable } from "@payin/db";
+import { found, sql, type Nullable, type Queryable } from "@payin/db";
 import type { ActorKind, AuditEvent, AuditFilter, AuditOutcome, AuditStore } from "../domain/audit.js";
-import { found, type Nullable } from "./rows.js";
 
 const COLUMNS = `event_uuid, actor_kind, actor_uuid, request_id, action, target_type, target_uuid, outcome, error_code, occurred_at`;
 

@@ -1,6 +1,5 @@
-import { sql, type Queryable } from "@payin/db";
+import { found, sql, type Nullable, type Queryable } from "@payin/db";
 import type { Merchant, MerchantFilter, MerchantStatus, MerchantStore } from "../domain/merchant.js";
-import { found, type Nullable } from "./rows.js";
 
 const COLUMNS = `uuid, display_name, legal_name, status, created_at, updated_at`;
 

@@ -1,4 +1,4 @@
-import { isUniqueViolation, sql, type Queryable } from "@payin/db";
+import { dateOrNull, isUniqueViolation, sql, type Queryable } from "@payin/db";
 import type { Policy, PolicyScope, PolicyStore } from "../domain/policy.js";
 import type { Effect } from "../domain/validation.js";
 import { ConcurrentVersionWrite } from "../domain/versioning.js";
@@ -29,7 +29,7 @@ function fromRow(row: PolicyRow): Policy {
     effect: row.effect,
     version: row.version,
     validFrom: new Date(row.valid_from),
-    validTo: row.valid_to === null ? null : new Date(row.valid_to),
+    validTo: dateOrNull(row.valid_to),
   };
 }
 

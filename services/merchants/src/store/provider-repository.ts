@@ -1,4 +1,4 @@
-import { isUniqueViolation, sql, type Queryable } from "@payin/db";
+import { found, isUniqueViolation, sql, type Nullable, type Queryable } from "@payin/db";
 import type {
   Provider,
   ProviderBinding,
@@ -8,7 +8,7 @@ import type {
   ProviderStore,
 } from "../domain/provider.js";
 import type { Page } from "../domain/validation.js";
-import { found, withoutValues, type Nullable } from "./rows.js";
+import { withoutValues } from "./rows.js";
 
 /** The unique index on lower(name). */
 export const PROVIDER_NAME_KEY = "providers_name_key";

@@ -1,14 +1,3 @@
-/** A row of a left join that may have found nothing: every column may be null. */
-export type Nullable<Row> = { [K in keyof Row]: Row[K] | null };
-
-/**
- * A filter that keeps the rows of a left join that found something, told by
- * `key` (a non-null column of the joined table), typed as found.
- */
-export function found<Row>(key: keyof Row) {
-  return <R extends Nullable<Row>>(row: R): row is R & Row => row[key] !== null;
-}
-
 /**
  * The key of a transaction-scoped advisory lock. Keys are namespaced by the
  * schema because advisory locks are shared by the whole database.

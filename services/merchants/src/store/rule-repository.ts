@@ -1,8 +1,8 @@
-import { isUniqueViolation, sql, type Queryable } from "@payin/db";
+import { dateOrNull, found, isUniqueViolation, sql, type Nullable, type Queryable } from "@payin/db";
 import type { Rule, RuleStore } from "../domain/rule.js";
 import type { Effect, Page } from "../domain/validation.js";
 import { ConcurrentVersionWrite } from "../domain/versioning.js";
-import { found, lockKey, type Nullable } from "./rows.js";
+import { lockKey } from "./rows.js";
 
 /** The partial unique index that keeps one open version per (capability, jurisdiction). */
 export const ONE_OPEN_RULE = "rules_one_open_idx";
@@ -29,7 +29,7 @@ function fromRow(row: RuleRow): Rule {
     effect: row.effect,
     version: row.version,
     validFrom: new Date(row.valid_from),
-    validTo: row.valid_to === null ? null : new Date(row.valid_to),
+    validTo: dateOrNull(row.valid_to),
   };
 }
 

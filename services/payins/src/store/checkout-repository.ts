@@ -1,4 +1,4 @@
-import { prepared, type Queryable } from "@payin/db";
+import { found, prepared, type Nullable, type Queryable } from "@payin/db";
 import type { Asset, Rail } from "@payin/money";
 import type { CheckoutPair, CheckoutRecord, CheckoutSession, CheckoutStore, StartTerms, StoredCheckoutState } from "../domain/checkout-session.js";
 import type { PayInStatus } from "../domain/pay-in-intent.js";
@@ -32,12 +32,10 @@ interface SessionRow {
   intent_status: PayInStatus | null;
 }
 
-/** COLUMNS of a left join that found no session: all null. */
-type MaybeSessionRow = { [K in keyof SessionRow]: SessionRow[K] | null };
+/** COLUMNS of a left join that may have found no session. */
+type MaybeSessionRow = Nullable<SessionRow>;
 
-function foundSession<R extends MaybeSessionRow>(row: R): row is R & SessionRow {
-  return row.uuid !== null;
-}
+const foundSession = found<SessionRow>("uuid");
 
 function toRecord(row: SessionRow): CheckoutRecord {
   const session: CheckoutSession = {

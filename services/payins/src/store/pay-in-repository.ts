@@ -1,4 +1,4 @@
-import { prepared, type Queryable, type Statement } from "@payin/db";
+import { found, prepared, type Nullable, type Queryable, type Statement } from "@payin/db";
 import { oncePerCause, type Logger } from "@payin/logging";
 import { coalesce } from "@payin/rpc";
 import type { ClaimedKey, KeyClaim, PayInStore } from "../domain/create-pay-in-intent.js";
@@ -39,8 +39,8 @@ interface IntentRow {
   updated_at: string;
 }
 
-/** COLUMNS of a left join that found no intent: all null. */
-type MaybeIntentRow = { [K in keyof IntentRow]: IntentRow[K] | null };
+/** COLUMNS of a left join that may have found no intent. */
+type MaybeIntentRow = Nullable<IntentRow>;
 
 function toIntent(row: IntentRow): PayInIntent {
   return {
@@ -60,10 +60,8 @@ function toIntent(row: IntentRow): PayInIntent {
   };
 }
 
-/** A row of a left join on pay_in_intents, when it found the intent. */
-function foundIntent<R extends MaybeIntentRow>(row: R): row is R & IntentRow {
-  return row.intent_uuid !== null;
-}
+/** Keeps the rows of a left join on pay_in_intents that found an intent. */
+const foundIntent = found<IntentRow>("intent_uuid");
 
 /** What a claim answers. */
 interface ClaimedRow {
