@@ -1,6 +1,6 @@
 import type { Client } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
-import { migrate, openDatabase } from "@payin/db";
+import { migrate, openDatabase, type Clock } from "@payin/db";
 import { createLogger, type Logger } from "@payin/logging";
 import { payinsV1 } from "@payin/proto";
 import { createServiceClient, type StartService } from "@payin/rpc";
@@ -17,6 +17,8 @@ export interface ObserverDeps {
   logger?: Logger;
   /** The payins service it reports to (default: a client of PAYINS_URL with the observer's credential). */
   payins?: Pick<Client<typeof payinsV1.PayinsService>, "recordObservations">;
+  /** The clock passes, relays, leases and the status read the time from (default: the system's). */
+  clock?: Clock;
 }
 
 /**
@@ -32,7 +34,7 @@ export const startObserver: StartService<ObserverConfig, ObserverDeps> = async (
   const db = await openDatabase({ ...ormOptions(config.DATABASE_URL, 4), applicationName: "allocation observer" });
   const payins =
     deps.payins ?? createServiceClient(payinsV1.PayinsService, { baseUrl: config.PAYINS_URL, serviceToken: config.SERVICE_CREDENTIAL });
-  const observer = new Observer({ databaseUrl: config.DATABASE_URL, rails: config.rails, store: new ObservationRepository(db), payins, logger });
+  const observer = new Observer({ databaseUrl: config.DATABASE_URL, rails: config.rails, store: new ObservationRepository(db), payins, logger, clock: deps.clock });
   await observer.start();
   let health;
   try {

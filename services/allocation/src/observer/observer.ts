@@ -1,4 +1,5 @@
 import type { Client } from "@connectrpc/connect";
+import { systemClock, type Clock } from "@payin/db";
 import { errorCause, oncePerCause, type Logger } from "@payin/logging";
 import type { Rail } from "@payin/money";
 import type { payinsV1 } from "@payin/proto";
@@ -51,6 +52,8 @@ export interface ObserverOptions {
   /** How often the outbox is relayed when nothing was read (default 1 s). */
   relayIntervalMs?: number;
   onPass?: (rail: Rail, outcome: PassOutcome) => void;
+  /** What passes, relays, leases and the status read the time from (default: the system's clock). */
+  clock?: Clock;
 }
 
 /**
@@ -94,10 +97,15 @@ export class Observer {
   private readonly relayLease: Lease;
   private readonly watchedSets: WatchedSet[] = [];
 
+  private readonly now: () => Date;
+
   constructor(private readonly options: ObserverOptions) {
+    const clock = options.clock ?? systemClock;
+    this.now = () => clock.now();
     this.relayFailed = oncePerCause(options.logger, "relaying observations to payins failed; trying again");
     this.relayLease = this.lease("relay");
     this.relay = new OutboxRelay({
+      now: this.now,
       store: options.store,
       payins: options.payins,
       watchAfterExpiryMs: options.rails.watchAfterExpiryMs,
@@ -146,7 +154,7 @@ export class Observer {
       const reader = this.options.readerOf?.(rail) ?? evmReader({ urls: rail.rpcUrls });
       const watched = new WatchedSet(this.options.store);
       this.watchedSets.push(watched);
-      this.loop(rail, new RailObserver({ rail, reader, store: this.options.store, watched, logger }));
+      this.loop(rail, new RailObserver({ rail, reader, store: this.options.store, watched, logger, now: this.now }));
     }
     this.scheduleRelay(0);
   }
@@ -163,7 +171,7 @@ export class Observer {
   /** A lease whose failures to be taken or kept are logged once per cause and minute, not at every attempt. */
   private lease(name: string): Lease {
     const failed = oncePerCause(this.options.logger, "could not take or keep an observer lease; its work waits until it can");
-    return new Lease(this.options.databaseUrl, name, { onError: (error) => failed(error, { lease: name }) });
+    return new Lease(this.options.databaseUrl, name, { onError: (error) => failed(error, { lease: name }), now: this.now });
   }
 
   private later(ms: number, run: () => Promise<void>): void {
@@ -187,7 +195,7 @@ export class Observer {
         status.leaseHeld = await lease.hold();
         if (status.leaseHeld) {
           const outcome = await observer.pass();
-          status.lastPassAt = new Date().toISOString();
+          status.lastPassAt = this.now().toISOString();
           status.lastError = null;
           status.blockRange = observer.blockRange;
           const halt = outcome.kind === "halted" || outcome.kind === "rewound" ? outcome.halt : undefined;
