@@ -74,7 +74,7 @@ export async function startHarness(options: { frozenClock?: boolean } = {}): Pro
   let offsetMs = 0;
   const frozenAt = Date.now();
   const now = () => new Date((options.frozenClock ? frozenAt : Date.now()) + offsetMs);
-  const transport = createRouterTransport(createIdentityService({ db, logger, totpKey, clock: now }), {
+  const transport = createRouterTransport(createIdentityService({ db, logger, totpKey, clock: { now } }), {
     router: { interceptors: [actAsCaller("test"), domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
   return {

@@ -1,5 +1,5 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import type { Database } from "@payin/db";
+import { systemClock, type Clock, type Database } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
@@ -35,8 +35,8 @@ import { securityEventLog } from "./security-event-log.js";
 export interface IdentityHandlerOptions {
   /** AES-256 key (32 bytes) sealing TOTP secrets at rest. */
   totpKey: Buffer;
-  /** The current time; tests pass a clock they can move. Defaults to the system clock. */
-  clock?: () => Date;
+  /** What every instant is read from; tests pass a clock they can move. Defaults to the system clock. */
+  clock?: Clock;
 }
 
 /** The session token a request acts with; empty when no caller was given. */
@@ -57,7 +57,8 @@ function sessionTokenOrNone(req: { caller?: identityV1.Caller }, values: Handler
 
 /** IdentityService handlers: proto in, domain call, proto out. */
 export function identityHandlers(db: Database, logger: Logger, options: IdentityHandlerOptions): ServiceImpl<typeof identityV1.IdentityService> {
-  const clock = options.clock ?? (() => new Date());
+  const source = options.clock ?? systemClock;
+  const clock = () => source.now();
   const onBackgroundError = (err: unknown, credentialUuid: string) => {
     logger.warn({ err, credentialUuid }, "could not record machine credential use");
   };
