@@ -23,6 +23,7 @@ export default {
     "services/identity/src/domain/totp.ts",
     "services/identity/src/domain/password.ts",
     "gateways/checkout/src/presentation/{presentation-state,payer-view,evidence,payment-terms,decimal,time,qr,start-refusal}.ts",
+    "libs/operations/src/{audit,views}.ts",
     "!**/*.test.ts",
   ],
   // Only what the unit tests load goes into the sandboxes.

@@ -19,6 +19,7 @@ export default defineConfig({
       "services/identity/src/domain/{totp,password}.test.ts",
       "libs/otp/src/**/*.test.ts",
       "gateways/checkout/src/presentation/{presentation-state,payer-view,evidence,payment-terms,decimal,time,qr,start-refusal}.test.ts",
+      "libs/operations/src/{audit,views}.test.ts",
     ],
     testTimeout: 60_000,
     reporters: ["default"],

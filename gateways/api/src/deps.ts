@@ -14,7 +14,7 @@ export interface ServiceClients {
 
 /**
  * Everything the gateway's routes use: the authenticator and the service
- * clients. Routers and workflows each take the Pick of it they use, so what a
+ * clients. Routers and route tables each take the Pick of it they use, so what a
  * piece of the gateway can reach is in its signature.
  */
 export interface AppDeps extends ServiceClients {

@@ -51,7 +51,8 @@ export interface AuditPorts {
 /** The public code of a refusal (an answer a client gets as a 4xx), or null for anything else. */
 export function refusalCode(error: unknown): PublicErrorCode | null {
   const mapped = mapError(error);
-  return mapped.status >= 400 && mapped.status < 500 ? mapped.code : null;
+  // mapError answers an error status only: below 500 is a refusal.
+  return mapped.status < 500 ? mapped.code : null;
 }
 
 /** The refusals a change has recorded under its own action (see refusalRecorded). */
@@ -63,7 +64,8 @@ const recordedRefusals = new WeakSet<object>();
  * events then do not record it a second time.
  */
 export function refusalRecorded(error: unknown): boolean {
-  return typeof error === "object" && error !== null && recordedRefusals.has(error);
+  // A WeakSet holds objects only; asked about anything else it answers false.
+  return recordedRefusals.has(error as object);
 }
 
 /** Runs a change under the audit rule (above) and answers its result. */
@@ -74,7 +76,8 @@ export async function audited<T>(ports: AuditPorts, actor: Actor, spec: ChangeSp
   } catch (error) {
     const code = refusalCode(error);
     if (code) {
-      if (typeof error === "object" && error !== null) recordedRefusals.add(error);
+      // A refusal is an error object (a primitive maps to a 500).
+      recordedRefusals.add(error as object);
       await recordAudit(ports, actor, spec.action, spec.target, { outcome: "failed", errorCode: code });
     }
     throw error;
