@@ -1,16 +1,10 @@
 import type { IncomingMessage } from "node:http";
-import type { Client } from "@connectrpc/connect";
+import type { ServicePorts } from "@payin/operations";
 import type { Logger } from "@payin/logging";
-import type { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import type { Authenticator } from "./auth/authenticator.js";
 
-/** One client per service the gateway calls. */
-export interface ServiceClients {
-  payins: Client<typeof payinsV1.PayinsService>;
-  identity: Client<typeof identityV1.IdentityService>;
-  merchants: Client<typeof merchantsV1.MerchantsService>;
-  allocation: Client<typeof allocationV1.AllocationService>;
-}
+/** One client per service the gateway calls: the operations layer's ports. */
+export type ServiceClients = ServicePorts;
 
 /**
  * Everything the gateway's routes use: the authenticator and the service

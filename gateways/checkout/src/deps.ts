@@ -1,18 +1,12 @@
 import type { IncomingMessage } from "node:http";
-import type { Client } from "@connectrpc/connect";
+import type { ServicePorts } from "@payin/operations";
 import type { Logger } from "@payin/logging";
-import type { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import type { RailsConfig } from "@payin/rails";
 import type { RateLimits } from "./http/rate-limit.js";
 import type { Views } from "./views.js";
 
-/** One client per service the checkout gateway calls. */
-export interface ServiceClients {
-  payins: Client<typeof payinsV1.PayinsService>;
-  identity: Client<typeof identityV1.IdentityService>;
-  merchants: Client<typeof merchantsV1.MerchantsService>;
-  allocation: Client<typeof allocationV1.AllocationService>;
-}
+/** One client per service the checkout gateway calls: the operations layer's ports. */
+export type ServiceClients = ServicePorts;
 
 /**
  * Everything the checkout gateway's routes use. It holds no state of its own:
