@@ -3,6 +3,7 @@ import { sha256 } from "@noble/hashes/sha2";
 import { createBase58check } from "@scure/base";
 import { HARDENED_OFFSET, HDKey } from "@scure/bip32";
 import libsecp256k1 from "secp256k1";
+import { LRUCache } from "lru-cache";
 import { bytesToHex } from "viem";
 import { publicKeyToAddress } from "viem/accounts";
 import { DomainError } from "@payin/errors";
@@ -116,7 +117,7 @@ export function tweakOutOfRange(tweak: Uint8Array): boolean {
 
 /** Most xpubs whose external-chain node is kept; the least recently used is dropped first. */
 const CACHE_SIZE = 1024;
-const externalChains = new Map<string, ChainNode>();
+const externalChains = new LRUCache<string, ChainNode>({ max: CACHE_SIZE });
 
 /**
  * The `xpub/0` node of an account key. Parsing it costs a base58 decode and a few
@@ -125,11 +126,7 @@ const externalChains = new Map<string, ChainNode>();
  */
 function externalChain(xpub: string): ChainNode {
   const cached = externalChains.get(xpub);
-  if (cached) {
-    externalChains.delete(xpub);
-    externalChains.set(xpub, cached);
-    return cached;
-  }
+  if (cached) return cached;
   const accountKey = parseAccountXpub(xpub);
   const hd = accountKey.deriveChild(0);
   if (hd.index !== 0 || !hd.publicKey || !hd.chainCode) throw new Error("the external chain of this xpub is not derivable");
@@ -140,7 +137,6 @@ function externalChain(xpub: string): ChainNode {
     chainCode: hd.chainCode,
   };
   externalChains.set(xpub, node);
-  if (externalChains.size > CACHE_SIZE) externalChains.delete(externalChains.keys().next().value!);
   return node;
 }
 
