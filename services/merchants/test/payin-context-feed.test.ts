@@ -94,7 +94,7 @@ describe("the pay-in context feed", () => {
     const sql = new pg.Client({ connectionString: h.url });
     await sql.connect();
     try {
-      const cut = await sql.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = $1", [APPLICATION_NAME]);
+      const cut = await sql.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = $1 and datname = current_database()", [APPLICATION_NAME]);
       expect(cut.rows).toEqual([{ cut: true }]);
     } finally {
       await sql.end();

@@ -254,7 +254,7 @@ describe("payins following merchants' pay-in context feed, on two databases", ()
     events.length = 0;
     // Cut the feed where it starts: merchants' own listening session on its database.
     const cut = await onDb(merchantsDb, (c) =>
-      c.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = $1", [FEED_APPLICATION_NAME]),
+      c.query("select pg_terminate_backend(pid) as cut from pg_stat_activity where application_name = $1 and datname = current_database()", [FEED_APPLICATION_NAME]),
     );
     expect(cut.rows).toEqual([{ cut: true }]);
     await waitForLong(() => events.includes("lost"), "payins to notice the feed is down");
