@@ -34,7 +34,10 @@ export const PAGE_TIMEOUT_MS = 30_000;
  */
 export function launchBrowser(executablePath: string = inject("browserExecutable")): Promise<Browser> {
   if (!executablePath) throw new Error("no Chromium was chosen: browser tests run in vitest's browser project (npm run test:browser), whose global setup chooses it");
-  return chromium.launch({ executablePath, headless: true, args: ["--no-sandbox"] });
+  // The bundled Chromium finds the libraries unpacked beside it (a machine without a browser may have none of them).
+  const libraries = executablePath === inject("bundledChromium") ? inject("bundledLibraries") : "";
+  const env = libraries ? { ...process.env, LD_LIBRARY_PATH: [libraries, process.env.LD_LIBRARY_PATH].filter(Boolean).join(":") } : undefined;
+  return chromium.launch({ executablePath, headless: true, args: ["--no-sandbox"], env });
 }
 
 const scriptlessContexts = new WeakSet<BrowserContext>();

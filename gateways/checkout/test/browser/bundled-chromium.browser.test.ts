@@ -5,6 +5,7 @@
  * sets CHROMIUM_PATH. One page, served by the checkout gateway alone (its
  * sign-in form calls no service until it is posted).
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { GATEWAYS, startProcess, stopProcess, type RunningProcess } from "@payin/launcher";
@@ -42,6 +43,16 @@ describe.runIf(BUNDLED_CHROMIUM_RUNS_HERE)("the bundled Chromium", () => {
     await browser?.close();
     if (gateway) await stopProcess(gateway);
   }, 30_000);
+
+  it("loads NSS, NSPR and expat from the libraries unpacked beside it, so a machine without them can run it", () => {
+    const libraries = inject("bundledLibraries");
+    const linked = spawnSync("ldd", [inject("bundledChromium")], { encoding: "utf8", env: { ...process.env, LD_LIBRARY_PATH: libraries } });
+    expect(linked.status).toBe(0);
+    expect(linked.stdout).not.toContain("not found");
+    for (const library of ["libnss3.so", "libnspr4.so", "libexpat.so.1"]) {
+      expect(linked.stdout).toContain(`${library} => ${path.join(libraries, library)}`);
+    }
+  });
 
   it("shows the merchant sign-in page, its form and no script or CSP error", async () => {
     const context = await newContext(browser!, `http://127.0.0.1:${gateway!.port}`);

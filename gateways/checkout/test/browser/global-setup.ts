@@ -10,13 +10,14 @@ import { BUNDLED_CHROMIUM_RUNS_HERE, isExecutable, unpackBundledChromium } from 
 
 export async function setup(project: TestProject): Promise<void> {
   // The bundled Chromium is unpacked even when another one is chosen: the fallback test launches it on every run.
-  const bundled = BUNDLED_CHROMIUM_RUNS_HERE ? await unpackBundledChromium() : "";
+  const { executable: bundled, libraries } = BUNDLED_CHROMIUM_RUNS_HERE ? await unpackBundledChromium() : { executable: "", libraries: "" };
   const choice = chooseBrowser({ env: process.env, isExecutable });
   if (choice.source === "bundled" && !bundled) {
     throw new Error(`no Chromium for the browser tests: set CHROMIUM_PATH or install chromium (the bundled @sparticuz/chromium runs on Linux x64 only, this is ${process.platform} ${process.arch})`);
   }
   const executable = choice.source === "bundled" ? bundled : choice.path;
   project.provide("bundledChromium", bundled);
+  project.provide("bundledLibraries", libraries);
   project.provide("browserExecutable", executable);
   process.stdout.write(`browser tests: Chromium ${executable} (${choice.source === "CHROMIUM_PATH" ? "CHROMIUM_PATH" : choice.source === "system" ? "installed" : "bundled, none installed"})\n`);
 }
