@@ -84,7 +84,9 @@ export interface Database extends Queryable {
 
 /** What the driver's connection answers (pg's Client.query). */
 interface DriverConnection {
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: object[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: object[]; command: string }>;
+  /** Closes the connection; the pool then discards it (knex marks an ended connection disposed). */
+  end(): Promise<void>;
 }
 
 interface PoolClient {
@@ -130,6 +132,27 @@ function beginText(options: TransactionOptions): string {
   return options.readOnly ? `${begin} read only` : begin;
 }
 
+/** COMMIT rolled the transaction back: a statement in it had failed, and the work went on after its error. */
+export class TransactionRolledBack extends Error {
+  constructor() {
+    super("the transaction was rolled back at commit: a statement in it had failed");
+    this.name = "TransactionRolledBack";
+  }
+}
+
+/**
+ * Rolls back after the work failed. A connection that cannot roll back may still
+ * be inside the transaction: it is closed, so the pool discards it rather than
+ * lend it out mid-transaction.
+ */
+async function rollback(connection: DriverConnection): Promise<void> {
+  try {
+    await connection.query({ text: "rollback", values: [] });
+  } catch {
+    await connection.end().catch(() => {});
+  }
+}
+
 /** The Database over the connections of `orm`. */
 export function database(orm: MikroORM): Database {
   return {
@@ -145,17 +168,20 @@ export function database(orm: MikroORM): Database {
             return run(connection, statement, values);
           },
         };
+        let result: Awaited<ReturnType<typeof work>>;
         try {
-          const result = await work(tx);
-          open = false;
-          await connection.query({ text: "commit", values: [] });
-          return result;
+          result = await work(tx);
         } catch (error) {
           open = false;
-          // A connection that cannot roll back is broken: the pool's validation drops it.
-          await connection.query({ text: "rollback", values: [] }).catch(() => {});
+          await rollback(connection);
           throw error;
         }
+        open = false;
+        // PostgreSQL answers COMMIT of a transaction in which a statement failed
+        // (an error the work caught and went on from) with ROLLBACK: nothing was kept.
+        const committed = await connection.query({ text: "commit", values: [] });
+        if (committed.command !== "COMMIT") throw new TransactionRolledBack();
+        return result;
       }),
     close: () => orm.close(),
   };

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { migrate, type ServiceOrmOptions } from "../src/orm.js";
-import { dateOrNull, found, openDatabase, prepared, sql, type Database, type Nullable } from "../src/database.js";
+import { dateOrNull, found, openDatabase, prepared, sql, TransactionRolledBack, type Database, type Nullable } from "../src/database.js";
 import { withDatabase } from "../src/url.js";
 
 // The Database against a real PostgreSQL: what the services rely on of it.
@@ -89,6 +89,32 @@ it("rolls a transaction back when its work throws, and hands the error on", asyn
   // The connection went back clean: the next transaction works.
   await db.transaction((tx) => tx.query(sql(`insert into items (id, name) values (21, 'x')`)));
   expect(await db.query(sql(`select id from items where id = 21`))).toEqual([{ id: 21 }]);
+});
+
+it("refuses to report a commit when a statement failed and the work went on after its error: nothing is kept", async () => {
+  const outcome = await db
+    .transaction(async (tx) => {
+      await tx.query(sql(`insert into items (id, name) values (30, 'kept?')`));
+      // A duplicate key the work catches and goes on from, as a repository answering "exists" might.
+      await tx.query(sql(`insert into items (id, name) values (30, 'again')`)).catch(() => undefined);
+      return "done";
+    })
+    .catch((error: unknown) => error);
+  expect(outcome).toBeInstanceOf(TransactionRolledBack);
+  expect(await db.query(sql(`select id from items where id = 30`))).toEqual([]);
+});
+
+it("does not lend out again a connection lost in the middle of a transaction", async () => {
+  const lost = await db
+    .transaction(async (tx) => {
+      await tx.query(sql(`insert into items (id, name) values (31, 'lost')`));
+      await tx.query(sql(`select pg_terminate_backend(pg_backend_pid())`));
+    })
+    .catch((error: unknown) => error);
+  expect(lost).toBeInstanceOf(Error);
+  // Every connection of the pool (two) answers outside any transaction, and the insert was not kept.
+  const states = await Promise.all([1, 2].map(() => db.transaction(async (tx) => (await tx.query(sql<{ id: number }>(`select id from items where id = 31`))).length)));
+  expect(states).toEqual([0, 0]);
 });
 
 it("holds row locks until the commit: a second transaction waits for the first", async () => {

@@ -3,9 +3,10 @@ import { DomainError } from "@payin/errors";
 import { payableTermsOf, railsFromEnv } from "@payin/rails";
 import type { CheckoutRecord, CheckoutSession, CheckoutStore, StartTerms } from "./checkout-session.js";
 import { tokenHash } from "./checkout-session.js";
+import { PayinsReason } from "./reasons.js";
 import type { CreateDeps, KeyClaim, PayInStore } from "./create-pay-in-intent.js";
 import type { PayInIntent } from "./pay-in-intent.js";
-import { checkoutIdempotencyKey, getCheckoutByToken, startCheckout, type StartCheckoutDeps } from "./start-checkout.js";
+import { checkoutIdempotencyKey, getCheckoutByToken, getCheckoutsByToken, MAX_BATCH_TOKENS, startCheckout, type StartCheckoutDeps } from "./start-checkout.js";
 
 const TOKEN = "t".repeat(43);
 /** The mainnet defaults' minimums (0.001). */
@@ -520,5 +521,78 @@ describe("startCheckout while another start's create is in flight", () => {
     // 20 … 200 (1.1 s), then 200 ms each: the wait that reaches 15 s is the last.
     expect(w.sleeps).toHaveLength(80);
     expect(w.sleeps.reduce((a, b) => a + b, 0)).toBe(15_100);
+  });
+});
+
+describe("getCheckoutsByToken", () => {
+  const OTHER_MERCHANT = "0190f000-0000-7000-8000-0000000000ff";
+  /** A session of `token` (its hash's record), with an intent or not, of MERCHANT unless told. */
+  function sessionOf(intentUuid: string | null, merchantUuid = MERCHANT): CheckoutRecord {
+    return {
+      session: {
+        checkoutUuid: CHECKOUT, merchantUuid, reference: null, description: null, amount: "5", pairs: [{ asset: "usdt", rail: "bep20" }],
+        jurisdiction: "DE", state: intentUuid ? "started" : "open", intentUuid, paymentWindowS: 60, createdAt: now, updatedAt: now,
+      },
+      intentStatus: null,
+      start: null,
+    };
+  }
+  const tokens = { started: "a".repeat(43), open: "b".repeat(43), unknown: "c".repeat(43), foreign: "d".repeat(43) };
+  const FOREIGN_INTENT = "0190f000-0000-7000-8000-0000000000fe";
+  const records = new Map([
+    [tokenHash(tokens.started), sessionOf(INTENT)],
+    [tokenHash(tokens.open), sessionOf(null)],
+    // Its intent belongs to another merchant than the session: never answered with it.
+    [tokenHash(tokens.foreign), sessionOf(FOREIGN_INTENT)],
+  ]);
+  function reads() {
+    const calls = { sessions: [] as string[][], intents: [] as string[][] };
+    const deps = {
+      checkouts: {
+        getManyByTokenHash: async (hashes: readonly string[]) => {
+          calls.sessions.push([...hashes]);
+          return new Map([...records].filter(([hash]) => hashes.includes(hash)));
+        },
+      },
+      intents: {
+        getMany: async (uuids: readonly string[]) => {
+          calls.intents.push([...uuids]);
+          return [intentOf(), intentOf({ intentUuid: FOREIGN_INTENT, merchantUuid: OTHER_MERCHANT })].filter((i) => uuids.includes(i.intentUuid));
+        },
+      },
+    };
+    return { calls, deps };
+  }
+
+  it("answers each token's session and intent in the tokens' order, with two reads in all, each asked once", async () => {
+    const { calls, deps } = reads();
+    const answers = await getCheckoutsByToken(deps, [tokens.started, "not a token", tokens.open, tokens.unknown, tokens.started, tokens.foreign]);
+    expect(answers).toEqual([
+      { record: records.get(tokenHash(tokens.started)), intent: intentOf() },
+      null,
+      { record: records.get(tokenHash(tokens.open)), intent: null },
+      null,
+      { record: records.get(tokenHash(tokens.started)), intent: intentOf() },
+      { record: records.get(tokenHash(tokens.foreign)), intent: null },
+    ]);
+    expect(calls.sessions).toEqual([[tokenHash(tokens.started), tokenHash(tokens.open), tokenHash(tokens.unknown), tokenHash(tokens.foreign)]]);
+    expect(calls.intents).toEqual([[INTENT, FOREIGN_INTENT]]);
+  });
+
+  it("reads no intents when no session has one, and nothing at all when no token is well formed", async () => {
+    const open = reads();
+    expect(await getCheckoutsByToken(open.deps, [tokens.open, tokens.unknown])).toEqual([{ record: records.get(tokenHash(tokens.open)), intent: null }, null]);
+    expect(open.calls).toEqual({ sessions: [[tokenHash(tokens.open), tokenHash(tokens.unknown)]], intents: [] });
+    const malformed = reads();
+    expect(await getCheckoutsByToken(malformed.deps, ["short", `${"e".repeat(42)}=`])).toEqual([null, null]);
+    expect(malformed.calls).toEqual({ sessions: [], intents: [] });
+  });
+
+  it("takes 1 to MAX_BATCH_TOKENS tokens", async () => {
+    const { deps } = reads();
+    const refusal = { reason: PayinsReason.ValidationError, message: `a batch read takes 1 to ${MAX_BATCH_TOKENS} tokens` };
+    await expect(getCheckoutsByToken(deps, [])).rejects.toMatchObject(refusal);
+    await expect(getCheckoutsByToken(deps, Array.from({ length: MAX_BATCH_TOKENS + 1 }, () => tokens.open))).rejects.toMatchObject(refusal);
+    await expect(getCheckoutsByToken(deps, Array.from({ length: MAX_BATCH_TOKENS }, () => tokens.open))).resolves.toHaveLength(MAX_BATCH_TOKENS);
   });
 });
