@@ -1,5 +1,5 @@
 import { ConfigError, int, list, optionalStr, parseConfig, str, type Reader } from "@payin/config";
-import { ASSETS, AmountError, RAIL_FOR_ASSET, canonicalAmount, isAsset, toBaseUnits, type Asset, type Rail } from "@payin/money";
+import { ASSETS, AmountError, RAIL_FOR_ASSET, RAILS, canonicalAmount, isAsset, toBaseUnits, type Asset, type Rail } from "@payin/money";
 import { MAINNET_RAILS, PUBLIC_CHAINS } from "./mainnet.js";
 
 /** A token watched on a rail. */
@@ -43,7 +43,6 @@ export interface RailsConfig {
 /** The variables of a rail are named `<prefix>_…`: BEP20_RPC_URL, ERC20_CHAIN_ID, … */
 export const RAIL_ENV_PREFIX: Readonly<Record<Rail, string>> = { bep20: "BEP20", erc20: "ERC20" };
 
-const RAILS = Object.keys(MAINNET_RAILS) as Rail[];
 const CONTRACT = /^0x[0-9a-fA-F]{40}$/;
 const DEFAULT_DUST_THRESHOLD = "0.001";
 

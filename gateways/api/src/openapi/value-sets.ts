@@ -7,14 +7,12 @@
  * from the public catalogue (@payin/http/errors).
  */
 import { PUBLIC_ERRORS, type PublicErrorCode } from "@payin/http/errors";
-import { ASSETS, RAIL_FOR_ASSET } from "@payin/money";
+import { ASSETS, RAILS } from "@payin/money";
 import { IDENTITY_STATUSES, ROLES } from "@payin/permissions";
 import { MERCHANT_STATUS_NAMES, PAY_IN_STATUS_NAMES, READINESS_REASON_NAMES, TRANSFER_STATE_NAMES } from "@payin/proto";
 
-export { ASSETS, IDENTITY_STATUSES, ROLES };
+export { ASSETS, IDENTITY_STATUSES, RAILS, ROLES };
 
-/** Every rail routing serves, once each, in routing's order. */
-export const RAILS: readonly string[] = [...new Set(Object.values(RAIL_FOR_ASSET))];
 
 export const PAY_IN_STATUSES: readonly string[] = PAY_IN_STATUS_NAMES;
 export const TRANSFER_STATES: readonly string[] = TRANSFER_STATE_NAMES;

@@ -4,10 +4,13 @@ import { AmountError, canonicalAmount, isAsset, RAIL_FOR_ASSET, type Asset, type
 import { isCountryCode } from "@payin/ids/countries";
 import { payability, type PayableTerms } from "@payin/rails";
 import { PayinsReason } from "./reasons.js";
-import { charLength, idempotencyKeyProblem, MAX_IDEMPOTENCY_KEY_LENGTH } from "@payin/http/text";
+import { charLength, idempotencyKeyProblem, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_REFERENCE_LENGTH } from "@payin/http/text";
 
 export type PayInStatus = "created" | "awaiting_payment" | "paid";
-export const PAY_IN_STATUSES: readonly PayInStatus[] = ["created", "awaiting_payment", "paid"];
+export const PAY_IN_STATUSES = ["created", "awaiting_payment", "paid"] as const satisfies readonly PayInStatus[];
+/** A status added to PayInStatus but not to PAY_IN_STATUSES (the list filter's set) fails to compile here. */
+type EveryStatusListed<Missing extends never> = Missing;
+export type PayInStatusesComplete = EveryStatusListed<Exclude<PayInStatus, (typeof PAY_IN_STATUSES)[number]>>;
 
 export interface PayInIntent {
   intentUuid: string;
@@ -49,8 +52,6 @@ export interface ValidCreateRequest {
   /** SHA-256 over the canonical payload: what "same payload" means for replays. */
   requestHash: string;
 }
-
-export const MAX_REFERENCE_LENGTH = 255;
 
 function invalid(message: string): never {
   throw new DomainError(PayinsReason.ValidationError, message);
