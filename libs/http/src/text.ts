@@ -27,6 +27,13 @@ export function textProblem(value: string): string | null {
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 64;
 
 /**
+ * The longest `reference` of a pay-in intent or a checkout, in characters: payins
+ * refuses a longer one, the checkout's form says so first, and the OpenAPI
+ * document gives it as the field's maxLength.
+ */
+export const MAX_REFERENCE_LENGTH = 255;
+
+/**
  * Why an Idempotency-Key cannot be used, or null: the one rule, which payins
  * decides a create by and the API gateway checks the header by before it reads
  * the body. `missing`: empty; `too_long`: over MAX_IDEMPOTENCY_KEY_LENGTH

@@ -1,9 +1,9 @@
 import { hash, randomBytes } from "node:crypto";
 import { DomainError } from "@payin/errors";
-import { charLength } from "@payin/http/text";
+import { charLength, MAX_REFERENCE_LENGTH } from "@payin/http/text";
 import { isUuid } from "@payin/ids";
 import { ROUTED_PAIRS, type Asset, type Rail } from "@payin/money";
-import { checkJurisdiction, checkPayable, MAX_REFERENCE_LENGTH, validAmount, type PayInStatus, type RailMinimums } from "./pay-in-intent.js";
+import { checkJurisdiction, checkPayable, validAmount, type PayInStatus, type RailMinimums } from "./pay-in-intent.js";
 import { MAX_LIMIT } from "./read-pay-in-intents.js";
 import { CheckoutReason, PayinsReason } from "./reasons.js";
 

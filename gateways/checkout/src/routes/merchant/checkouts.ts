@@ -6,7 +6,7 @@
  */
 import type Router from "@koa/router";
 import type { Context } from "koa";
-import { charLength, strictRouter } from "@payin/http";
+import { charLength, MAX_REFERENCE_LENGTH, strictRouter } from "@payin/http";
 import { isUuidAnyCase } from "@payin/ids";
 import { isCountryCode } from "@payin/ids/countries";
 import { AmountError, ASSETS, canonicalAmount, isAsset, isRail, ROUTED_PAIRS } from "@payin/money";
@@ -25,7 +25,6 @@ export type CheckoutsDeps = Pick<AppDeps, "identity" | "merchants" | "allocation
 export const PAGE_SIZE = 20;
 /** The highest page number taken (the offset stays far inside payins' range). */
 const MAX_PAGE = 1_000_000;
-export const MAX_REFERENCE_LENGTH = 255;
 export const MAX_DESCRIPTION_LENGTH = 500;
 
 /** What the merchant typed into the form, kept as typed so a refused form shows it again. */
