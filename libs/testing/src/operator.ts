@@ -4,6 +4,7 @@
  * the observer's cursors a readiness check looks at. Shared by the gateways'
  * end-to-end tests.
  */
+import { PAYIN_CAPABILITY } from "@payin/permissions";
 import { randomBytes } from "node:crypto";
 import type { Client } from "@connectrpc/connect";
 import { HDKey } from "@scure/bip32";
@@ -94,7 +95,7 @@ export class Operator {
   /** Opens an allowing crypto.payin rule for each jurisdiction (kept if already open). */
   async allowJurisdictions(jurisdictions: string[] = PAYIN_JURISDICTIONS): Promise<void> {
     for (const jurisdiction of jurisdictions) {
-      await this.merchants.createRule({ capability: "crypto.payin", jurisdiction, effect: "allow" }).catch((error: unknown) => {
+      await this.merchants.createRule({ capability: PAYIN_CAPABILITY, jurisdiction, effect: "allow" }).catch((error: unknown) => {
         if (!(error instanceof ConnectError && reasonOf(error) === "RULE_UNCHANGED")) throw error;
       });
     }
@@ -114,7 +115,7 @@ export class Operator {
    */
   async connectProvider(uuid: string, jurisdictions: readonly string[] = PAYIN_JURISDICTIONS): Promise<void> {
     for (const jurisdiction of jurisdictions) {
-      await this.merchants.ensureProviderBinding({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction });
+      await this.merchants.ensureProviderBinding({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: PAYIN_CAPABILITY, jurisdiction });
     }
     await this.merchants.ensureProviderConnection({ merchantUuid: uuid, providerUuid: EVM_RPC_PROVIDER_UUID });
   }

@@ -49,6 +49,7 @@
  * else in the environment reaches the platform's processes, e.g. PROCESS_NICE and
  * ARGON2_CONCURRENCY of the identity service.
  */
+import { PAYIN_CAPABILITY } from "@payin/permissions";
 import { randomBytes } from "node:crypto";
 import { createWriteStream, readdirSync, readFileSync, type WriteStream } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -268,13 +269,13 @@ async function main(): Promise<void> {
   const credential = async (merchantUuid: string) => (await identity.createMachineCredential({ merchantUuid })).token;
   // Pay-ins need a platform rule allowing crypto.payin in the jurisdiction, and a
   // merchant with an allowing payin policy and an operating profile.
-  await merchants.createRule({ capability: "crypto.payin", jurisdiction: JURISDICTION, effect: "allow" });
+  await merchants.createRule({ capability: PAYIN_CAPABILITY, jurisdiction: JURISDICTION, effect: "allow" });
   // A merchant takes pay-ins with an allowing payin policy, an operating profile, and a
   // provider bound for crypto.payin with a connection to it (the seeded evm-rpc).
   const allowPayins = async (merchantUuid: string) => {
     await merchants.createPolicy({ merchantUuid, scope: "payin", effect: "allow" });
     await merchants.ensureOperatingProfile({ merchantUuid, operatingMode: "non_custodial" });
-    await merchants.ensureProviderBinding({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: JURISDICTION });
+    await merchants.ensureProviderBinding({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: PAYIN_CAPABILITY, jurisdiction: JURISDICTION });
     await merchants.ensureProviderConnection({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID });
   };
 

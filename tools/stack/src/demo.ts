@@ -4,6 +4,7 @@
  * created through the API and a fresh hosted checkout link, with the commands
  * that pay them on the local chain.
  */
+import { PAYIN_CAPABILITY } from "@payin/permissions";
 import { randomUUID } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -43,7 +44,7 @@ export async function ensureDemoMerchant(env: Record<string, string>, dataDir: s
   // A provider bound for crypto.payin with a connection to it: without both the
   // merchant is provider_not_ready and its creates are refused (409 PAYIN_NOT_READY).
   const connectProvider = async (merchantUuid: string) => {
-    await merchants.ensureProviderBinding({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: "crypto.payin", jurisdiction: DEMO_JURISDICTION });
+    await merchants.ensureProviderBinding({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: PAYIN_CAPABILITY, jurisdiction: DEMO_JURISDICTION });
     await merchants.ensureProviderConnection({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID });
   };
   let kept: DemoMerchant | undefined;
@@ -60,7 +61,7 @@ export async function ensureDemoMerchant(env: Record<string, string>, dataDir: s
   const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: `http://${host}:${env.ALLOCATION_PORT}`, serviceToken });
   const identity = createServiceClient(identityV1.IdentityService, { baseUrl: `http://${host}:${env.IDENTITY_PORT}`, serviceToken });
   try {
-    await merchants.createRule({ capability: "crypto.payin", jurisdiction: DEMO_JURISDICTION, effect: "allow" });
+    await merchants.createRule({ capability: PAYIN_CAPABILITY, jurisdiction: DEMO_JURISDICTION, effect: "allow" });
   } catch (error) {
     // A rule for the jurisdiction may exist already (an operator made one).
     if (!(error instanceof ConnectError) || !/RULE/.test(reasonOf(error) ?? "")) throw error;
