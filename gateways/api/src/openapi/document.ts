@@ -1,12 +1,21 @@
 /**
  * The OpenAPI 3.1 description of the gateway, complete enough to generate a
  * client from: every operation with its operationId, tag, parameters, body and
- * every status it can answer. Routes are declared once here with their schemas;
- * tests check that the gateway serves exactly these, that each route accepts
- * exactly the query parameters documented, that every status the end-to-end
- * suite sees is documented, and that Redocly's linter finds nothing wrong.
+ * every status it can answer. The admin routes are declared as tables in
+ * routes/admin/* (method, path, permission, MFA, query, body), and their entries
+ * here follow from those declarations; the other routes are described below,
+ * with the limits read from the constants their validation uses and the value
+ * sets from the code that decides them (value-sets.ts).
+ * Tests check that the gateway serves exactly these routes, that each accepts
+ * exactly the query parameters documented, that every answer the gateway's
+ * end-to-end tests get from an operation is one documented for it — status,
+ * content type, headers and body (test/documented-answers.ts) — and that
+ * Redocly's linter finds nothing wrong.
  */
 
+import { MAX_BODY_BYTES, MAX_IDEMPOTENCY_KEY_LENGTH, MAX_REFERENCE_LENGTH } from "@payin/http";
+import { EMAIL_MAX_LENGTH } from "@payin/ids";
+import { MAX_AMOUNT, MAX_FRACTION_DIGITS } from "@payin/money";
 import { REQUEST_ID_PATTERN } from "@payin/rpc";
 import { AUDIT_ROUTES } from "../routes/admin/audit.js";
 import { CONFIGURATION_ROUTES, OPERATING_MODES, POLICY_SCOPES } from "../routes/admin/configuration.js";
@@ -14,6 +23,7 @@ import { CREDENTIAL_ROUTES } from "../routes/admin/credentials.js";
 import { IDENTITY_ROUTES } from "../routes/admin/identities.js";
 import { MERCHANT_ROUTES } from "../routes/admin/merchants.js";
 import { ADMIN_PREFIX, bodySchema, querySchema, type AdminRoute } from "../routes/admin/table.js";
+import { CHALLENGE_TOKEN_MAX, CODE_MAX, PASSWORD_MAX, PASSWORD_MIN, TRANSPORTS } from "../routes/auth.js";
 import {
   ASSETS, ERROR_CODES, IDENTITY_STATUSES, MERCHANT_STATUSES, PAY_IN_STATUSES, RAILS, READINESS_REASONS, ROLES, TRANSFER_STATES,
 } from "./value-sets.js";
@@ -35,12 +45,12 @@ const asset = (extra: Schema = {}) => oneOf(ASSETS, extra);
 const rail = (extra: Schema = {}) => oneOf(RAILS, extra);
 const payInStatus = () => oneOf(PAY_IN_STATUSES);
 const role = () => oneOf(ROLES);
-const transport = () => oneOf(["cookie", "bearer"]);
+const transport = () => oneOf(TRANSPORTS);
 const effect = () => oneOf(["allow", "deny"]);
 /** The largest offset a list takes: the largest whole number JSON carries exactly. */
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 /** An email as identity accepts it (@payin/ids' isEmailAddress): every one is a JSON Schema `format: email`. */
-const email = (extra: Schema = {}) => str({ format: "email", maxLength: 254, ...extra });
+const email = (extra: Schema = {}) => str({ format: "email", maxLength: EMAIL_MAX_LENGTH, ...extra });
 
 /** An object whose listed properties are all present and nothing else is allowed. */
 function object(properties: Record<string, Schema>, optional: string[] = []): Schema {
@@ -72,13 +82,13 @@ const schemas: Record<string, Schema> = {
       amount: str({
         pattern: "^\\d+(\\.\\d+)?$",
         description:
-          "> 0, at most 6 decimals after trimming, at most 1000000000; and payable on the asset's rail: at least the rail's dust " +
+          `> 0, at most ${MAX_FRACTION_DIGITS} decimals after trimming, at most ${MAX_AMOUNT}; and payable on the asset's rail: at least the rail's dust ` +
           "threshold (0.001 unless the deployment configures another) and a whole number of the token's smallest unit, else 400 " +
           "VALIDATION_ERROR naming the minimum (a smaller transfer is dust and never counts)",
       }),
       jurisdiction,
       expires_at: str({ format: "date-time", description: "in UTC (Z or +00:00); must lie in the future" }),
-      reference: nullable(str({ maxLength: 255 })),
+      reference: nullable(str({ maxLength: MAX_REFERENCE_LENGTH })),
     },
     ["reference"],
   ),
@@ -165,7 +175,7 @@ const schemas: Record<string, Schema> = {
   Identity: object({ uuid, email: email({ description: "lower case" }), status: oneOf(IDENTITY_STATUSES), roles: { type: "array", items: role() } }),
   LoginRequest: object({
     email: email(),
-    password: str({ minLength: 12, maxLength: 128 }),
+    password: str({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }),
     transport: str({ ...transport(), description: "cookie: the __Host-payin_session cookie (browsers; state-changing requests then need X-CSRF-Token); bearer: the token, sent as Authorization: Bearer" }),
   }),
   Authenticated: object({
@@ -180,7 +190,10 @@ const schemas: Record<string, Schema> = {
   MfaRequired: object({ status: str({ enum: ["mfa_required"] }), mfa_challenge_token: str() }),
   /** Login's 200: a session, or (identity with TOTP) a challenge for POST /auth/mfa — no cookie, no token. */
   LoginResult: { oneOf: [ref("Authenticated"), ref("MfaRequired")] },
-  MfaRequest: object({ mfa_challenge_token: str({ minLength: 1, maxLength: 512 }), code: str({ minLength: 1, maxLength: 64, description: "TOTP or recovery code" }) }),
+  MfaRequest: object({
+    mfa_challenge_token: str({ minLength: 1, maxLength: CHALLENGE_TOKEN_MAX }),
+    code: str({ minLength: 1, maxLength: CODE_MAX, description: "TOTP or recovery code" }),
+  }),
   Session: object({
     identity: ref("Identity"),
     roles: { type: "array", items: role() },
@@ -190,7 +203,7 @@ const schemas: Record<string, Schema> = {
     primary_authenticated_at: dateTime,
     csrf_token: str(),
   }),
-  PasswordChange: object({ current_password: str(), new_password: str({ minLength: 12, maxLength: 128 }) }),
+  PasswordChange: object({ current_password: str(), new_password: str({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX }) }),
   Merchant: object({
     uuid,
     display_name: str({ minLength: 1, maxLength: 150 }),
@@ -238,7 +251,7 @@ const schemas: Record<string, Schema> = {
   }),
   SessionList: envelope("SessionListItem"),
   TotpEnrollment: object({ otpauth_uri: str({ description: "otpauth://totp/… shown once" }) }),
-  TotpConfirm: object({ code: str({ minLength: 1, maxLength: 64 }) }),
+  TotpConfirm: object({ code: str({ minLength: 1, maxLength: CODE_MAX }) }),
   TotpEnrollmentRequest: object({ current_password: str() }),
   RecoveryCodes: object({ recovery_codes: { type: "array", items: str(), minItems: 10, maxItems: 10 } }),
   IdentityEnvelope: object({ identity: ref("Identity") }),
@@ -591,7 +604,7 @@ const ERROR_RESPONSES: Record<number, { name: string; response: Schema }> = {
   403: { name: "Forbidden", response: { description: "FORBIDDEN, MFA_REQUIRED, MFA_RECENT_REQUIRED, CSRF_TOKEN_INVALID or another 403 code of the operation", content: errorBody } },
   404: { name: "NotFound", response: { description: "the resource the path names does not exist (the code names it)", content: errorBody } },
   409: { name: "Conflict", response: { description: "the state of the resource refuses the operation (the code says why)", content: errorBody } },
-  413: { name: "PayloadTooLarge", response: { description: "PAYLOAD_TOO_LARGE: the body is over 64 KiB", content: errorBody } },
+  413: { name: "PayloadTooLarge", response: { description: `PAYLOAD_TOO_LARGE: the body is over ${MAX_BODY_BYTES / 1024} KiB`, content: errorBody } },
   415: {
     name: "UnsupportedMediaType",
     response: { description: "UNSUPPORTED_MEDIA_TYPE: the body is not application/json in UTF-8 without content coding", content: errorBody },
@@ -658,7 +671,7 @@ function operation(key: string, op: Op): Schema {
       in: "header",
       required: true,
       description: "sent once; the same key and payload replay the first answer",
-      schema: str({ minLength: 1, maxLength: 64 }),
+      schema: str({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH }),
     });
   }
   // The authenticator asks a state-changing request made with the session cookie for it.

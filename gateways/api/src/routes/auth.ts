@@ -23,13 +23,16 @@ import {
 import { identityView } from "@payin/operations";
 import { change } from "../operations.js";
 
-/** password and new_password have 12 to 128 characters (docs/api.md, "Limits"). */
-const PASSWORD_MIN = 12;
-const PASSWORD_MAX = 128;
-const TRANSPORTS = ["cookie", "bearer"] as const;
+/**
+ * password and new_password have 12 to 128 characters (docs/api.md, "Limits").
+ * The OpenAPI document gives these limits from here.
+ */
+export const PASSWORD_MIN = 12;
+export const PASSWORD_MAX = 128;
+export const TRANSPORTS = ["cookie", "bearer"] as const;
 /** Upper bounds for opaque inputs (tokens are 43 characters, codes 6 or 11). */
-const CHALLENGE_TOKEN_MAX = 512;
-const CODE_MAX = 64;
+export const CHALLENGE_TOKEN_MAX = 512;
+export const CODE_MAX = 64;
 
 /**
  * The session representation: exactly the contract's fields (docs/api.md, "Other
