@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { undocumentedAnswers, type Answer } from "./documented-answers.js";
+import { answersSinceLastCheck, undocumentedAnswers, type Answer } from "./documented-answers.js";
+import { gatewayAnswer, headersOf } from "./support.js";
 
 const MERCHANT = "01a2008d-7400-7000-8000-00000000000a";
 const JSON_TYPE = { "content-type": "application/json; charset=utf-8", "x-request-id": "req-1" };
@@ -48,5 +49,25 @@ describe("undocumentedAnswers", () => {
     const path = `/api/v1/admin/merchants/${MERCHANT}`;
     expect(undocumentedAnswers([answer("GET", path, 200, JSON.stringify({ merchant }))])).toEqual([]);
     expect(undocumentedAnswers([answer("GET", path, 200, JSON.stringify({ merchant: { ...merchant, status: "gone" } }))])).toEqual([expect.stringMatching(/body\/merchant\/status must be equal to one of the allowed values/)]);
+  });
+});
+
+describe("gatewayAnswer", () => {
+  it("records the answer of a test's own request for the same check, every value of a repeated header kept", () => {
+    answersSinceLastCheck();
+    const headers = headersOf({ "x-request-id": "req-1", "content-type": "application/json", "set-cookie": ["a=1", "b=2"], vary: "Origin" });
+    const res = gatewayAnswer("GET", `/api/v1/merchants/${MERCHANT}/pay-in-intents?limit=1`, 409, headers, error("CONFLICT"));
+    expect(res.body.error.code).toBe("CONFLICT");
+    const recorded = answersSinceLastCheck();
+    expect(recorded).toEqual([
+      {
+        method: "GET",
+        path: `/api/v1/merchants/${MERCHANT}/pay-in-intents`,
+        status: 409,
+        headers: { "x-request-id": "req-1", "content-type": "application/json", "set-cookie": "a=1, b=2", vary: "Origin" },
+        text: error("CONFLICT"),
+      },
+    ]);
+    expect(undocumentedAnswers(recorded)).toEqual(["GET /api/v1/merchants/{merchant_uuid}/pay-in-intents 409: status not documented"]);
   });
 });

@@ -5,10 +5,16 @@
  * one the document gives for that status (none for a status without content),
  * its JSON body valid against the response schema (ajv, JSON Schema 2020-12 as
  * OpenAPI 3.1 uses it, with ajv-formats' formats) and its documented headers
- * present when required and valid when sent. The test clients (support.ts)
- * record each answer; `expectAnswersDocumented` checks them after each test
- * (and after the file, for those of its hooks), in the file's own process, so
- * the check sees exactly that file's answers whatever runs beside it.
+ * present when required and valid when sent. Every answer the tests get over
+ * HTTP is recorded (support.ts's gatewayAnswer: the test clients' answers and
+ * those of requests a test sends itself); `expectAnswersDocumented` checks them
+ * after each test (and after the file, for those of its hooks), in the file's
+ * own process, so the check sees exactly that file's answers whatever runs
+ * beside it. Outside it, on purpose: what the HTTP parser refuses (a malformed
+ * request line or header, headers too large), answered by the server before any
+ * route — no operation answers it, so the document, which describes operations,
+ * has nothing to say of it; the tests that send such bytes assert the answer
+ * themselves.
  */
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";

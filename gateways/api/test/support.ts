@@ -51,9 +51,10 @@ export function usePlatform(options: { env?: Record<string, string> } = {}): E2e
 
 /**
  * After each test (failing that test) and after the file's tests (for what its
- * hooks asked): every answer the gateway gave through Api or HumanApi is one the
- * OpenAPI document gives for its operation — a documented status, content type,
- * headers and a body valid against the response schema (documented-answers.ts).
+ * hooks asked): every answer the gateway gave through gatewayAnswer (Api,
+ * HumanApi and the tests' own requests) is one the OpenAPI document gives for
+ * its operation — a documented status, content type, headers and a body valid
+ * against the response schema (documented-answers.ts).
  */
 export function expectAnswersDocumented(): void {
   const check = () => {
@@ -131,17 +132,7 @@ export class Api {
       body,
       signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
     });
-    const text = await res.text();
-    recordAnswer(method, path, res.status, Object.fromEntries(res.headers), text);
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    const requestId = res.headers.get("x-request-id");
-    expect(requestId, `x-request-id on ${method} ${path} (${res.status})`).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
-    return { status: res.status, headers: res.headers, body: parsed, text };
+    return gatewayAnswer(method, path, res.status, res.headers, await res.text());
   }
 
   /** POST /api/v1/merchants/{uuid}/pay-in-intents; `key` null sends no Idempotency-Key. */
@@ -165,6 +156,38 @@ export class Api {
     expect(res.status).toBe(200);
     return res.body.pagination.total as number;
   }
+}
+
+/**
+ * An answer of the gateway as the tests see it, recorded for the check against
+ * the OpenAPI document (expectAnswersDocumented), its x-request-id checked and
+ * its JSON body parsed. The clients here give every answer through it; a test
+ * that sends a request of its own (headers as sent, a streamed body) gives that
+ * answer through it too, so no answer of an operation escapes the check.
+ */
+export function gatewayAnswer(method: string, path: string, status: number, headers: Headers, text: string): ApiResponse {
+  const recorded: Record<string, string> = Object.fromEntries(headers);
+  // Headers lists each Set-Cookie apart; the record joins them as it does any repeated header.
+  const cookies = headers.getSetCookie();
+  if (cookies.length > 0) recorded["set-cookie"] = cookies.join(", ");
+  recordAnswer(method, path, status, recorded, text);
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  expect(headers.get("x-request-id"), `x-request-id on ${method} ${path} (${status})`).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  return { status, headers, body: parsed, text };
+}
+
+/** Node's response headers as a Headers, every value of a repeated header kept. */
+export function headersOf(incoming: http.IncomingHttpHeaders): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(incoming)) {
+    for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one);
+  }
+  return headers;
 }
 
 export function intentsPath(merchantUuid: string): string {
@@ -357,26 +380,12 @@ export class HumanApi {
           res.on("error", reject);
           res.on("end", () => {
             const text = Buffer.concat(chunks).toString("utf8");
-            const joined = Object.entries(res.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : String(value)]);
-            recordAnswer(method, path, res.statusCode ?? 0, Object.fromEntries(joined), text);
-            let parsed: unknown;
             try {
-              parsed = text ? JSON.parse(text) : undefined;
-            } catch {
-              parsed = undefined;
-            }
-            const responseHeaders = new Headers();
-            for (const [name, value] of Object.entries(res.headers)) {
-              for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, one);
-            }
-            const requestId = res.headers["x-request-id"];
-            try {
-              expect(requestId, `x-request-id on ${method} ${path} (${res.statusCode})`).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+              const answer = gatewayAnswer(method, path, res.statusCode ?? 0, headersOf(res.headers), text);
+              resolve({ ...answer, setCookies: res.headers["set-cookie"] ?? [] });
             } catch (error) {
               reject(error as Error);
-              return;
             }
-            resolve({ status: res.statusCode ?? 0, headers: responseHeaders, body: parsed, text, setCookies: res.headers["set-cookie"] ?? [] });
           });
         },
       );
