@@ -16,5 +16,6 @@ export * from "./query.js";
 export * from "./error-middleware.js";
 export * from "./client-error.js";
 export * from "./client-address.js";
+export * from "./rate-limit-key.js";
 export * from "./response-headers.js";
 export * from "./cookies.js";
