@@ -105,9 +105,8 @@ async function createMerchant(name = "Admin Shop", token = admin.token): Promise
   return res.body.merchant;
 }
 
-function requestId(): string {
-  return `adm-${randomBytes(8).toString("hex")}`;
-}
+/** A request id the platform made (a client's own is never used as one). */
+const PLATFORM_REQUEST_ID = /^req_[0-9a-f]{32}$/;
 
 /** Every audit event, newest first (all pages). */
 async function auditEvents(): Promise<any[]> {
@@ -1011,9 +1010,9 @@ describe("rules, policies, operating profiles, providers, bindings, connections,
 
 describe("audit log", () => {
   async function withId(method: string, path: string, json?: unknown): Promise<{ res: ApiResponse; id: string }> {
-    const id = requestId();
-    const res = await e2e.api.request(method, path, { token: admin.token, json, headers: { "x-request-id": id } });
-    expect(res.headers.get("x-request-id")).toBe(id);
+    const res = await e2e.api.request(method, path, { token: admin.token, json });
+    const id = res.headers.get("x-request-id")!;
+    expect(id).toMatch(PLATFORM_REQUEST_ID);
     return { res, id };
   }
 
@@ -1084,8 +1083,8 @@ describe("audit log", () => {
     expect(await eventsOf(rev.id)).toEqual([expect.objectContaining({ action: "credential.revoke", target_uuid: credUuid, outcome: "failed", error_code: "CREDENTIAL_ALREADY_REVOKED" })]);
 
     // A refused permission is recorded against the person who tried.
-    const denyId = requestId();
-    await e2e.api.request("POST", `${A}/merchants`, { token: member.token, json: { display_name: "Nope" }, headers: { "x-request-id": denyId } });
+    const denied = await e2e.api.request("POST", `${A}/merchants`, { token: member.token, json: { display_name: "Nope" } });
+    const denyId = denied.headers.get("x-request-id")!;
     expect(await eventsOf(denyId)).toEqual([
       expect.objectContaining({ actor: { kind: "identity", uuid: member.uuid }, action: "merchant.create", outcome: "failed", error_code: "FORBIDDEN" }),
     ]);
@@ -1095,6 +1094,20 @@ describe("audit log", () => {
     // Never a token in the audit log.
     const everything = JSON.stringify(await auditEvents());
     for (const secret of secrets) expect(everything.includes(secret)).toBe(false);
+  });
+
+  it("audits a change under the platform's request id, never a client's X-Request-Id, which is only logged beside it", async () => {
+    const forged = `forged-id-${randomBytes(4).toString("hex")}`;
+    const res = await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "Forged Id" }, headers: { "x-request-id": forged } });
+    expect(res.status, res.text).toBe(201);
+    const id = res.headers.get("x-request-id")!;
+    expect(id).toMatch(PLATFORM_REQUEST_ID);
+    expect(await eventsOf(forged)).toEqual([]);
+    expect(await eventsOf(id)).toEqual([expect.objectContaining({ action: "merchant.create", target_uuid: res.body.merchant.uuid, request_id: id, outcome: "succeeded" })]);
+    // A refusal's error body names the platform's id as well.
+    const refused = await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: "" }, headers: { "x-request-id": forged } });
+    expect(expectError(refused, 400, "VALIDATION_ERROR").request_id).toMatch(PLATFORM_REQUEST_ID);
+    expect(await eventsOf(forged)).toEqual([]);
   });
 
   it("records refusals on admin routes as security events: logged without secrets, audited when a person was refused", async () => {
@@ -1107,10 +1120,9 @@ describe("audit log", () => {
     const csrf = session.session!.csrfToken;
     secrets.push(cookie, csrf);
     const request = (method: string, path: string, options: { token?: string; cookie?: string; json?: unknown }) => {
-      const id = requestId();
-      const headers: Record<string, string> = { "x-request-id": id };
+      const headers: Record<string, string> = {};
       if (options.cookie) headers.cookie = `__Host-payin_session=${options.cookie}`;
-      return e2e.api.request(method, path, { token: options.token, json: options.json, headers }).then((res) => ({ res, id }));
+      return e2e.api.request(method, path, { token: options.token, json: options.json, headers }).then((res) => ({ res, id: res.headers.get("x-request-id")! }));
     };
     const csrfRefused = await request("POST", `${A}/merchants`, { cookie, json: { display_name: "No CSRF" } });
     expectError(csrfRefused.res, 403, "CSRF_TOKEN_INVALID");

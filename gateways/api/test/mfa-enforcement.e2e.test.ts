@@ -371,7 +371,7 @@ describe("activate an identity", () => {
     firstToken = await signIn(first.email, first.password, first.totpSecret);
     expect((await e2e.api.request("GET", `${A}/merchants`, { token: firstToken })).status).toBe(200);
 
-    const again = await e2e.api.request("POST", `${A}/identities/${first.uuid}/activate`, { token: second.token, headers: { "x-request-id": "act-again-1" } });
+    const again = await e2e.api.request("POST", `${A}/identities/${first.uuid}/activate`, { token: second.token });
     expectError(again, 409, "IDENTITY_ALREADY_ACTIVE");
     expectError(await e2e.api.request("POST", `${A}/identities/${UNKNOWN_UUID}/activate`, { token: second.token }), 404, "IDENTITY_NOT_FOUND");
     expectError(await e2e.api.request("POST", `${A}/identities/not-a-uuid/activate`, { token: second.token }), 404, "IDENTITY_NOT_FOUND");
@@ -391,7 +391,7 @@ describe("activate an identity", () => {
     expect(activations).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ actor: { kind: "identity", uuid: second.uuid }, target_type: "identity", target_uuid: first.uuid, outcome: "succeeded", error_code: null }),
-        expect.objectContaining({ target_uuid: first.uuid, outcome: "failed", error_code: "IDENTITY_ALREADY_ACTIVE", request_id: "act-again-1" }),
+        expect.objectContaining({ target_uuid: first.uuid, outcome: "failed", error_code: "IDENTITY_ALREADY_ACTIVE", request_id: again.headers.get("x-request-id") }),
         expect.objectContaining({ target_uuid: p.uuid, outcome: "succeeded" }),
       ]),
     );

@@ -1,26 +1,30 @@
 import type { Context, Next } from "koa";
 import type { Logger } from "@payin/logging";
-import { REQUEST_ID_HEADER, requestIdFrom, runWithContext } from "@payin/rpc";
+import { REQUEST_ID_HEADER, clientRequestIdFrom, newRequestId, runWithContext } from "@payin/rpc";
 import { ApiError } from "./errors.js";
+import { loggedRoute } from "./logged-route.js";
 import { mapError } from "./map-error.js";
 import { SECURITY_HEADERS } from "./response-headers.js";
 
 export { mapError, type MappedError } from "./map-error.js";
 
 /**
- * Installed first. Gives every request an id (the caller's `x-request-id` when it
- * is sane), echoes it as a header, runs the rest inside that request context so
+ * Installed first. Gives every request an id of the platform's own (a caller's
+ * `x-request-id` is only logged beside it), answers it as a header, runs the rest inside that request context so
  * RPCs carry it, and writes every failure as `{error:{code,message,request_id}}`.
  */
 export function errorMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next) => {
-    const requestId = requestIdFrom(ctx.get(REQUEST_ID_HEADER));
+    // Always the platform's own id (logs, audit records, the answer's header); a
+    // client's id is only logged beside it as client_request_id.
+    const requestId = newRequestId();
+    const clientRequestId = clientRequestIdFrom(ctx.get(REQUEST_ID_HEADER));
     ctx.state.requestId = requestId;
     ctx.set(REQUEST_ID_HEADER, requestId);
     ctx.set("cache-control", "no-store");
     // Set first, so that errors, 404 and 405 answers carry them as well.
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) ctx.set(name, value);
-    await runWithContext({ requestId }, async () => {
+    await runWithContext({ requestId, clientRequestId }, async () => {
       try {
         await next();
         if (ctx.body === undefined || ctx.body === null) {
@@ -34,7 +38,8 @@ export function errorMiddleware(logger: Logger) {
         const mapped = mapError(error);
         // 501 is a client's unknown method, not a fault of ours.
         if (mapped.status >= 500 && mapped.status !== 501) {
-          logger.error({ err: error, requestId, method: ctx.method, path: ctx.path }, "request failed");
+          // The route's template, never the raw path (a path parameter may be a secret).
+          logger.error({ err: error, requestId, method: ctx.method, ...loggedRoute(ctx) }, "request failed");
         }
         ctx.status = mapped.status;
         for (const [name, value] of Object.entries(mapped.headers ?? {})) ctx.set(name, value);

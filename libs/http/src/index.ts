@@ -14,6 +14,7 @@ export * from "./duplicate-keys.js";
 export * from "./router.js";
 export * from "./query.js";
 export * from "./error-middleware.js";
+export * from "./logged-route.js";
 export * from "./client-error.js";
 export * from "./client-address.js";
 export * from "./rate-limit-key.js";

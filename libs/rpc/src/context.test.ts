@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "@payin/logging";
-import { requestLogFields, runWithContext, runWithoutContext } from "./context.js";
+import { clientRequestIdFrom, newRequestId, requestLogFields, runWithContext, runWithoutContext } from "./context.js";
 
 /** A logger like a service's, writing its JSON lines into an array. */
 function capturingLogger() {
@@ -32,5 +32,29 @@ describe("requestLogFields", () => {
       ["outside", undefined],
     ]);
     expect(lines[1]).toMatchObject({ service: "test", method: "X" });
+  });
+
+  it("logs a client's own request id beside the platform's, as client_request_id", () => {
+    const { lines, logger } = capturingLogger();
+    runWithContext({ requestId: "req_ours", clientRequestId: "theirs-1" }, () => logger.info("inside"));
+    expect(lines[0]).toMatchObject({ requestId: "req_ours", client_request_id: "theirs-1" });
+  });
+});
+
+describe("request ids", () => {
+  it("mints a fresh platform id every time", () => {
+    const a = newRequestId();
+    expect(a).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(newRequestId()).not.toBe(a);
+  });
+
+  it("keeps a client's id only when it is short and of the allowed characters", () => {
+    expect(clientRequestIdFrom("forged-id")).toBe("forged-id");
+    expect(clientRequestIdFrom("a".repeat(128))).toBe("a".repeat(128));
+    expect(clientRequestIdFrom("a".repeat(129))).toBeUndefined();
+    expect(clientRequestIdFrom("has spaces")).toBeUndefined();
+    expect(clientRequestIdFrom("\u202ehidden")).toBeUndefined();
+    expect(clientRequestIdFrom("")).toBeUndefined();
+    expect(clientRequestIdFrom(undefined)).toBeUndefined();
   });
 });

@@ -740,7 +740,7 @@ export function openApiDocument(): Record<string, unknown> {
           name: "X-Request-Id",
           in: "header",
           required: false,
-          description: "the caller's id for the request, kept when it matches the pattern (else the gateway makes one); answered as X-Request-Id",
+          description: "the caller's own id for the request: when it matches the pattern it is logged as client_request_id beside the platform's id, and used for nothing else; the answer's X-Request-Id is always the platform's",
           schema: str({ pattern: REQUEST_ID_PATTERN.source }),
         },
         csrfToken: {
@@ -755,7 +755,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
       headers: {
         RequestId: {
-          description: "the request's id: the caller's X-Request-Id when it sent a valid one, else a new one; the request_id of an error body",
+          description: "the request's id, always made by the platform (never the caller's X-Request-Id): the request_id of an error body and of the audit records of the request",
           required: true,
           schema: str({ pattern: REQUEST_ID_PATTERN.source }),
         },

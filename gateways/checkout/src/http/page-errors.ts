@@ -1,7 +1,7 @@
 import type { Context, Next } from "koa";
-import { ApiError, mapError, type MappedError } from "@payin/http";
+import { ApiError, loggedRoute, mapError, type MappedError } from "@payin/http";
 import type { Logger } from "@payin/logging";
-import { REQUEST_ID_HEADER, requestIdFrom, runWithContext } from "@payin/rpc";
+import { REQUEST_ID_HEADER, clientRequestIdFrom, newRequestId, runWithContext } from "@payin/rpc";
 import type { Views } from "../views.js";
 import { PAGE_SECURITY_HEADERS } from "./security.js";
 
@@ -31,12 +31,15 @@ export function wantsJson(ctx: Context): boolean {
  */
 export function pageErrorMiddleware(logger: Logger, views: Views) {
   return async (ctx: Context, next: Next) => {
-    const requestId = requestIdFrom(ctx.get(REQUEST_ID_HEADER));
+    // Always the platform's own id (logs, audit records, the answer's header); a
+    // client's id is only logged beside it as client_request_id.
+    const requestId = newRequestId();
+    const clientRequestId = clientRequestIdFrom(ctx.get(REQUEST_ID_HEADER));
     ctx.state.requestId = requestId;
     ctx.set(REQUEST_ID_HEADER, requestId);
     ctx.set("cache-control", "no-store");
     for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) ctx.set(name, value);
-    await runWithContext({ requestId }, async () => {
+    await runWithContext({ requestId, clientRequestId }, async () => {
       try {
         await next();
         if ((ctx.body === undefined || ctx.body === null) && ctx.status === 404) throw new ApiError("NOT_FOUND", "There is no page at this address.");
@@ -46,7 +49,7 @@ export function pageErrorMiddleware(logger: Logger, views: Views) {
       } catch (error) {
         const mapped = mapError(error);
         // 501 is a client's unknown method, not a fault of ours.
-        if (mapped.status >= 500 && mapped.status !== 501) logger.error({ err: error, requestId, method: ctx.method, path: routeOf(ctx) }, "request failed");
+        if (mapped.status >= 500 && mapped.status !== 501) logger.error({ err: error, requestId, method: ctx.method, ...loggedRoute(ctx) }, "request failed");
         answerError(ctx, views, mapped, requestId);
       }
     });
@@ -70,9 +73,4 @@ function answerError(ctx: Context, views: Views, mapped: MappedError, requestId:
     code: mapped.code,
     requestId,
   });
-}
-
-/** The path as logged: a checkout token never reaches a log. */
-export function routeOf(ctx: Context): string {
-  return ctx.path.replace(/^\/c\/[^/]+/, "/c/:token");
 }
