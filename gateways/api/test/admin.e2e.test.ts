@@ -372,6 +372,9 @@ describe("merchants", () => {
       const refused = expectError(await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json }), 400, "VALIDATION_ERROR");
       expect(refused.message).toBe(`${field} must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)`);
     }
+    // Nor an invisible character that makes two names differ that read the same (the rule of every text people read).
+    const hidden = expectError(await e2e.api.request("POST", `${A}/merchants`, { token: admin.token, json: { display_name: `${trojan}\u200B` } }), 400, "VALIDATION_ERROR");
+    expect(hidden.message).toBe("display_name must not contain zero-width characters (U+200B to U+200F, U+2060, U+FEFF)");
     const stored = await e2e.api.request("GET", `${A}/merchants?display_name=${encodeURIComponent(trojan)}`, { token: admin.token });
     expect(stored.body.pagination.total).toBe(0);
     // Right-to-left scripts themselves are names like any other.

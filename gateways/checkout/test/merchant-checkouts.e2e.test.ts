@@ -190,6 +190,16 @@ describe("merchant checkouts", () => {
       expect(res.text).toContain("Order 1001: two mugs");
       expect(elementById(res.text, "pair-usdt-bep20")!.attributes.checked).toBeDefined();
     }
+    // A text the payer would read otherwise than it was written: a bidirectional override, a zero-width character.
+    for (const [field, value] of [
+      ["description", "Refund \u202Eredro 1001"],
+      ["description", "Order\u200B 1001"],
+      ["reference", "INV-\u20661001\u2069"],
+    ] as const) {
+      const res = await admin.post("/merchant/checkouts/new", checkoutForm(csrf, { [field]: value }));
+      expect(res.status, value).toBe(400);
+      expect(textOf(res.text, `${field}-error`), value).toContain("Remove the invisible or text-direction characters");
+    }
     expect(await checkoutCount(e2e, shop.uuid)).toBe(before);
     // At the limits, it is created.
     const edge = await admin.post("/merchant/checkouts/new", checkoutForm(csrf, { amount: "1000000000", reference: "R".repeat(255), description: "D".repeat(500) }));

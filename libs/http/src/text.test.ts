@@ -10,8 +10,17 @@ describe("displayTextProblem", () => {
     }
   });
 
+  it("refuses every zero-width character", () => {
+    for (const code of [0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x2060, 0xfeff]) {
+      const text = `Order ${String.fromCodePoint(code)}42`;
+      expect(displayTextProblem(text), code.toString(16)).toBe("must not contain zero-width characters (U+200B to U+200F, U+2060, U+FEFF)");
+    }
+    // A bidirectional control is named first when a text holds both.
+    expect(displayTextProblem("a\u200Bb\u202Ec")).toMatch(/bidirectional control characters/);
+  });
+
   it("accepts names in any script, and the neighbours of the refused ranges", () => {
-    for (const name of ["Acme GmbH", "شركة أكمي", "株式会社アクメ", "Ünïcödé & Co.", "a\u2029b", "a\u2065b", "a\u206Ab", "a\u2029b", "a\u202Fb"]) {
+    for (const name of ["Acme GmbH", "شركة أكمي", "株式会社アクメ", "Ünïcödé & Co.", "a\u2029b", "a\u2065b", "a\u206Ab", "a\u2029b", "a\u202Fb", "a\u200Ab", "a\u2010b", "a\u205Fb", "a\u2061b", "a\uFEFEb", "a\uFF00b"]) {
       expect(displayTextProblem(name), name).toBeNull();
     }
   });

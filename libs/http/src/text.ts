@@ -53,8 +53,20 @@ export function idempotencyKeyProblem(key: string): "missing" | "too_long" | "un
  */
 const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
 
-/** What makes `value` unfit as a name shown to people, or null: a bidirectional control character. */
+/**
+ * The zero-width characters (U+200B–U+200F, U+2060, U+FEFF): invisible, they make
+ * two texts that read the same differ, or hide what a text holds; U+200E/U+200F
+ * also reorder it.
+ */
+const ZERO_WIDTH = /[\u200B-\u200F\u2060\uFEFF]/;
+
+/**
+ * The one rule of text that a payer or a merchant's member reads (merchant and
+ * provider names, a checkout's description and reference), or null: no
+ * bidirectional control character and no zero-width character.
+ */
 export function displayTextProblem(value: string): string | null {
   if (BIDI_CONTROLS.test(value)) return "must not contain bidirectional control characters (U+202A to U+202E, U+2066 to U+2069)";
+  if (ZERO_WIDTH.test(value)) return "must not contain zero-width characters (U+200B to U+200F, U+2060, U+FEFF)";
   return null;
 }

@@ -103,6 +103,8 @@ describe("CreateCheckoutSession", () => {
       { amount: "0" }, { amount: "1,5" }, { amount: "1e3" }, { amount: "" }, { amount: "1.0000001" },
       { pairs: [] }, { pairs: [{ asset: "usdt", rail: "erc20" }] }, { pairs: [USDT, USDT] }, { pairs: [{ asset: "", rail: "" }] },
       { jurisdiction: "" }, { jurisdiction: "XX" }, { reference: "r".repeat(256) }, { description: "d".repeat(501) },
+      // What the payer reads: no bidirectional override or zero-width character.
+      { description: "Refund \u202Eredro" }, { description: "Two\u200Btickets" }, { reference: "INV-\u20661\u2069" }, { reference: "INV\uFEFF-1" },
     ];
     for (const over of bad) await expectFailure(create(shop, over), Code.InvalidArgument, "VALIDATION_ERROR");
     expect(await checkoutCount(shop)).toBe(0);

@@ -42,7 +42,7 @@ export function checkCapability(value: string): Capability {
   return value;
 }
 
-/** A name shown to people (merchant and provider names): no bidirectional control characters. */
+/** A name shown to people (merchant and provider names): no bidirectional control or zero-width characters. */
 export function checkDisplayText(field: string, value: string): string {
   const problem = displayTextProblem(value);
   if (problem) invalid(`${field} ${problem}`);

@@ -73,6 +73,10 @@ describe("validateCreateCheckout", () => {
     ["a long reference", { reference: "r".repeat(256) }],
     ["a long description", { description: "d".repeat(501) }],
     ["a NUL in the description", { description: "a\u0000b" }],
+    ["a bidirectional override in the description", { description: "Refund \u202Eorder" }],
+    ["an isolate in the reference", { reference: "INV-\u20661\u2069" }],
+    ["a zero-width space in the description", { description: "Two\u200Btickets" }],
+    ["a byte order mark in the reference", { reference: "INV\uFEFF-1" }],
   ])("refuses %s with VALIDATION_ERROR", (_, over) => {
     expect(refusal({ ...ok, ...over } as CreateCheckoutRequest)).toBe("VALIDATION_ERROR");
   });

@@ -1,6 +1,6 @@
 import { hash, randomBytes } from "node:crypto";
 import { DomainError } from "@payin/errors";
-import { charLength, MAX_REFERENCE_LENGTH } from "@payin/http/text";
+import { charLength, displayTextProblem, MAX_REFERENCE_LENGTH } from "@payin/http/text";
 import { isUuid } from "@payin/ids";
 import { ROUTED_PAIRS, type Asset, type Rail } from "@payin/money";
 import { checkJurisdiction, checkPayable, validAmount, type PayInStatus, type RailMinimums } from "./pay-in-intent.js";
@@ -87,6 +87,9 @@ function optionalText(value: string | undefined, name: string, max: number): str
   if (charLength(value) > max) invalid(`${name} must be at most ${max} characters`);
   // PostgreSQL text cannot hold U+0000.
   if (value.includes("\u0000")) invalid(`${name} must not contain the character U+0000`);
+  // Both are shown to the payer and the merchant's members: the rule of names.
+  const problem = displayTextProblem(value);
+  if (problem) invalid(`${name} ${problem}`);
   return value;
 }
 

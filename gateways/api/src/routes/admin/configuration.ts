@@ -290,7 +290,7 @@ export const CONFIGURATION_ROUTES: readonly AdminRoute[] = [
     mfa: "recent",
     body: {
       name: "ProviderCreate",
-      fields: { name: { min: 1, max: 100, description: "unique regardless of letter case; no surrounding white space, control or bidirectional control characters" } },
+      fields: { name: { min: 1, max: 100, description: "unique regardless of letter case; no surrounding white space, control, bidirectional control or zero-width characters" } },
     },
     doc: {
       id: "createProvider",

@@ -11,8 +11,8 @@ import { ApiError, rpcOffset } from "@payin/http";
 import { isUuidAnyCase } from "@payin/ids";
 import { ADMIN_PREFIX, type AdminRoute } from "./table.js";
 
-/** Not blank, and (as every text field) no bidirectional control characters. */
-const TEXT_RULE = "not blank; no bidirectional control characters";
+/** Not blank, and (as every text people read: displayTextProblem) no bidirectional control or zero-width characters. */
+const TEXT_RULE = "not blank; no bidirectional control or zero-width characters";
 
 const TRANSITION_SUMMARIES: Readonly<Record<MerchantTransitionName, string>> = {
   activate: "Activate",
@@ -51,7 +51,7 @@ export const MERCHANT_ROUTES: readonly AdminRoute[] = [
     body: {
       name: "MerchantCreate",
       fields: {
-        display_name: { min: 1, max: 150, notBlank: true, description: `${TEXT_RULE} (U+202A–U+202E, U+2066–U+2069)` },
+        display_name: { min: 1, max: 150, notBlank: true, description: `${TEXT_RULE} (U+202A–U+202E, U+2066–U+2069; U+200B–U+200F, U+2060, U+FEFF)` },
         legal_name: { min: 1, max: 255, notBlank: true, optional: true, description: TEXT_RULE },
       },
     },

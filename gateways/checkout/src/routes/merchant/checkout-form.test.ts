@@ -24,6 +24,15 @@ describe("the new-checkout form", () => {
     expect(errors.amount).toMatch(/^Amount must be a decimal string/);
   });
 
+  it("refuses bidirectional controls and zero-width characters in the description and the reference, which the payer reads", () => {
+    const with_ = (name: string, value: string) => readCheckoutForm(form([...valid.filter(([k]) => k !== name), [name, value]])).errors;
+    for (const hidden of ["\u202E", "\u2067", "\u200B", "\u200F", "\u2060", "\uFEFF"]) {
+      expect(with_("description", `Two${hidden} mugs`).description, hidden.codePointAt(0)!.toString(16)).toMatch(/^Remove the invisible or text-direction characters/);
+      expect(with_("reference", `INV${hidden}-1`).reference, hidden.codePointAt(0)!.toString(16)).toMatch(/^Remove the invisible or text-direction characters/);
+    }
+    expect(with_("description", "Zwei Tassen, شكرا")).toEqual({});
+  });
+
   it("applies the API's amount rules", () => {
     const amountError = (amount: string) => readCheckoutForm(form([...valid.filter(([k]) => k !== "amount"), ["amount", amount]])).errors.amount;
     expect(amountError("0.000001")).toBeUndefined();

@@ -6,7 +6,7 @@
  */
 import type Router from "@koa/router";
 import type { Context } from "koa";
-import { charLength, MAX_REFERENCE_LENGTH, strictRouter } from "@payin/http";
+import { charLength, displayTextProblem, MAX_REFERENCE_LENGTH, strictRouter } from "@payin/http";
 import { isUuidAnyCase } from "@payin/ids";
 import { isCountryCode } from "@payin/ids/countries";
 import { AmountError, ASSETS, canonicalAmount, isAsset, isRail, ROUTED_PAIRS } from "@payin/money";
@@ -43,6 +43,9 @@ const EMPTY_FORM: CheckoutFormValues = { reference: "", description: "", amount:
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
+/** The form's words for a text refused by the rule of what payers read (displayTextProblem). */
+const HIDDEN_CHARACTERS = "Remove the invisible or text-direction characters: the payer would not see the text as you wrote it.";
+
 /**
  * The form's values and what is wrong with them, field by field: the API's
  * rules (amount as payins takes it; reference ≤ 255; description ≤ 500 and
@@ -60,8 +63,10 @@ export function readCheckoutForm(form: URLSearchParams): { values: CheckoutFormV
   };
   const errors: CheckoutFormErrors = {};
   if (charLength(values.reference) > MAX_REFERENCE_LENGTH) errors.reference = `The reference may be at most ${MAX_REFERENCE_LENGTH} characters.`;
+  else if (displayTextProblem(values.reference)) errors.reference = HIDDEN_CHARACTERS;
   if (!values.description) errors.description = "Enter a description: the payer sees it on the payment page.";
   else if (charLength(values.description) > MAX_DESCRIPTION_LENGTH) errors.description = `The description may be at most ${MAX_DESCRIPTION_LENGTH} characters.`;
+  else if (displayTextProblem(values.description)) errors.description = HIDDEN_CHARACTERS;
   if (!values.amount) errors.amount = "Enter the amount, for example 10.50.";
   else {
     try {
