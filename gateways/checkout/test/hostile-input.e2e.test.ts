@@ -10,7 +10,7 @@ import net from "node:net";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TestMerchant } from "@payin/testing";
 import { checkoutCount, checkoutForm, payInCount, setObserverCursors, signInFor } from "./merchant-support.js";
-import { csrfTokenIn, expectNoInlineScriptOrStyle, expectSecurityHeaders, merchantPerson, PageClient, readyMerchant, useCheckoutPlatform, type PageResponse } from "./support.js";
+import { csrfTokenIn, expectNoInlineScriptOrStyle, expectSecurityHeaders, merchantPerson, PageClient, readPlatformLog, readyMerchant, useCheckoutPlatform, type PageResponse } from "./support.js";
 
 // Creation is limited to 20 submissions a minute; this file submits more than that on purpose.
 const e2e = useCheckoutPlatform({ env: { RATE_LIMIT_CHECKOUT_CREATE: "1000" } });
@@ -124,6 +124,11 @@ describe("paths", () => {
     const swapped = token.replace(/[a-zA-Z]/, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
     expectReadablePage(await payer.get(`/c/${swapped}`), 404, "a token in another case");
     expect(await payInCount(e2e, shop.uuid)).toBe(0);
+    // Whatever case or shape the path had, no log line holds the token.
+    const log = readPlatformLog(e2e);
+    expect(log.length).toBeGreaterThan(0);
+    expect(log.includes(token)).toBe(false);
+    expect(log.includes(swapped)).toBe(false);
   });
 });
 
