@@ -17,6 +17,7 @@ import {
 import { createServiceClient, REQUEST_ID_PATTERN } from "@payin/rpc";
 import { createApp, type AppDeps } from "../app.js";
 import { Authenticator, type HumanPrincipal, type Principal } from "../auth/authenticator.js";
+import { testPerson } from "../auth/test-principals.js";
 import { documentedOperations, openApiDocument } from "./document.js";
 
 const doc = openApiDocument() as any;
@@ -168,20 +169,7 @@ describe("OpenAPI document", () => {
  */
 describe("OpenAPI query parameters", () => {
   const MERCHANT = "01a2008d-7400-7000-8000-00000000000a";
-  const person: HumanPrincipal = {
-    kind: "human",
-    merchantUuid: null,
-    permissions: new Set(PERMISSIONS),
-    identityUuid: "01a2008d-7400-7000-8000-00000000000b",
-    roles: ["platform_admin"],
-    sessionToken: "session-token",
-    sessionUuid: "01a2008d-7400-7000-8000-00000000000c",
-    transport: "bearer",
-    privileged: true,
-    mfaSatisfied: true,
-    mfaAuthenticatedAt: new Date(),
-    mfaRecent: true,
-  };
+  const person = testPerson();
   const machine: Principal = { kind: "machine", merchantUuid: MERCHANT, permissions: new Set(["merchant.payin.create", "merchant.payin.read"]) };
   let server: http.Server;
   let base: string;
@@ -231,21 +219,9 @@ describe("OpenAPI query parameters", () => {
  */
 describe("OpenAPI permissions of the admin table", () => {
   const UUID = "01a2008d-7400-7000-8000-00000000000a";
-  const person = (permissions: readonly string[], mfa: "recent" | "stale" | "none"): HumanPrincipal => ({
-    kind: "human",
-    merchantUuid: null,
-    permissions: new Set(permissions),
-    identityUuid: "01a2008d-7400-7000-8000-00000000000b",
-    roles: ["platform_admin"],
-    sessionToken: "session-token",
-    sessionUuid: "01a2008d-7400-7000-8000-00000000000c",
-    transport: "bearer",
+  const person = (permissions: readonly string[], mfa: "recent" | "stale" | "none"): HumanPrincipal =>
     // Not privileged: without MFA the permission check alone would refuse (MFA_REQUIRED).
-    privileged: false,
-    mfaSatisfied: mfa !== "none",
-    mfaAuthenticatedAt: mfa === "none" ? null : new Date(),
-    mfaRecent: mfa === "recent",
-  });
+    testPerson({ privileged: false, mfaSatisfied: mfa !== "none", mfaAuthenticatedAt: mfa === "none" ? null : new Date(), mfaRecent: mfa === "recent" }, permissions);
   let server: http.Server;
   let base: string;
 

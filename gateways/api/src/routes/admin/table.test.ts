@@ -4,25 +4,11 @@ import Koa from "koa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorMiddleware, strictRouter } from "@payin/http";
 import { createLogger } from "@payin/logging";
-import { PERMISSIONS } from "@payin/permissions";
-import type { HumanPrincipal } from "../../auth/authenticator.js";
+import { testPerson } from "../../auth/test-principals.js";
 import type { AppDeps } from "../../deps.js";
 import { bodySchema, mountAdminRoutes, type AdminRoute, type BodySpec } from "./table.js";
 
-const person: HumanPrincipal = {
-  kind: "human",
-  merchantUuid: null,
-  permissions: new Set(PERMISSIONS),
-  identityUuid: "01a2008d-7400-7000-8000-00000000000b",
-  roles: ["platform_admin"],
-  sessionToken: "session-token",
-  sessionUuid: "01a2008d-7400-7000-8000-00000000000c",
-  transport: "bearer",
-  privileged: true,
-  mfaSatisfied: true,
-  mfaAuthenticatedAt: new Date(),
-  mfaRecent: true,
-};
+const person = testPerson();
 
 const BODY: BodySpec = {
   name: "Probe",
