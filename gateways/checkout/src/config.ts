@@ -28,6 +28,11 @@ export const configSchema = {
   /** The window of every rate limit, in seconds. */
   RATE_LIMIT_WINDOW_S: int(60, 1, 3_600),
   /**
+   * IPv6 clients are counted per network of this prefix length (one /64 is one
+   * subscriber's LAN); IPv4, and IPv4-mapped IPv6, per IPv4 address.
+   */
+  RATE_LIMIT_IPV6_PREFIX: int(64, 32, 128),
+  /**
    * Proxies (IPs or CIDR ranges, comma-separated) whose X-Forwarded-For is
    * believed for the client address; empty: the TCP peer is the client.
    */

@@ -29,6 +29,7 @@ const app = createApp({
       checkoutCreate: config.RATE_LIMIT_CHECKOUT_CREATE,
       windowS: config.RATE_LIMIT_WINDOW_S,
       keyPrefix: config.RATE_LIMIT_KEY_PREFIX,
+      ipv6Prefix: config.RATE_LIMIT_IPV6_PREFIX,
     },
     redis,
   ),

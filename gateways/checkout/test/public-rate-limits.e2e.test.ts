@@ -157,6 +157,61 @@ describe("public rate limits", () => {
   });
 });
 
+describe("how client addresses are counted", () => {
+  it("counts one IPv4 client as one address however it is written (plain, ::ffff:-mapped, expanded)", async () => {
+    const { token } = await newCheckout();
+    const other = await newCheckout();
+    const [, , c, d] = freshAddress().split(".").map(Number) as [number, number, number, number];
+    const hex = (n: number) => n.toString(16).padStart(2, "0");
+    const spellings = [`10.200.${c}.${d}`, `::ffff:10.200.${c}.${d}`, `0:0:0:0:0:ffff:0ac8:${hex(c)}${hex(d)}`];
+    // 20 polls in each spelling: the address's whole limit.
+    expect(await statuses(LIMIT, (i) => payerAt(spellings[i % 3]).get(`/c/${token}/status`))).toEqual(Array(LIMIT).fill(200));
+    for (const spelling of spellings) expectStatusRateLimited(await payerAt(spelling).get(`/c/${other.token}/status`));
+  });
+
+  it("counts IPv6 clients by their /64: sixty addresses of one /64 share one budget", async () => {
+    const { token } = await newCheckout();
+    const other = await newCheckout();
+    const network = `2001:db8:${randomBytes(2).toString("hex")}:${randomBytes(2).toString("hex")}`;
+    expect(await statuses(LIMIT, (i) => payerAt(`${network}::${(i + 1).toString(16)}`).get(`/c/${token}/status`))).toEqual(Array(LIMIT).fill(200));
+    expectStatusRateLimited(await payerAt(`${network}:ffff:ffff:ffff:ffff`).get(`/c/${other.token}/status`));
+    // Another /64 is another client.
+    expect((await payerAt(`2001:db8:ffff:ffff::1`).get(`/c/${other.token}/status`)).status).toBe(200);
+  });
+});
+
+describe("a link cannot be locked by someone else", () => {
+  it("an address blocked by its own limit spends nothing of the link's: the payer still polls, views and starts", async () => {
+    const { token } = await newCheckout();
+    const blocked = freshAddress();
+    const guess = () => randomBytes(32).toString("base64url");
+    const requests = {
+      status: (t: string, address: string) => payerAt(address).get(`/c/${t}/status`),
+      page: (t: string, address: string) => payerAt(address).get(`/c/${t}`),
+      start: (t: string, address: string) => payerAt(address).post(`/c/${t}/start`, { pair: "usdt/bep20" }),
+    };
+    for (const send of Object.values(requests)) {
+      // The address spends its limit elsewhere, then keeps asking for the link: every ask refused.
+      expect(await statuses(LIMIT, () => send(guess(), blocked))).toEqual(Array(LIMIT).fill(404));
+      expect(await statuses(LIMIT + 10, () => send(token, blocked))).toEqual(Array(LIMIT + 10).fill(429));
+    }
+    const payer = freshAddress();
+    expect((await requests.status(token, payer)).status).toBe(200);
+    expect((await requests.page(token, payer)).status).toBe(200);
+    expect((await requests.start(token, payer)).status).toBe(303);
+  });
+
+  it("counts invalid starts of a link apart from real ones", async () => {
+    const { token } = await newCheckout();
+    // Invalid starts (a method that is none) from many addresses spend their own count of the link.
+    const invalid = await statuses(LIMIT + 1, () => payerAt().post(`/c/${token}/start`, { pair: "none/none" }));
+    expect(invalid.slice(0, LIMIT).every((status) => status >= 400 && status < 500 && status !== 429), String(invalid)).toBe(true);
+    expect(invalid[LIMIT]).toBe(429);
+    // A real start is still answered.
+    expect((await payerAt().post(`/c/${token}/start`, { pair: "usdt/bep20" })).status).toBe(303);
+  });
+});
+
 describe("the payment deadline", () => {
   it(
     "once passed, says do not send and expired_for_payment, never changes the intent, and names a late transfer",

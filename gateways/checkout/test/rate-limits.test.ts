@@ -80,6 +80,50 @@ function rateLimitRules(client: () => Redis | undefined): void {
     expect(await publicCounts(limits, 4, "start", "192.0.2.1", "digest")).toEqual([...allowed(3), refused]);
   });
 
+  it("counts one IPv4 client as one address however it is written (plain, ::ffff:-mapped, expanded)", async () => {
+    const limits = limitsWith({ publicPerIp: 3 });
+    const spellings = ["198.51.100.20", "::ffff:198.51.100.20", "0:0:0:0:0:ffff:c633:6414", "::FFFF:198.51.100.20"];
+    const outcomes: Outcome[] = [];
+    for (const [i, ip] of spellings.entries()) outcomes.push(await outcome(limits.public("status", ip, `token-${i}`)));
+    expect(outcomes).toEqual([...allowed(3), refused]);
+    expect(await outcome(limits.public("status", "198.51.100.21", "token-z"))).toBe("allowed");
+  });
+
+  it("counts IPv6 clients by their /64: twenty addresses of one /64 share one budget, the next /64 has its own", async () => {
+    const limits = limitsWith({ publicPerIp: 5 });
+    const outcomes: Outcome[] = [];
+    for (let i = 1; i <= 20; i++) outcomes.push(await outcome(limits.public("page", `2001:db8:aa:1::${i.toString(16)}`, `token-${i}`)));
+    expect(outcomes).toEqual([...allowed(5), ...Array.from({ length: 15 }, () => refused)]);
+    // The same /64 written otherwise, with a zone id: the same budget.
+    expect(await outcome(limits.public("page", "2001:0DB8:00AA:0001:ffff:ffff:ffff:ffff%eth0", "token-x"))).toEqual(refused);
+    expect(await outcome(limits.public("page", "2001:db8:aa:2::1", "token-y"))).toBe("allowed");
+  });
+
+  it("counts IPv6 clients by the configured prefix", async () => {
+    const limits = limitsWith({ publicPerIp: 2, ipv6Prefix: 48 });
+    expect(await outcome(limits.public("page", "2001:db8:bb:1::1", "token-a"))).toBe("allowed");
+    expect(await outcome(limits.public("page", "2001:db8:bb:ff::1", "token-b"))).toBe("allowed");
+    expect(await outcome(limits.public("page", "2001:db8:bb:ffff::1", "token-c"))).toEqual(refused);
+    expect(await outcome(limits.public("page", "2001:db8:bc::1", "token-d"))).toBe("allowed");
+  });
+
+  it("charges a link only for requests its address's limit let through: a blocked address cannot lock the link for others", async () => {
+    const limits = limitsWith({ publicPerIp: 3, publicPerToken: 5 });
+    for (const action of ["page", "start", "status"] as const) {
+      // One address spends its whole limit and goes on asking: 100 refusals.
+      expect(await publicCounts(limits, 103, action, "203.0.113.66", "digest-link")).toEqual([...allowed(3), ...Array.from({ length: 100 }, () => refused)]);
+      // The payer, from elsewhere, still has what the link has left (5 - 3).
+      expect(await publicCounts(limits, 3, action, "198.51.100.77", "digest-link")).toEqual([...allowed(2), refused]);
+    }
+  });
+
+  it("counts invalid starts of a link apart from its real ones", async () => {
+    const limits = limitsWith({ publicPerToken: 2 });
+    for (let i = 0; i < 5; i++) await outcome(limits.perLink("start-invalid", "digest-s"));
+    expect(await outcome(limits.perLink("start-invalid", "digest-s"))).toEqual(refused);
+    expect(await outcome(limits.perLink("start", "digest-s"))).toBe("allowed");
+  });
+
   it("counts checkout creations per identity, apart from the public routes", async () => {
     const limits = limitsWith({ checkoutCreate: 3, publicPerIp: 1, publicPerToken: 1 });
     const identity = randomUUID();

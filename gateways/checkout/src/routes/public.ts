@@ -28,6 +28,11 @@ import { evidenceOf } from "./evidence-of.js";
 /** A link's token: 32 random bytes in base64url. Anything else is answered as an unknown token. */
 const TOKEN_FORMAT = /^[A-Za-z0-9_-]{43}$/;
 
+/** What a token is counted under: its hash, never the token itself. */
+function tokenDigest(token: string): string {
+  return createHash("sha256").update(token).digest("base64url");
+}
+
 /**
  * How long a start may take: longer than payins waits for a concurrent
  * start's create (15 s), so that payins' own answer (the one intent, or
@@ -97,7 +102,7 @@ export function publicRoutes(deps: AppDeps): Router {
   /** Counts the request against the action's limits, then answers a malformed token as an unknown one. */
   async function admit(ctx: Context, action: PublicAction): Promise<string> {
     const token = String(ctx.params.token ?? "");
-    await deps.rateLimits.public(action, deps.clientAddress(ctx.req), createHash("sha256").update(token).digest("base64url"));
+    await deps.rateLimits.public(action, deps.clientAddress(ctx.req), tokenDigest(token));
     if (!TOKEN_FORMAT.test(token)) throw notFound();
     return token;
   }
@@ -166,11 +171,31 @@ export function publicRoutes(deps: AppDeps): Router {
 
   router.post("/c/:token/start", async (ctx) => {
     requireSameOrigin(ctx, deps.publicUrl);
-    const token = await admit(ctx, "start");
-    const form = await readForm(ctx);
-    // Two methods at once is no choice: refused rather than one of them guessed.
-    const pair = form.getAll("pair").length > 1 ? null : parsePairValue(form.get("pair"));
-    if (pair === null) return refuse(ctx, token, badPairRefusal());
+    // The address's count first; the link's only for what passed it. An invalid
+    // start (malformed token, unreadable form, no single pair) is charged to the
+    // link apart from real starts, so it never spends their budget.
+    const token = String(ctx.params.token ?? "");
+    const digest = tokenDigest(token);
+    await deps.rateLimits.perAddress("start", deps.clientAddress(ctx.req));
+    const invalid = () => deps.rateLimits.perLink("start-invalid", digest);
+    if (!TOKEN_FORMAT.test(token)) {
+      await invalid();
+      throw notFound();
+    }
+    let pair: ReturnType<typeof parsePairValue>;
+    try {
+      const form = await readForm(ctx);
+      // Two methods at once is no choice: refused rather than one of them guessed.
+      pair = form.getAll("pair").length > 1 ? null : parsePairValue(form.get("pair"));
+    } catch (error) {
+      await invalid();
+      throw error;
+    }
+    if (pair === null) {
+      await invalid();
+      return refuse(ctx, token, badPairRefusal());
+    }
+    await deps.rateLimits.perLink("start", digest);
     try {
       await deps.payins.startCheckout({ token, pair }, { timeoutMs: START_TIMEOUT_MS });
     } catch (error) {
