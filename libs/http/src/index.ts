@@ -17,5 +17,6 @@ export * from "./error-middleware.js";
 export * from "./logged-route.js";
 export * from "./client-error.js";
 export * from "./client-address.js";
+export * from "./rate-limit-key.js";
 export * from "./response-headers.js";
 export * from "./cookies.js";

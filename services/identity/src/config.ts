@@ -46,4 +46,9 @@ export const configSchema = {
   ARGON2_CONCURRENCY: int(1, 1, 64),
   PROCESS_NICE: int(19, 0, 19),
   WORKER_SCHED_IDLE: oneOf(["true", "false"] as const, "true"),
+  /**
+   * Sign-in throttling counts an IPv6 client per network of this prefix length
+   * (one /64 is one subscriber's LAN); IPv4, and IPv4-mapped IPv6, per IPv4 address.
+   */
+  RATE_LIMIT_IPV6_PREFIX: int(64, 32, 128),
 };

@@ -182,6 +182,28 @@ describe("the per-IP limit", () => {
   }, 60_000);
 });
 
+describe("how client addresses are counted", () => {
+  it("counts one IPv4 client as one address however the gateway wrote it (plain, ::ffff:-mapped, expanded)", async () => {
+    const p = await member();
+    const [a, b] = randomIp().split(".").slice(2).map(Number) as [number, number];
+    const hex = (n: number) => n.toString(16).padStart(2, "0");
+    const spellings = [`198.51.${a}.${b}`, `::ffff:198.51.${a}.${b}`, `0:0:0:0:0:ffff:c633:${hex(a)}${hex(b)}`, `::FFFF:198.51.${a}.${b}`, `198.51.${a}.${b}`];
+    for (const clientIp of spellings) await wrong(p, clientIp);
+    // The 6th attempt of the pair, in any of the spellings, is refused; the owner elsewhere is not.
+    for (const clientIp of spellings.slice(0, 4)) expect(await refused(login(p, p.password, clientIp))).toBe(15 * 60);
+    expect((await login(p, p.password, randomIp())).result.case).toBe("authenticated");
+  });
+
+  it("counts IPv6 clients by their /64: addresses of one /64 share the limit, another /64 has its own", async () => {
+    const p = await member();
+    const network = `2001:db8:${randomIp().split(".").slice(2).map(Number).map((n) => n.toString(16)).join(":")}`;
+    for (let i = 1; i <= 5; i++) await wrong(p, `${network}::${i.toString(16)}`);
+    expect(await refused(login(p, p.password, `${network}::ffff`))).toBe(15 * 60);
+    expect(await refused(login(p, p.password, `${network.toUpperCase()}:0:0:0:1%eth0`))).toBe(15 * 60);
+    expect((await login(p, p.password, "2001:db8:ffff:ffff::1")).result.case).toBe("authenticated");
+  });
+});
+
 describe("the MFA challenge limit", () => {
   it("refuses a challenge after 5 wrong codes; the codes count toward the account's consecutive failures", async () => {
     const p = await member();

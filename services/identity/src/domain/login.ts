@@ -8,7 +8,7 @@ import { IdentityReason } from "./reasons.js";
 import { openSession, parseTransport, type SessionView } from "./session.js";
 import { withoutHash, type IdentityDeps } from "./stores.js";
 import type { LoginFailureReason } from "./security-events.js";
-import { throttledAttempt } from "./throttle.js";
+import { countedClientIp, throttledAttempt } from "./throttle.js";
 
 /** An MFA challenge can be completed within this long after the password check. */
 export const MFA_CHALLENGE_TTL_MS = 5 * 60_000;
@@ -63,7 +63,7 @@ export async function login(
   const seen: { identityUuid: string | null; reason: LoginFailureReason } = { identityUuid: null, reason: "unknown_email" };
   const found = await throttledAttempt(
     stores.attempts,
-    { email, clientIp, challengeUuid: null },
+    { email, clientIp: countedClientIp(clientIp, deps.ipv6Prefix), challengeUuid: null },
     now,
     async () => {
       const identity = await stores.identities.findByEmail(email);
@@ -137,7 +137,7 @@ export async function completeMfa(
 
   const authenticated = await throttledAttempt(
     stores.attempts,
-    { email: identity.email, clientIp, challengeUuid: challenge.challengeUuid },
+    { email: identity.email, clientIp: countedClientIp(clientIp, deps.ipv6Prefix), challengeUuid: challenge.challengeUuid },
     now,
     () =>
     stores.transaction(async (tx): Promise<Authenticated | null> => {

@@ -7,7 +7,7 @@ import { IdentityReason } from "./reasons.js";
 import type { ReauthPurpose } from "./security-events.js";
 import { humanPrincipal, isSessionLive, SESSION_IDLE_MS, sessionView, type SessionView } from "./session.js";
 import type { Identity, IdentityDeps } from "./stores.js";
-import { throttledAttempt } from "./throttle.js";
+import { countedClientIp, throttledAttempt } from "./throttle.js";
 
 /** The caller's session (its idle expiry touched). A challenge token is refused. */
 export async function getSession(deps: IdentityDeps, input: { sessionToken: string }): Promise<SessionView> {
@@ -62,7 +62,7 @@ export async function verifyCurrentPassword(
   const clientIp = checkClientIp(input.clientIp);
   const ok = await throttledAttempt(
     stores.attempts,
-    { email: identity.email, clientIp: clientIp === "" ? null : clientIp },
+    { email: identity.email, clientIp: clientIp === "" ? null : countedClientIp(clientIp, deps.ipv6Prefix) },
     now,
     async () => {
       const stored = await stores.identities.findByUuid(identity.identityUuid);

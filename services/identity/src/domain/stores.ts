@@ -235,6 +235,8 @@ export interface IdentityDeps {
   onBackgroundError: (error: unknown, credentialUuid: string) => void;
   /** Receives sign-in security events (see security-events.ts). */
   securityEvents: (event: SecurityEvent) => void;
+  /** The prefix length IPv6 clients are throttled by (countedClientIp); default 64. */
+  ipv6Prefix?: number;
 }
 
 /** The public view of a stored identity: everything but the password hash. */

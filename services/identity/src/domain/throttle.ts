@@ -1,4 +1,5 @@
 import { DomainError } from "@payin/errors";
+import { rateLimitKeyOf } from "@payin/http/rate-limit-key";
 import { IdentityReason } from "./reasons.js";
 import type { ThrottleLimit } from "./security-events.js";
 import type { AttemptOutcome, FailureCount, LoginAttemptStore, Reservation } from "./stores.js";
@@ -91,6 +92,17 @@ export function refusalOf(reserved: Reservation, now: Date): Refusal | null {
   if (waits.length === 0) return null;
   const last = waits.reduce((a, b) => (b.until > a.until ? b : a));
   return { limit: last.limit, retryAfterSeconds: Math.max(1, Math.ceil((last.until - t) / 1000)) };
+}
+
+/**
+ * The client address an attempt is counted under, so that one client's
+ * spellings of its address, and the addresses of one IPv6 network, share one
+ * budget: IPv4 (and IPv4-mapped IPv6) by the IPv4, other IPv6 by its
+ * `ipv6Prefix` network (rateLimitKeyOf of @payin/http). What is no address is
+ * counted as given (an empty one, too: callers that omit it share one bucket).
+ */
+export function countedClientIp(clientIp: string, ipv6Prefix?: number): string {
+  return rateLimitKeyOf(clientIp, ipv6Prefix) ?? clientIp;
 }
 
 /** What an attempt is counted under. */

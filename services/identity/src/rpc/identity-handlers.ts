@@ -37,6 +37,8 @@ export interface IdentityHandlerOptions {
   totpKey: Buffer;
   /** What every instant is read from; tests pass a clock they can move. Defaults to the system clock. */
   clock?: Clock;
+  /** The prefix length IPv6 clients are throttled by (RATE_LIMIT_IPV6_PREFIX); default 64. */
+  ipv6Prefix?: number;
 }
 
 /** The session token a request acts with; empty when no caller was given. */
@@ -71,6 +73,7 @@ export function identityHandlers(db: Database, logger: Logger, options: Identity
     totpKey: options.totpKey,
     onBackgroundError,
     securityEvents,
+    ipv6Prefix: options.ipv6Prefix,
   });
   return {
     async createMachineCredential(req, ctx) {
