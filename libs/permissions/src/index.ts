@@ -46,3 +46,4 @@ export function isPrivileged(permissions: readonly Permission[]): boolean {
 
 export * from "./capabilities.js";
 export * from "./roles.js";
+export * from "./merchant-access.js";

@@ -4,7 +4,7 @@
  * credential, or a person's roles) to what it may do.
  */
 
-import { isPrivileged, MERCHANT_PERMISSIONS, PERMISSIONS, ROLES, type Permission, type Role } from "@payin/permissions";
+import { isPrivileged, MERCHANT_PERMISSIONS, MERCHANT_ROLE_PERMISSIONS, PERMISSIONS, ROLES, type Permission, type Role } from "@payin/permissions";
 
 /** Roles a person can hold; the only values CreateIdentity accepts (@payin/permissions' list). */
 export { ROLES, type Role };
@@ -20,8 +20,9 @@ export const GRANT_PERMISSIONS: Record<Grant, readonly Permission[]> = {
   // Every administrative permission: all but those that act for a merchant.
   platform_admin: PERMISSIONS.filter((p) => !MERCHANT_PERMISSIONS.includes(p)),
   platform_operator: ["merchant.read", "identity.read", "audit.read"],
-  merchant_admin: ["merchant.payin.create", "merchant.payin.read", "checkout.manage"],
-  merchant_member: ["merchant.payin.create", "merchant.payin.read"],
+  // The merchant roles' table is @payin/permissions' (a membership's role for one merchant grants the same).
+  merchant_admin: MERCHANT_ROLE_PERMISSIONS.merchant_admin,
+  merchant_member: MERCHANT_ROLE_PERMISSIONS.merchant_member,
   // A machine credential has exactly these two (docs/api.md, "Authentication").
   machine_credential: ["merchant.payin.create", "merchant.payin.read"],
 };
