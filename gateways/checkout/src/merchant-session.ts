@@ -2,11 +2,13 @@
  * The merchant area's sign-in: identity's sessions (transport `cookie`) carried
  * in the checkout's own cookie, the merchant a person chose, and the CSRF token
  * every form carries. The gateway keeps nothing: each request asks identity
- * about the session and merchants about the memberships.
+ * about the session and merchants about the memberships (so a removed
+ * membership or a changed role applies to the person's next request).
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Context } from "koa";
 import { ApiError, cookieValues, hostCookie } from "@payin/http";
+import { permissionsForMerchant, type Permission } from "@payin/permissions";
 import { identityV1 } from "@payin/proto";
 import { Code, ConnectError, reasonOf } from "@payin/rpc";
 import type { AppDeps } from "./deps.js";
@@ -38,7 +40,12 @@ export interface MerchantSession {
   identityUuid: string;
   sessionToken: string;
   csrfToken: string;
-  permissions: ReadonlySet<string>;
+  /**
+   * What the person may do for the merchant they act for: @payin/permissions'
+   * permissionsForMerchant of their membership there (its role, else their own
+   * roles' merchant permissions); no merchant permission while a choice is needed.
+   */
+  permissions: ReadonlySet<Permission>;
   /** Merchants the person belongs to. */
   merchantUuids: readonly string[];
   /** The merchant the person acts for: their only one, or the one chosen; null while a choice is needed. */
@@ -67,11 +74,12 @@ export async function currentSession(deps: Pick<AppDeps, "identity" | "merchants
   const merchantUuids = memberships.map((m) => m.merchantUuid);
   const chosen = cookieValue(ctx.get("cookie"), MERCHANT_COOKIE);
   const merchantUuid = merchantUuids.length === 1 ? merchantUuids[0]! : chosen && merchantUuids.includes(chosen) ? chosen : null;
+  const membership = memberships.find((m) => m.merchantUuid === merchantUuid) ?? null;
   return {
     identityUuid: principal.identityUuid,
     sessionToken,
     csrfToken: principal.csrfToken,
-    permissions: new Set(principal.permissions),
+    permissions: permissionsForMerchant(principal.permissions, membership),
     merchantUuids,
     merchantUuid,
   };

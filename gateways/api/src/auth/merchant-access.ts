@@ -4,7 +4,7 @@
  * (@payin/operations' requireMembership, asked of the merchants service).
  */
 import type { Context } from "koa";
-import type { Permission } from "@payin/permissions";
+import { permissionsForMerchant, type Permission } from "@payin/permissions";
 import { requireMembership } from "@payin/operations";
 import { requireMerchant, requirePermission, type Principal } from "./authenticator.js";
 import type { AppDeps } from "../deps.js";
@@ -16,17 +16,22 @@ export type MerchantAccessDeps = Pick<AppDeps, "auth" | "merchants">;
  * `merchantUuid`, before anything of the request is read:
  * - a machine credential needs the permission and must be the merchant's own
  *   (decided without any lookup);
- * - a person needs the permission (from their roles) and a membership of the
- *   merchant (asked on every request, so a removed membership applies at once).
+ * - a person needs a membership of the merchant (asked on every request, so a
+ *   removed membership or a changed role applies at once), then the permission
+ *   among what they may do for that merchant (@payin/permissions'
+ *   permissionsForMerchant: the membership's role, else their own roles'
+ *   merchant permissions); the principal answered carries those.
  * A cookie session's create also needs X-CSRF-Token (checked in authenticate).
  */
 export async function authoriseForMerchant(deps: MerchantAccessDeps, ctx: Context, merchantUuid: string, permission: Permission): Promise<Principal> {
   const principal = await deps.auth.authenticate(ctx);
-  requirePermission(principal, permission);
   if (principal.kind === "machine") {
+    requirePermission(principal, permission);
     requireMerchant(principal, merchantUuid);
     return principal;
   }
-  await requireMembership(deps, principal.identityUuid!, merchantUuid);
-  return principal;
+  const membership = await requireMembership(deps, principal.identityUuid!, merchantUuid);
+  const forMerchant: Principal = { ...principal, permissions: permissionsForMerchant(principal.permissions, membership) };
+  requirePermission(forMerchant, permission);
+  return forMerchant;
 }
