@@ -9,9 +9,9 @@ import { audited, type Actor, type AuditPorts, type ChangeSpec } from "@payin/op
 import type { Principal } from "./auth/authenticator.js";
 import type { AppDeps } from "./deps.js";
 
-/** The Actor (merchants.v1) of a change: the signed-in identity and the request id. */
-export function actorOf(ctx: Context, principal: Principal): Actor {
-  return { kind: "identity", uuid: principal.identityUuid ?? "", requestId: String(ctx.state.requestId ?? "") };
+/** What vouches for the actor of a change: identity's assertion of the signed-in person (the request id travels as the call's header). */
+export function actorOf(principal: Principal): Actor {
+  return { assertion: principal.actorAssertion, osUser: "" };
 }
 
 /** The gateway's clients as the operations' ports; a record that could not be written is a warn line. */
@@ -24,5 +24,5 @@ export function operationPorts<D extends Pick<AppDeps, "merchants" | "logger">>(
 
 /** A change of the gateway's own (a person's session, password, TOTP) under the audit rule. */
 export function change<T>(deps: Pick<AppDeps, "merchants" | "logger">, ctx: Context, principal: Principal, spec: ChangeSpec<T>, run: () => Promise<T>): Promise<T> {
-  return audited(operationPorts(deps), actorOf(ctx, principal), spec, run);
+  return audited(operationPorts(deps), actorOf(principal), spec, run);
 }

@@ -156,6 +156,7 @@ function allRoutes(merchantUuid: string): [string, string][] {
     ["POST", `${m}/close`],
     ["PUT", `${m}/members`],
     ["GET", `${m}/members/${UNKNOWN_UUID}`],
+    ["DELETE", `${m}/members/${UNKNOWN_UUID}`],
     ["GET", `${m}/machine-credentials`],
     ["GET", `${m}/machine-credentials/${UNKNOWN_UUID}`],
     ["POST", `${m}/machine-credentials`],
@@ -477,7 +478,7 @@ describe("merchants", () => {
     const first = await put(m.uuid, { identity_uuid: member.uuid });
     expect(first.status, first.text).toBe(201);
     expect(first.headers.get("location")).toBe(`${A}/merchants/${m.uuid}/members/${member.uuid}`);
-    expect(first.body).toEqual({ membership: { merchant_uuid: m.uuid, identity_uuid: member.uuid, created_at: expect.stringMatching(ISO_UTC) } });
+    expect(first.body).toEqual({ membership: { merchant_uuid: m.uuid, identity_uuid: member.uuid, created_at: expect.stringMatching(ISO_UTC), role: null } });
     const read = await e2e.api.request("GET", first.headers.get("location")!, { token: admin.token });
     expect(read.status, read.text).toBe(200);
     expect(read.body).toEqual(first.body);
@@ -502,6 +503,70 @@ describe("merchants", () => {
     for (const json of [{}, { identity_uuid: "x" }, { identity_uuid: 1 }, { identity_uuid: member.uuid, role: "admin" }]) {
       expectError(await put(m.uuid, json), 400);
     }
+  });
+
+  it("sets a member's role for one merchant, and changes it on a repeat naming another (audited); a repeat naming none keeps it", async () => {
+    const m = await createMerchant("Roles");
+    const p = await person(["merchant_member"]);
+    const put = (json: unknown) => e2e.api.request("PUT", `${A}/merchants/${m.uuid}/members`, { token: admin.token, json });
+    const first = await put({ identity_uuid: p.uuid, role: "merchant_admin" });
+    expect(first.status, first.text).toBe(201);
+    expect(first.body.membership).toMatchObject({ identity_uuid: p.uuid, role: "merchant_admin" });
+    const same = await put({ identity_uuid: p.uuid, role: null });
+    expect([same.status, same.body.membership.role]).toEqual([200, "merchant_admin"]);
+    const changed = await put({ identity_uuid: p.uuid, role: "merchant_member" });
+    expect([changed.status, changed.body.membership.role]).toEqual([200, "merchant_member"]);
+    const read = await e2e.api.request("GET", `${A}/merchants/${m.uuid}/members/${p.uuid}`, { token: admin.token });
+    expect(read.body.membership.role).toBe("merchant_member");
+    const audit = (await auditEvents()).filter((e) => e.target_uuid === m.uuid && e.action.startsWith("merchant.member."));
+    expect(audit.map((e) => [e.action, e.outcome, e.actor.uuid])).toEqual([
+      ["merchant.member.role_change", "succeeded", admin.uuid],
+      ["merchant.member.attach", "succeeded", admin.uuid],
+    ]);
+    expectError(await put({ identity_uuid: p.uuid, role: "platform_admin" }), 400, "VALIDATION_ERROR");
+    expectError(await put({ identity_uuid: p.uuid, role: "" }), 400, "VALIDATION_ERROR");
+  });
+
+  it("removes a member (204): the member's very next request for that merchant is refused, its other merchant still answers", async () => {
+    const [kept, left] = [await createMerchant("Kept"), await createMerchant("Left")];
+    const p = await person(["merchant_member"]);
+    for (const m of [kept, left]) expect((await e2e.api.request("PUT", `${A}/merchants/${m.uuid}/members`, { token: admin.token, json: { identity_uuid: p.uuid } })).status).toBe(201);
+    // Signed in (bearer) before the removal, and reading both merchants.
+    for (const m of [kept, left]) {
+      const before = await e2e.api.list(m.uuid, p.token);
+      expect(before.status, before.text).toBe(200);
+    }
+    const remove = (merchantUuid: string, identityUuid: string, token = admin.token) =>
+      e2e.api.request("DELETE", `${A}/merchants/${merchantUuid}/members/${identityUuid}`, { token });
+    // Not by someone who may only read merchants, nor without a recent MFA.
+    expectError(await remove(left.uuid, p.uuid, platformOperator.token), 403, "FORBIDDEN");
+    expectError(await remove(left.uuid, p.uuid, adminNoMfa.token), 403, "MFA_REQUIRED");
+    const removed = await remove(left.uuid, p.uuid);
+    expect(removed.status, removed.text).toBe(204);
+    expect(removed.text).toBe("");
+
+    expectError(await e2e.api.list(left.uuid, p.token), 403, "FORBIDDEN");
+    expectError(await e2e.api.read(left.uuid, p.token, UNKNOWN_UUID), 403, "FORBIDDEN");
+    const stillKept = await e2e.api.list(kept.uuid, p.token);
+    expect(stillKept.status, stillKept.text).toBe(200);
+    expectError(await e2e.api.request("GET", `${A}/merchants/${left.uuid}/members/${p.uuid}`, { token: admin.token }), 404, "MEMBER_NOT_FOUND");
+
+    // Not a member (any more, never, or no identity at all), no such merchant: 404 with the standard body.
+    expectError(await remove(left.uuid, p.uuid), 404, "MEMBER_NOT_FOUND");
+    expectError(await remove(left.uuid, admin.uuid), 404, "MEMBER_NOT_FOUND");
+    expectError(await remove(left.uuid, "not-a-uuid"), 404, "MEMBER_NOT_FOUND");
+    expectError(await remove(UNKNOWN_UUID, p.uuid), 404, "MERCHANT_NOT_FOUND");
+    expectError(await remove("not-a-uuid", p.uuid), 404, "MERCHANT_NOT_FOUND");
+
+    const audit = (await auditEvents()).filter((e) => e.target_uuid === left.uuid && e.action === "merchant.member.remove");
+    expect(audit.map((e) => [e.outcome, e.error_code, e.actor.uuid])).toEqual([
+      ["failed", "MEMBER_NOT_FOUND", admin.uuid],
+      ["failed", "MEMBER_NOT_FOUND", admin.uuid],
+      ["failed", "MEMBER_NOT_FOUND", admin.uuid],
+      ["succeeded", null, admin.uuid],
+      ["failed", "MFA_REQUIRED", adminNoMfa.uuid],
+      ["failed", "FORBIDDEN", platformOperator.uuid],
+    ]);
   });
 });
 
@@ -1026,7 +1091,7 @@ describe("audit log", () => {
     const [created] = await eventsOf(create.id);
     expectKeys(created, AUDIT_KEYS);
     expect(created).toMatchObject({
-      actor: { kind: "identity", uuid: admin.uuid },
+      actor: { kind: "identity", uuid: admin.uuid, os_user: null },
       action: "merchant.create",
       target_type: "merchant",
       target_uuid: uuid,
@@ -1089,7 +1154,7 @@ describe("audit log", () => {
     const denied = await e2e.api.request("POST", `${A}/merchants`, { token: member.token, json: { display_name: "Nope" } });
     const denyId = denied.headers.get("x-request-id")!;
     expect(await eventsOf(denyId)).toEqual([
-      expect.objectContaining({ actor: { kind: "identity", uuid: member.uuid }, action: "merchant.create", outcome: "failed", error_code: "FORBIDDEN" }),
+      expect.objectContaining({ actor: { kind: "identity", uuid: member.uuid, os_user: null }, action: "merchant.create", outcome: "failed", error_code: "FORBIDDEN" }),
     ]);
     // Reads record nothing.
     const read = await withId("GET", `${A}/merchants/${uuid}`);
@@ -1131,7 +1196,7 @@ describe("audit log", () => {
     expectError(csrfRefused.res, 403, "CSRF_TOKEN_INVALID");
     expect(await eventsOf(csrfRefused.id)).toEqual([
       expect.objectContaining({
-        actor: { kind: "identity", uuid: p.uuid },
+        actor: { kind: "identity", uuid: p.uuid, os_user: null },
         action: "security.csrf_refused",
         target_type: "merchant",
         target_uuid: null,
@@ -1145,7 +1210,7 @@ describe("audit log", () => {
     expectError(readRefused.res, 403, "FORBIDDEN");
     expect(await eventsOf(readRefused.id)).toEqual([
       expect.objectContaining({
-        actor: { kind: "identity", uuid: member.uuid },
+        actor: { kind: "identity", uuid: member.uuid, os_user: null },
         action: "security.permission_denied",
         target_type: "merchant",
         target_uuid: merchant.uuid,

@@ -390,7 +390,7 @@ describe("activate an identity", () => {
     const activations = (events.body.data as any[]).filter((e) => e.action === "identity.activate");
     expect(activations).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ actor: { kind: "identity", uuid: second.uuid }, target_type: "identity", target_uuid: first.uuid, outcome: "succeeded", error_code: null }),
+        expect.objectContaining({ actor: { kind: "identity", uuid: second.uuid, os_user: null }, target_type: "identity", target_uuid: first.uuid, outcome: "succeeded", error_code: null }),
         expect.objectContaining({ target_uuid: first.uuid, outcome: "failed", error_code: "IDENTITY_ALREADY_ACTIVE", request_id: again.headers.get("x-request-id") }),
         expect.objectContaining({ target_uuid: p.uuid, outcome: "succeeded" }),
       ]),

@@ -6,6 +6,7 @@
 import { callerDigests } from "./credentials.js";
 
 export * from "./credentials.js";
+export * from "./actor-keys.js";
 
 /** Raised for a missing or malformed variable; `loadConfig` turns it into an exit. */
 export class ConfigError extends Error {

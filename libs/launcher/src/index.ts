@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import path from "node:path";
-import { callerDigestsFor, deriveCredential } from "@payin/config";
+import { assertionKeysFor, callerDigestsFor, deriveCredential } from "@payin/config";
 import { REPO_ROOT } from "./paths.js";
 
 export { REPO_ROOT };
@@ -42,8 +42,9 @@ export const INTERNAL_CALLERS: readonly string[] = ["api", "checkout", "payins",
  * (SERVICE_TOKEN), the process gets instead only what it needs of it: its own
  * credential (SERVICE_CREDENTIAL, derived for its name) and the digests of the
  * callers' credentials (SERVICE_CALLER_DIGESTS, for INTERNAL_CALLERS and
- * `extraCallers`). Without it, the environment is passed as it is (credentials
- * and digests set by whoever deploys).
+ * `extraCallers`), and the actor assertion keys (ACTOR_ASSERTION_PUBLIC_KEY;
+ * identity also ACTOR_ASSERTION_SIGNING_KEY). Without it, the environment is
+ * passed as it is (credentials, digests and keys set by whoever deploys).
  */
 export function processEnv(
   name: string,
@@ -56,6 +57,10 @@ export function processEnv(
     delete out.SERVICE_TOKEN;
     out.SERVICE_CREDENTIAL = deriveCredential(master, name);
     out.SERVICE_CALLER_DIGESTS = callerDigestsFor(master, [...new Set([...INTERNAL_CALLERS, ...extraCallers])]);
+    // Identity alone signs actor assertions; every process may verify them.
+    const keys = assertionKeysFor(master);
+    out.ACTOR_ASSERTION_PUBLIC_KEY = keys.ACTOR_ASSERTION_PUBLIC_KEY;
+    if (name === "identity") out.ACTOR_ASSERTION_SIGNING_KEY = keys.ACTOR_ASSERTION_SIGNING_KEY;
   }
   return out;
 }

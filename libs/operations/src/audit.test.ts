@@ -5,8 +5,8 @@ import { ErrorDetailSchema } from "@payin/proto";
 import { Code, ConnectError } from "@payin/rpc";
 import { audited, recordAudit, refusalCode, refusalRecorded, type Actor, type AuditPorts, type ChangeSpec } from "./audit.js";
 
-const PERSON: Actor = { kind: "identity", uuid: "0190A000-0000-7000-8000-000000000001", requestId: "req-1" };
-const OPERATOR: Actor = { kind: "operator_cli", uuid: "", requestId: "req-2" };
+const PERSON: Actor = { assertion: "pa1.person", osUser: "" };
+const OPERATOR: Actor = { assertion: "", osUser: "ops" };
 const MERCHANT = "0190a000-0000-7000-8000-0000000000aa";
 
 /** A service refusal as the services answer one: a gRPC code with its reason. */
@@ -127,9 +127,10 @@ describe("recordAudit", () => {
     ]);
   });
 
-  it("records nothing for an identity without a uuid (never a signed-in person)", async () => {
+  it("records nothing for an actor nothing vouches for (no assertion, no operator)", async () => {
     const { ports, events } = recorder();
-    await recordAudit(ports, { kind: "identity", uuid: "", requestId: "r" }, "a", { type: "merchant" }, { outcome: "failed", errorCode: "FORBIDDEN" });
+    await recordAudit(ports, { assertion: "", osUser: "" }, "a", { type: "merchant" }, { outcome: "failed", errorCode: "FORBIDDEN" });
     expect(events).toEqual([]);
   });
+
 });

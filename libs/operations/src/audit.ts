@@ -14,14 +14,16 @@ import { isUuidAnyCase } from "@payin/ids";
 import type { ServicePorts } from "./ports.js";
 
 /**
- * The Actor (merchants.v1) of a change: a signed-in person (`identity`, with its
- * uuid) or the operator CLI (`operator_cli`, no uuid), and the request id.
+ * What vouches for the actor of a change (merchants.v1 Actor in a request):
+ * identity's assertion of the signed-in person (Principal.actor_assertion),
+ * and from the operator CLI the OS user it runs as. The service that records
+ * the change stamps who acted from it, and the request id from the call.
  */
 export interface Actor {
-  kind: "identity" | "operator_cli";
-  uuid: string;
-  requestId: string;
+  assertion: string;
+  osUser: string;
 }
+
 
 export interface AuditTarget {
   type: string;
@@ -89,8 +91,8 @@ export async function audited<T>(ports: AuditPorts, actor: Actor, spec: ChangeSp
 }
 
 /**
- * Records one audit event; best effort. A person is named by a uuid: an
- * `identity` actor without one (never a signed-in person) is not recorded.
+ * Records one audit event; best effort. An actor nothing vouches for (no
+ * assertion, no operator) is not recorded: the service would refuse it.
  */
 export async function recordAudit(
   ports: AuditPorts,
@@ -99,7 +101,7 @@ export async function recordAudit(
   target: AuditTarget,
   result: { outcome: AuditOutcome; errorCode: string },
 ): Promise<void> {
-  if (actor.kind === "identity" && !isUuidAnyCase(actor.uuid)) return;
+  if (actor.assertion === "" && actor.osUser === "") return;
   try {
     await ports.merchants.recordAuditEvent({
       event: {

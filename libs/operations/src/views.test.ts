@@ -42,10 +42,10 @@ describe("admin views", () => {
   it("null for what is absent", () => {
     const merchant = create(merchantsV1.MerchantSchema, { uuid: "u", displayName: "Shop", status: merchantsV1.MerchantStatus.ACTIVE });
     expect(merchantView(merchant)).toEqual({ uuid: "u", display_name: "Shop", legal_name: null, status: "active", created_at: null, updated_at: null });
-    const event = create(merchantsV1.AuditEventSchema, { eventUuid: "e", action: "rail.resume", targetType: "rail", outcome: "succeeded", actor: { kind: "operator_cli", requestId: "r" } });
+    const event = create(merchantsV1.AuditEventSchema, { eventUuid: "e", action: "rail.resume", targetType: "rail", outcome: "succeeded", actor: { kind: "operator_cli", requestId: "r", osUser: "ops" } });
     expect(auditEventView(event)).toEqual({
       event_uuid: "e",
-      actor: { kind: "operator_cli", uuid: null },
+      actor: { kind: "operator_cli", uuid: null, os_user: "ops" },
       action: "rail.resume",
       target_type: "rail",
       target_uuid: null,
@@ -73,7 +73,9 @@ describe("admin views of each resource", () => {
       merchant_uuid: "m",
       identity_uuid: "i",
       created_at: iso,
+      role: null,
     });
+    expect(membershipView(create(merchantsV1.MembershipSchema, { merchantUuid: "m", identityUuid: "i", createdAt: at, role: "merchant_admin" })).role).toBe("merchant_admin");
     const credential = create(identityV1.MachineCredentialSchema, { credentialUuid: "c", merchantUuid: "m", keyId: "k", status: "revoked", createdAt: at, revokedAt: at, replacedByUuid: "d" });
     const core = { credential_uuid: "c", merchant_uuid: "m", key_id: "k", status: "revoked", created_at: iso };
     expect(credentialView(credential)).toEqual({ ...core, last_used_at: null, revoked_at: iso, replaced_by_uuid: "d" });
@@ -144,7 +146,7 @@ describe("admin views of each resource", () => {
     });
     expect(auditEventView(event)).toEqual({
       event_uuid: "e",
-      actor: { kind: "identity", uuid: "p" },
+      actor: { kind: "identity", uuid: "p", os_user: null },
       action: "merchant.activate",
       target_type: "merchant",
       target_uuid: "u",
@@ -154,7 +156,7 @@ describe("admin views of each resource", () => {
       occurred_at: iso,
     });
     // No actor at all: the system.
-    expect(auditEventView(create(merchantsV1.AuditEventSchema, { eventUuid: "e" })).actor).toEqual({ kind: "system", uuid: null });
+    expect(auditEventView(create(merchantsV1.AuditEventSchema, { eventUuid: "e" })).actor).toEqual({ kind: "system", uuid: null, os_user: null });
     expect(auditEventView(create(merchantsV1.AuditEventSchema, { eventUuid: "e" })).request_id).toBeNull();
   });
 });

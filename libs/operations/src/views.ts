@@ -62,8 +62,9 @@ export function credentialView(c: identityV1.MachineCredential) {
   };
 }
 
+/** A membership; `role` is null when the membership names none (the identity's own merchant roles apply). */
 export function membershipView(m: merchantsV1.Membership) {
-  return { merchant_uuid: m.merchantUuid, identity_uuid: m.identityUuid, created_at: isoFromTimestamp(m.createdAt) };
+  return { merchant_uuid: m.merchantUuid, identity_uuid: m.identityUuid, created_at: isoFromTimestamp(m.createdAt), role: m.role ?? null };
 }
 
 export function ruleView(r: merchantsV1.Rule) {
@@ -147,7 +148,7 @@ export function readinessView(merchantUuid: string, pairs: readonly allocationV1
 export function auditEventView(e: merchantsV1.AuditEvent) {
   return {
     event_uuid: e.eventUuid,
-    actor: { kind: e.actor?.kind ?? "system", uuid: e.actor?.uuid || null },
+    actor: { kind: e.actor?.kind ?? "system", uuid: e.actor?.uuid || null, os_user: e.actor?.osUser || null },
     action: e.action,
     target_type: e.targetType,
     target_uuid: e.targetUuid || null,

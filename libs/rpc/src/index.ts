@@ -1,3 +1,4 @@
+export * from "./actor-assertion.js";
 export * from "./auth.js";
 export * from "./client.js";
 export * from "./coalesce.js";

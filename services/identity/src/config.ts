@@ -1,4 +1,4 @@
-import { ConfigError, int, oneOf, port, serviceBase, type Reader } from "@payin/config";
+import { actorAssertionSigningKey, ConfigError, int, oneOf, port, serviceBase, type Reader } from "@payin/config";
 import { parseEncryptionKey } from "./domain/secret-box.js";
 
 /**
@@ -43,6 +43,8 @@ export const configSchema = {
   ...serviceBase,
   IDENTITY_PORT: port(50051),
   TOTP_ENCRYPTION_KEY: encryptionKey(),
+  /** Identity's Ed25519 seed for actor assertions (base64url, 32 bytes): identity alone holds it. */
+  ACTOR_ASSERTION_SIGNING_KEY: actorAssertionSigningKey(),
   ARGON2_CONCURRENCY: int(1, 1, 64),
   PROCESS_NICE: int(19, 0, 19),
   WORKER_SCHED_IDLE: oneOf(["true", "false"] as const, "true"),

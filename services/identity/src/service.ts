@@ -68,7 +68,7 @@ export const startService: StartService<IdentityConfig, IdentityDeps> = async (c
   return serveService({
     name: "identity",
     services: SERVICE_NAMES,
-    routes: createIdentityService({ db, logger, totpKey: config.TOTP_ENCRYPTION_KEY, clock: deps.clock, ipv6Prefix: config.RATE_LIMIT_IPV6_PREFIX }),
+    routes: createIdentityService({ db, logger, totpKey: config.TOTP_ENCRYPTION_KEY, clock: deps.clock, ipv6Prefix: config.RATE_LIMIT_IPV6_PREFIX, assertionKey: config.ACTOR_ASSERTION_SIGNING_KEY }),
     interceptors: [domainErrorInterceptor("identity", reasonCodes, logger)],
     callers: config.SERVICE_CALLER_DIGESTS,
     allow: CALLERS,

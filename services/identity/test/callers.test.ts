@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { assertionSigningKey } from "@payin/config";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { database, migrate, openOrm, type MikroORM } from "@payin/db";
 import { createLogger } from "@payin/logging";
@@ -38,7 +39,7 @@ describe("identity's callers", () => {
       await migrate(ormOptions(url));
       orm = await openOrm(ormOptions(url, 5));
       const logger = createLogger("identity", { level: "silent" });
-      const register = createIdentityService({ db: database(orm), logger, totpKey: randomBytes(32) });
+      const register = createIdentityService({ db: database(orm), logger, totpKey: randomBytes(32), assertionKey: assertionSigningKey(randomBytes(32)) });
       const interceptors = [domainErrorInterceptor("identity", reasonCodes, logger)];
       service = await startTestServiceServer({ name: "identity", services: SERVICE_NAMES, routes: register, allow: CALLERS, interceptors });
     });

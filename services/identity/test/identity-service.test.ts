@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { assertionSigningKey } from "@payin/config";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
@@ -23,7 +24,7 @@ beforeAll(async () => {
   await migrate(ormOptions(url));
   orm = await openOrm(ormOptions(url, 20));
   const logger = createLogger("test", { level: "silent" });
-  const transport = createRouterTransport(createIdentityService({ db: database(orm), logger, totpKey: randomBytes(32) }), {
+  const transport = createRouterTransport(createIdentityService({ db: database(orm), logger, totpKey: randomBytes(32), assertionKey: assertionSigningKey(randomBytes(32)) }), {
     router: { interceptors: [actAsCaller("test"), domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
   client = createClient(IdentityService, transport);

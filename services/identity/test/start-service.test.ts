@@ -18,6 +18,7 @@ it("starts from its configuration (migrating on boot), answers its callers, and 
     DB_POOL_MAX: "2",
     IDENTITY_PORT: "0",
     TOTP_ENCRYPTION_KEY: randomBytes(32).toString("base64url"),
+    ACTOR_ASSERTION_SIGNING_KEY: randomBytes(32).toString("base64url"),
     PROCESS_NICE: "0",
     WORKER_SCHED_IDLE: "false",
   });

@@ -1,6 +1,7 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, type KeyObject } from "node:crypto";
 import { afterAll, beforeAll, expect } from "vitest";
 import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
+import { assertionSigningKey, assertionPublicKeyOf, assertionVerifyingKey } from "@payin/config";
 import { database, migrate, openOrm, type Database, type MikroORM } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { totpCode } from "@payin/otp";
@@ -31,6 +32,8 @@ export interface Harness {
   db: Database;
   client: IdentityClient;
   totpKey: Buffer;
+  /** The public key of the assertions this harness's identity signs. */
+  assertionVerifyingKey: KeyObject;
   /** The service's current time. */
   now(): Date;
   /** Moves the service's clock forward. */
@@ -74,7 +77,9 @@ export async function startHarness(options: { frozenClock?: boolean } = {}): Pro
   let offsetMs = 0;
   const frozenAt = Date.now();
   const now = () => new Date((options.frozenClock ? frozenAt : Date.now()) + offsetMs);
-  const transport = createRouterTransport(createIdentityService({ db, logger, totpKey, clock: { now } }), {
+  const assertionSeed = randomBytes(32);
+  const assertionKey = assertionSigningKey(assertionSeed);
+  const transport = createRouterTransport(createIdentityService({ db, logger, totpKey, clock: { now }, assertionKey }), {
     router: { interceptors: [actAsCaller("test"), domainErrorInterceptor("identity", reasonCodes, logger)] },
   });
   return {
@@ -82,6 +87,7 @@ export async function startHarness(options: { frozenClock?: boolean } = {}): Pro
     db,
     client: createClient(identityV1.IdentityService, transport),
     totpKey,
+    assertionVerifyingKey: assertionVerifyingKey(assertionPublicKeyOf(assertionSeed)),
     now,
     advance: (ms) => {
       offsetMs += ms;

@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
 import { migrate, openDatabase, type Clock, type Database } from "@payin/db";
@@ -21,12 +22,14 @@ export interface MerchantsPorts {
   feed?: PayinContextFeed;
   /** What every instant written is read from (the system's clock when not given). */
   clock?: Clock;
+  /** Identity's public key, which every change's actor assertion is verified with (ACTOR_ASSERTION_PUBLIC_KEY). */
+  assertionKey: KeyObject;
 }
 
 /** Builds the merchants service from its ports: mountable on a real server (startService) or an in-memory transport (tests). */
 export function createMerchantsService(ports: MerchantsPorts) {
   return (router: ConnectRouter) => {
-    router.service(merchantsV1.MerchantsService, merchantsHandlers(ports.db, ports.feed, ports.clock));
+    router.service(merchantsV1.MerchantsService, merchantsHandlers(ports.db, { feed: ports.feed, clock: ports.clock, assertionKey: ports.assertionKey }));
   };
 }
 
@@ -58,7 +61,7 @@ export const startService: StartService<MerchantsConfig, MerchantsDeps> = async 
   return serveService({
     name: "merchants",
     services: SERVICE_NAMES,
-    routes: createMerchantsService({ db, feed, clock: deps.clock }),
+    routes: createMerchantsService({ db, feed, clock: deps.clock, assertionKey: config.ACTOR_ASSERTION_PUBLIC_KEY }),
     interceptors: [domainErrorInterceptor("merchants", reasonCodes, logger)],
     callers: config.SERVICE_CALLER_DIGESTS,
     allow: CALLERS,

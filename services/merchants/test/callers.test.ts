@@ -3,13 +3,16 @@ import { database, migrate, openOrm, type MikroORM } from "@payin/db";
 import { createLogger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
 import { Code, createServiceClient, domainErrorInterceptor, reasonOf } from "@payin/rpc";
-import { createTestDatabase, failure, startTestServiceServer, type TestServiceServer } from "@payin/testing";
+import { createTestDatabase, failure, startTestServiceServer, testAssertions, type TestServiceServer } from "@payin/testing";
 import { CALLERS } from "../src/rpc/callers.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
 import { createMerchantsService, SERVICE_NAMES } from "../src/service.js";
 import { ormOptions } from "../src/store/orm.js";
 
 const Merchants = merchantsV1.MerchantsService;
+const ASSERTIONS = testAssertions();
+/** The operator CLI's actor: the OS user it ran as. */
+const OPERATOR = { osUser: "ops" };
 
 describe("merchants' callers, on the real server", () => {
   let orm: MikroORM;
@@ -21,7 +24,7 @@ describe("merchants' callers, on the real server", () => {
     await migrate(ormOptions(url));
     orm = await openOrm(ormOptions(url, 5));
     const interceptors = [domainErrorInterceptor("merchants", reasonCodes, createLogger("merchants", { level: "silent" }))];
-    service = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ db: database(orm) }), allow: CALLERS, interceptors });
+    service = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ db: database(orm), assertionKey: ASSERTIONS.verifyingKey }), allow: CALLERS, interceptors });
   });
   afterAll(async () => {
     await service?.close();
@@ -50,7 +53,7 @@ describe("merchants' callers, on the real server", () => {
   });
 
   it("lets the api and payinctl administer, but not read what payins and allocation read", async () => {
-    const { merchant } = await client("api").createMerchant({ displayName: "Admin Shop" });
+    const { merchant } = await client("api").createMerchant({ displayName: "Admin Shop", actor: { assertion: ASSERTIONS.identity(crypto.randomUUID()) } });
     expect((await client("payinctl").getMerchant({ uuid: merchant!.uuid })).merchant?.displayName).toBe("Admin Shop");
     for (const caller of ["api", "payinctl"]) {
       const error = await failure(client(caller).getPayinContext({ merchantUuid: merchant!.uuid }));
@@ -61,19 +64,20 @@ describe("merchants' callers, on the real server", () => {
   it("lets the api read one rule, policy, provider, binding and connection (what a create's Location names); not the checkout", async () => {
     const api = client("api");
     const providerUuid = "01a2008d-7400-7000-8000-000000000001";
-    const { merchant } = await api.createMerchant({ displayName: "Readable Shop" });
+    const actor = { assertion: ASSERTIONS.identity(crypto.randomUUID()) };
+    const { merchant } = await api.createMerchant({ displayName: "Readable Shop", actor });
     const merchantUuid = merchant!.uuid;
-    const { rule } = await api.createRule({ capability: "crypto.payin", jurisdiction: "NO", effect: "allow" });
-    const { policy } = await api.createPolicy({ merchantUuid, scope: "payin", effect: "allow" });
-    const { binding } = await api.ensureProviderBinding({ merchantUuid, providerUuid, capability: "crypto.payin", jurisdiction: "NO" });
-    const { connection } = await api.ensureProviderConnection({ merchantUuid, providerUuid });
+    const { rule } = await api.createRule({ capability: "crypto.payin", jurisdiction: "NO", effect: "allow", actor });
+    const { policy } = await api.createPolicy({ merchantUuid, scope: "payin", effect: "allow", actor });
+    const { binding } = await api.ensureProviderBinding({ merchantUuid, providerUuid, capability: "crypto.payin", jurisdiction: "NO", actor });
+    const { connection } = await api.ensureProviderConnection({ merchantUuid, providerUuid, actor });
     expect((await api.getRule({ ruleUuid: rule!.ruleUuid })).rule).toEqual(rule);
     expect((await api.getPolicy({ merchantUuid, policyUuid: policy!.policyUuid })).policy).toEqual(policy);
     expect((await api.getProvider({ providerUuid })).provider?.name).toBe("evm-rpc");
     expect((await api.getProviderBinding({ merchantUuid, bindingUuid: binding!.bindingUuid })).binding).toEqual(binding);
     expect((await api.getProviderConnection({ merchantUuid, connectionUuid: connection!.connectionUuid })).connection).toEqual(connection);
     // Unknown, malformed or another merchant's: NOT_FOUND with the resource's reason.
-    const { merchant: other } = await api.createMerchant({ displayName: "Other Shop" });
+    const { merchant: other } = await api.createMerchant({ displayName: "Other Shop", actor });
     for (const [call, reason] of [
       [() => api.getRule({ ruleUuid: crypto.randomUUID() }), "RULE_NOT_FOUND"],
       [() => api.getRule({ ruleUuid: "x" }), "RULE_NOT_FOUND"],
@@ -97,10 +101,10 @@ describe("merchants' callers, on the real server", () => {
   it("lets payinctl call the admin surface it uses (npm start's demo merchant included), never what payins and allocation read", async () => {
     // npm start binds and connects its demo merchant to the seeded provider.
     const providerUuid = "01a2008d-7400-7000-8000-000000000001";
-    const { merchant } = await client("payinctl").createMerchant({ displayName: "Demo-like Shop" });
+    const { merchant } = await client("payinctl").createMerchant({ displayName: "Demo-like Shop", actor: OPERATOR });
     const merchantUuid = merchant!.uuid;
-    expect((await client("payinctl").ensureProviderBinding({ merchantUuid, providerUuid, capability: "crypto.payin", jurisdiction: "DE" })).created).toBe(true);
-    expect((await client("payinctl").ensureProviderConnection({ merchantUuid, providerUuid })).created).toBe(true);
+    expect((await client("payinctl").ensureProviderBinding({ merchantUuid, providerUuid, capability: "crypto.payin", jurisdiction: "DE", actor: OPERATOR })).created).toBe(true);
+    expect((await client("payinctl").ensureProviderConnection({ merchantUuid, providerUuid, actor: OPERATOR })).created).toBe(true);
     // The operator CLI's listings and the provider registry.
     expect((await client("payinctl").listMerchants({ limit: 10, uuid: merchantUuid })).merchants.map((m) => m.uuid)).toEqual([merchantUuid]);
     expect((await client("payinctl").listProviders({})).providers.map((p) => p.providerUuid)).toContain(providerUuid);

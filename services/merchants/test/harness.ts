@@ -2,7 +2,7 @@ import type { Client } from "@connectrpc/connect";
 import { database } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
-import { startServiceHarness, type ServiceHarness } from "@payin/testing";
+import { startServiceHarness, testAssertions, type ServiceHarness } from "@payin/testing";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
 import { createMerchantsService } from "../src/service.js";
 import { ormOptions } from "../src/store/orm.js";
@@ -20,15 +20,18 @@ export function startMerchants(options: { logger?: Logger } = {}): Promise<Harne
     service: merchantsV1.MerchantsService,
     domain: "merchants",
     ormOptions,
-    routes: (orm) => createMerchantsService({ db: database(orm) }),
+    routes: (orm) => createMerchantsService({ db: database(orm), assertionKey: ASSERTIONS.verifyingKey }),
     reasonCodes,
     logger: options.logger,
   });
 }
 
-/** An identity actor with a fresh uuid, for audited calls. */
-export function identityActor(uuid: string, requestId = "req-test"): { kind: string; uuid: string; requestId: string } {
-  return { kind: "identity", uuid, requestId };
+/** What the harness's merchants service takes as identity's assertions. */
+export const ASSERTIONS = testAssertions();
+
+/** The Actor of a change made by the person `uuid`: identity's assertion for them (the service stamps the rest). */
+export function identityActor(uuid: string): { assertion: string } {
+  return { assertion: ASSERTIONS.identity(uuid) };
 }
 
 /** Creates an active merchant and returns its uuid. */

@@ -7,7 +7,7 @@ import { uuidv7 } from "@payin/ids";
 import { waitFor } from "@payin/testing";
 import { merchantsV1 } from "@payin/proto";
 import { PAYIN_CONTEXT_CHANNEL } from "../src/store/payin-context-feed.js";
-import { activeMerchant, startMerchants, type Harness } from "./harness.js";
+import { activeMerchant, identityActor, startMerchants, type Harness } from "./harness.js";
 
 // The merchants schema announces every change to a merchant's pay-in context
 // (what payins caches) on PAYIN_CONTEXT_CHANNEL, through triggers; the
@@ -132,7 +132,7 @@ describe("pay-in context change announcements", () => {
     const unrelated = await announcedBy(async () => {
       await h.client.ensureMember({ merchantUuid: uuid, identityUuid: uuidv7() });
       await h.client.recordAuditEvent({
-        event: { actor: { kind: "identity", uuid: uuidv7(), requestId: "req-test" }, action: "merchant.update", targetType: "merchant", targetUuid: uuid, outcome: "succeeded" },
+        event: { actor: identityActor(uuidv7()), action: "merchant.update", targetType: "merchant", targetUuid: uuid, outcome: "succeeded" },
       });
     });
     expect(unrelated).toEqual([]);

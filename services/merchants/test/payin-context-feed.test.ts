@@ -3,7 +3,7 @@ import pg from "pg";
 import { database } from "@payin/db";
 import { merchantsV1 } from "@payin/proto";
 import { Code, ConnectError, createServiceClient } from "@payin/rpc";
-import { startTestServiceServer, waitFor, type TestServiceServer } from "@payin/testing";
+import { startTestServiceServer, testAssertions, waitFor, type TestServiceServer } from "@payin/testing";
 import { CALLERS } from "../src/rpc/callers.js";
 import { createMerchantsService, SERVICE_NAMES } from "../src/service.js";
 import { PayinContextFeed } from "../src/store/payin-context-feed.js";
@@ -44,7 +44,7 @@ beforeAll(async () => {
   listening = new Promise((resolve) => (ready = resolve));
   feed = new PayinContextFeed({ url: h.url, applicationName: APPLICATION_NAME, retryMs: 100, onListening: () => ready() });
   await listening;
-  server = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ db: database(h.orm), feed }), allow: CALLERS });
+  server = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ db: database(h.orm), feed, assertionKey: testAssertions().verifyingKey }), allow: CALLERS });
   payins = createServiceClient(merchantsV1.MerchantsService, { baseUrl: server.url, serviceToken: server.credential("payins") });
 });
 

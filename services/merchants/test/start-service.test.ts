@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { callerDigestsFor, deriveCredential, parseConfig } from "@payin/config";
+import { assertionKeysFor, callerDigestsFor, deriveCredential, parseConfig } from "@payin/config";
 import { createLogger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
 import { Code, createServiceClient, reasonOf } from "@payin/rpc";
@@ -16,6 +16,7 @@ it("starts from its configuration (migrating on boot), answers its callers, and 
     DATABASE_URL: await createTestDatabase("merchants_start"),
     SERVICE_CALLER_DIGESTS: callerDigestsFor(master, ["test", "payins"]),
     MERCHANTS_PORT: "0",
+    ACTOR_ASSERTION_PUBLIC_KEY: assertionKeysFor(master).ACTOR_ASSERTION_PUBLIC_KEY,
     DB_POOL_MAX: "2",
   });
   const service = await startService(config, { logger: createLogger("merchants", { level: process.env.TEST_LOG_LEVEL ?? "silent" }) });

@@ -8,7 +8,7 @@
 import type { Client } from "@connectrpc/connect";
 import type { Actor, AuditOutcome, AuditPorts } from "@payin/operations";
 import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
-import { createServiceClient } from "@payin/rpc";
+import { createServiceClient, operatorOsUser } from "@payin/rpc";
 
 /** Where the services are and the credential to present. */
 export interface Connection {
@@ -32,7 +32,7 @@ export class Operator implements AuditPorts {
     this.merchants = createServiceClient(merchantsV1.MerchantsService, options(connection.merchantsUrl));
     this.identity = createServiceClient(identityV1.IdentityService, options(connection.identityUrl));
     this.allocation = createServiceClient(allocationV1.AllocationService, options(connection.allocationUrl));
-    this.actor = { kind: "operator_cli", uuid: "", requestId: connection.requestId };
+    this.actor = { assertion: "", osUser: operatorOsUser() };
   }
 
   /** A record the audit log could not take: the change (or refusal) stands, and stderr says so. */

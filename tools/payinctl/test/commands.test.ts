@@ -387,7 +387,11 @@ describe("identities and members", () => {
     const { identity } = await ok("identity", "create", "--email", `member.${Date.now()}@example.com`, "--role", "merchant_member", "--out", path.join(dataDir, "member.json"));
     const [first, second] = [await newMerchant("First"), await newMerchant("Second")];
     const attached = await ok("member", "attach", first, "--identity", identity.uuid);
-    expect(attached).toEqual({ membership: { merchant_uuid: first, identity_uuid: identity.uuid, created_at: expect.stringMatching(ISO_UTC) }, created: true });
+    expect(attached).toEqual({
+      membership: { merchant_uuid: first, identity_uuid: identity.uuid, created_at: expect.stringMatching(ISO_UTC), role: null },
+      created: true,
+      role_changed: false,
+    });
     expect(await ok("member", "attach", first, "--identity", identity.uuid)).toEqual({ ...attached, created: false });
     await ok("member", "attach", second, "--identity", identity.uuid);
     const listed = await ok("member", "list", "--identity", identity.uuid);
@@ -400,6 +404,32 @@ describe("identities and members", () => {
       ["succeeded", null],
     ]);
   });
+
+  it("sets and changes a member's role for one merchant, and removes a member (audited); refuses what is no member", async () => {
+    const { identity } = await ok("identity", "create", "--email", `removed.${Date.now()}@example.com`, "--role", "merchant_member", "--out", path.join(dataDir, "removed.json"));
+    const [first, second] = [await newMerchant("Kept"), await newMerchant("Left")];
+    expect((await ok("member", "attach", first, "--identity", identity.uuid, "--role", "merchant_admin")).membership.role).toBe("merchant_admin");
+    expect(await ok("member", "attach", first, "--identity", identity.uuid, "--role", "merchant_member")).toMatchObject({
+      membership: { role: "merchant_member" },
+      created: false,
+      role_changed: true,
+    });
+    expectRefused(await cli("member", "attach", first, "--identity", identity.uuid, "--role", "platform_admin"), "INVALID_ARGUMENT");
+    await ok("member", "attach", second, "--identity", identity.uuid);
+
+    const removed = await ok("member", "remove", second, "--identity", identity.uuid);
+    expect(removed).toEqual({ membership: { merchant_uuid: second, identity_uuid: identity.uuid, created_at: expect.stringMatching(ISO_UTC), role: null } });
+    expect((await ok("member", "list", "--identity", identity.uuid)).memberships.map((m: any) => [m.merchant_uuid, m.role])).toEqual([[first, "merchant_member"]]);
+    expectRefused(await cli("member", "remove", second, "--identity", identity.uuid), "MEMBER_NOT_FOUND");
+    expectRefused(await cli("member", "remove", UNKNOWN, "--identity", identity.uuid), "MERCHANT_NOT_FOUND");
+    expectUsageError(await cli("member", "remove", second, "--identity", "someone"), '--identity must be a uuid, got "someone"');
+
+    expect((await auditOf(second, "--action", "merchant.member.remove")).map((e) => [e.actor.kind, e.outcome, e.error_code])).toEqual([
+      ["operator_cli", "failed", "MEMBER_NOT_FOUND"],
+      ["operator_cli", "succeeded", null],
+    ]);
+    expect((await auditOf(first, "--action", "merchant.member.role_change")).map((e) => e.outcome)).toEqual(["succeeded"]);
+  });
 });
 
 describe("audit list", () => {
@@ -411,7 +441,7 @@ describe("audit list", () => {
       data: [
         {
           event_uuid: expect.stringMatching(UUID),
-          actor: { kind: "operator_cli", uuid: null },
+          actor: { kind: "operator_cli", uuid: null, os_user: expect.stringMatching(/^[A-Za-z0-9._@-]{1,64}$/) },
           action: "merchant.activate",
           target_type: "merchant",
           target_uuid: merchant,

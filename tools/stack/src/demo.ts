@@ -12,7 +12,7 @@ import { deriveCredential, localServiceHost } from "@payin/config";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
-import { ConnectError, createServiceClient, reasonOf } from "@payin/rpc";
+import { ConnectError, createServiceClient, operatorOsUser, reasonOf } from "@payin/rpc";
 
 /**
  * The demo merchant's receiving wallet: account 1' of the local chains'
@@ -41,11 +41,13 @@ export async function ensureDemoMerchant(env: Record<string, string>, dataDir: s
   const host = localServiceHost(process.env);
   const serviceToken = deriveCredential(env.SERVICE_TOKEN!, "payinctl");
   const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: `http://${host}:${env.MERCHANTS_PORT}`, serviceToken });
+  // As the operator CLI: its changes are audited as operator_cli with the OS user npm start runs as.
+  const actor = { osUser: operatorOsUser() };
   // A provider bound for crypto.payin with a connection to it: without both the
   // merchant is provider_not_ready and its creates are refused (409 PAYIN_NOT_READY).
   const connectProvider = async (merchantUuid: string) => {
-    await merchants.ensureProviderBinding({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: PAYIN_CAPABILITY, jurisdiction: DEMO_JURISDICTION });
-    await merchants.ensureProviderConnection({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID });
+    await merchants.ensureProviderBinding({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID, capability: PAYIN_CAPABILITY, jurisdiction: DEMO_JURISDICTION, actor });
+    await merchants.ensureProviderConnection({ merchantUuid, providerUuid: EVM_RPC_PROVIDER_UUID, actor });
   };
   let kept: DemoMerchant | undefined;
   try {
@@ -61,16 +63,16 @@ export async function ensureDemoMerchant(env: Record<string, string>, dataDir: s
   const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: `http://${host}:${env.ALLOCATION_PORT}`, serviceToken });
   const identity = createServiceClient(identityV1.IdentityService, { baseUrl: `http://${host}:${env.IDENTITY_PORT}`, serviceToken });
   try {
-    await merchants.createRule({ capability: PAYIN_CAPABILITY, jurisdiction: DEMO_JURISDICTION, effect: "allow" });
+    await merchants.createRule({ capability: PAYIN_CAPABILITY, jurisdiction: DEMO_JURISDICTION, effect: "allow", actor });
   } catch (error) {
     // A rule for the jurisdiction may exist already (an operator made one).
     if (!(error instanceof ConnectError) || !/RULE/.test(reasonOf(error) ?? "")) throw error;
   }
-  const { merchant } = await merchants.createMerchant({ displayName: "Demo merchant", legalName: "Demo Merchant Ltd" });
+  const { merchant } = await merchants.createMerchant({ displayName: "Demo merchant", legalName: "Demo Merchant Ltd", actor });
   const merchantUuid = merchant!.uuid;
-  await merchants.transitionMerchant({ uuid: merchantUuid, transition: merchantsV1.MerchantTransition.ACTIVATE });
-  await merchants.createPolicy({ merchantUuid, scope: "payin", effect: "allow" });
-  await merchants.ensureOperatingProfile({ merchantUuid, operatingMode: "non_custodial" });
+  await merchants.transitionMerchant({ uuid: merchantUuid, transition: merchantsV1.MerchantTransition.ACTIVATE, actor });
+  await merchants.createPolicy({ merchantUuid, scope: "payin", effect: "allow", actor });
+  await merchants.ensureOperatingProfile({ merchantUuid, operatingMode: "non_custodial", actor });
   await connectProvider(merchantUuid);
   const xpub = HDKey.fromMasterSeed(mnemonicToSeedSync(DEMO_MNEMONIC)).derive("m/44'/60'/1'").publicExtendedKey;
   await allocation.setWallet({ merchantUuid, xpub });

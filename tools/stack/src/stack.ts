@@ -18,7 +18,7 @@ import { launchPlatform, readServiceToken, readTotpEncryptionKey, type Platform 
 import { startLocalChains, type LocalChains } from "@payin/local-chains";
 import { bootstrapBanner, bootstrapView } from "@payin/payinctl/views";
 import { identityV1, merchantsV1 } from "@payin/proto";
-import { ConnectError, createServiceClient, reasonOf, requestIdFrom } from "@payin/rpc";
+import { ConnectError, createServiceClient, operatorOsUser, reasonOf } from "@payin/rpc";
 import { stackConfigSchema } from "./config.js";
 import { databaseBanner, embeddedPsql, onPath, type DatabaseInUse } from "./database-banner.js";
 import { createDemoCheckout, createDemoIntent, demoMerchantFile, ensureDemoMerchant } from "./demo.js";
@@ -254,7 +254,7 @@ async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
 }
 
 /**
- * Audits the bootstrap as payinctl does (actor kind `system`: npm start itself).
+ * Audits the bootstrap as payinctl does (the operator CLI, with the OS user npm start runs as).
  * Best effort, like every record written after its change: the admin exists either way.
  */
 async function recordBootstrap(env: Record<string, string>, identityUuid: string): Promise<void> {
@@ -262,7 +262,7 @@ async function recordBootstrap(env: Record<string, string>, identityUuid: string
     baseUrl: `http://${localServiceHost(process.env)}:${env.MERCHANTS_PORT}`,
     serviceToken: deriveCredential(env.SERVICE_TOKEN!, "payinctl"),
   });
-  const actor = { kind: "system", uuid: "", requestId: requestIdFrom(undefined) };
+  const actor = { osUser: operatorOsUser() };
   try {
     await merchants.recordAuditEvent({
       event: { actor, action: "identity.bootstrap", targetType: "identity", targetUuid: identityUuid, outcome: "succeeded", errorCode: "" },

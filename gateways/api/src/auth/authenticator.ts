@@ -32,6 +32,8 @@ export interface Principal {
   mfaAuthenticatedAt?: Date | null;
   /** MFA is recent at this request: the Authenticator's clock is not past identity's `mfa_recent_until`. */
   mfaRecent?: boolean;
+  /** Identity's signed word on who this is (Principal.actor_assertion), passed with every change so its service stamps the actor. */
+  actorAssertion: string;
 }
 
 /** A person acting through a live session: every human field is set. */
@@ -176,7 +178,7 @@ export class Authenticator {
   private async verifyMachine(key: string, token: string, startedAt: number): Promise<Principal> {
     const p = await this.lookUp(token);
     if (p.kind !== identityV1.PrincipalKind.MACHINE || !p.merchantUuid) throw invalidToken();
-    const principal: Principal = { kind: "machine", merchantUuid: p.merchantUuid, permissions: new Set(p.permissions) };
+    const principal: Principal = { kind: "machine", merchantUuid: p.merchantUuid, permissions: new Set(p.permissions), actorAssertion: p.actorAssertion };
     // A lookup that was under way when the merchant's credentials changed may
     // have seen the old state: it answers this request but is not kept.
     if ((this.forgottenAt.get(p.merchantUuid) ?? -1) < startedAt) {
@@ -232,6 +234,7 @@ export class Authenticator {
         mfaSatisfied: p.mfaSatisfied,
         mfaAuthenticatedAt,
         mfaRecent: mfaRecentUntil !== undefined && this.clock().getTime() <= mfaRecentUntil.getTime(),
+        actorAssertion: p.actorAssertion,
       },
       csrfToken: p.csrfToken,
     };

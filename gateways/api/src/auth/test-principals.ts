@@ -17,6 +17,7 @@ export function testPerson(over: Partial<HumanPrincipal> = {}, permissions: read
     mfaSatisfied: true,
     mfaAuthenticatedAt: new Date(),
     mfaRecent: true,
+    actorAssertion: "pa1.test-person",
     ...over,
   };
 }

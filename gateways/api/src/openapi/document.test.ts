@@ -170,7 +170,7 @@ describe("OpenAPI document", () => {
 describe("OpenAPI query parameters", () => {
   const MERCHANT = "01a2008d-7400-7000-8000-00000000000a";
   const person = testPerson();
-  const machine: Principal = { kind: "machine", merchantUuid: MERCHANT, permissions: new Set(["merchant.payin.create", "merchant.payin.read"]) };
+  const machine: Principal = { kind: "machine", merchantUuid: MERCHANT, permissions: new Set(["merchant.payin.create", "merchant.payin.read"]), actorAssertion: "" };
   let server: http.Server;
   let base: string;
 

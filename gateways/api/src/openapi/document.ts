@@ -25,7 +25,7 @@ import { MERCHANT_ROUTES } from "../routes/admin/merchants.js";
 import { ADMIN_PREFIX, bodySchema, querySchema, type AdminRoute } from "../routes/admin/table.js";
 import { CHALLENGE_TOKEN_MAX, CODE_MAX, PASSWORD_MAX, PASSWORD_MIN, TRANSPORTS } from "../routes/auth.js";
 import {
-  ASSETS, ERROR_CODES, IDENTITY_STATUSES, MERCHANT_STATUSES, PAY_IN_STATUSES, RAILS, READINESS_REASONS, ROLES, TRANSFER_STATES,
+  ASSETS, ERROR_CODES, IDENTITY_STATUSES, MERCHANT_ROLES, MERCHANT_STATUSES, PAY_IN_STATUSES, RAILS, READINESS_REASONS, ROLES, TRANSFER_STATES,
 } from "./value-sets.js";
 
 type Schema = Record<string, unknown>;
@@ -257,7 +257,18 @@ const schemas: Record<string, Schema> = {
   IdentityEnvelope: object({ identity: ref("Identity") }),
   SignInFailuresReset: object({ identity: ref("Identity"), forgiven_failures: int({ minimum: 0 }) }),
   IdentityList: envelope("Identity"),
-  Membership: object({ merchant_uuid: uuid, identity_uuid: uuid, created_at: dateTime }),
+  Membership: object({
+    merchant_uuid: uuid,
+    identity_uuid: uuid,
+    created_at: dateTime,
+    role: nullable(
+      oneOf(MERCHANT_ROLES, {
+        description:
+          "the member's role for this merchant: for it, the person has that role's merchant permissions, whatever merchant roles the identity holds; " +
+          "null: the membership names none, and the identity's own merchant roles apply",
+      }),
+    ),
+  }),
   MembershipEnvelope: object({ membership: ref("Membership") }),
   Rule: object({
     rule_uuid: uuid,
@@ -335,7 +346,8 @@ const schemas: Record<string, Schema> = {
     required: ["event_uuid", "actor", "action", "target_type", "target_uuid", "outcome", "occurred_at"],
     properties: {
       event_uuid: uuid,
-      actor: object({ kind: str(), uuid: nullable(uuid) }),
+      // Stamped by the service: the person or machine credential identity vouched for, or the operator CLI; os_user is the operating-system user the CLI ran as.
+      actor: object({ kind: str({ enum: ["identity", "machine_credential", "operator_cli", "system"] }), uuid: nullable(uuid), os_user: nullable(str()) }),
       action: str(),
       target_type: str(),
       target_uuid: nullable(uuid),

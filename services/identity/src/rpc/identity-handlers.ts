@@ -1,10 +1,11 @@
+import type { KeyObject } from "node:crypto";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { systemClock, type Clock, type Database } from "@payin/db";
 import type { Logger } from "@payin/logging";
 import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
 import { DomainError } from "@payin/errors";
-import { callerNameOf } from "@payin/rpc";
+import { ASSERTION_TTL_MS, callerNameOf, signActorAssertion } from "@payin/rpc";
 import { authenticate } from "../domain/authenticate.js";
 import {
   createMachineCredential,
@@ -25,6 +26,7 @@ import { completeMfa, login } from "../domain/login.js";
 import { confirmTotp, enrollTotp } from "../domain/mfa.js";
 import { changePassword, getSession, listSessions, logout, revokeSession } from "../domain/own-sessions.js";
 import { IdentityReason } from "../domain/reasons.js";
+import type { Principal } from "../domain/principal.js";
 import type { IdentityDeps } from "../domain/stores.js";
 import { pgStores } from "../store/pg-stores.js";
 import { ACT_WITHOUT_PERSON } from "./callers.js";
@@ -39,6 +41,20 @@ export interface IdentityHandlerOptions {
   clock?: Clock;
   /** The prefix length IPv6 clients are throttled by (RATE_LIMIT_IPV6_PREFIX); default 64. */
   ipv6Prefix?: number;
+  /** The Ed25519 key actor assertions are signed with (ACTOR_ASSERTION_SIGNING_KEY). */
+  assertionKey: KeyObject;
+}
+
+/** Identity's signed word on who `principal` is, good for ASSERTION_TTL_MS from `now`. */
+function actorAssertionOf(key: KeyObject, principal: Principal, now: Date): string {
+  const human = principal.kind === "human";
+  return signActorAssertion(key, {
+    kind: human ? "identity" : "machine_credential",
+    uuid: human ? principal.identityUuid : principal.credentialUuid,
+    permissions: principal.permissions,
+    mfaRecentUntil: human && principal.mfaRecentUntil ? principal.mfaRecentUntil.getTime() : null,
+    expiresAt: now.getTime() + ASSERTION_TTL_MS,
+  });
 }
 
 /** The session token a request acts with; empty when no caller was given. */
@@ -82,8 +98,9 @@ export function identityHandlers(db: Database, logger: Logger, options: Identity
       return { credential: credentialToPb(credential), token };
     },
     async authenticate(req) {
-      const principal = await authenticate(deps().stores, req.token, { now: clock(), onBackgroundError });
-      return { principal: principalToPb(principal) };
+      const now = clock();
+      const principal = await authenticate(deps().stores, req.token, { now, onBackgroundError });
+      return { principal: principalToPb(principal, actorAssertionOf(options.assertionKey, principal, now)) };
     },
     async login(req) {
       const result = await login(deps(), req);

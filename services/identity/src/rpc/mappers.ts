@@ -68,13 +68,14 @@ export function authenticatedToPb(a: Authenticated): identityV1.Authenticated {
   return create(AuthenticatedSchema, { session: sessionToPb(a.session), sessionToken: a.token });
 }
 
-export function principalToPb(p: Principal): identityV1.Principal {
+export function principalToPb(p: Principal, actorAssertion: string): identityV1.Principal {
   if (p.kind === "machine") {
     return create(PrincipalSchema, {
       kind: KIND_TO_PB[p.kind],
       merchantUuid: p.merchantUuid,
       credentialUuid: p.credentialUuid,
       permissions: [...p.permissions],
+      actorAssertion,
     });
   }
   return create(PrincipalSchema, {
@@ -89,5 +90,6 @@ export function principalToPb(p: Principal): identityV1.Principal {
     mfaRecentUntil: optionalTimestamp(p.mfaRecentUntil),
     csrfToken: p.csrfToken,
     transport: p.transport,
+    actorAssertion,
   });
 }

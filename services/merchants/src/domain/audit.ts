@@ -4,18 +4,23 @@ import { checkPage, checkUuid, invalid } from "./validation.js";
 export type ActorKind = "identity" | "machine_credential" | "operator_cli" | "system";
 export const ACTOR_KINDS: readonly ActorKind[] = ["identity", "machine_credential", "operator_cli", "system"];
 
-/** Who asked for a change. `uuid` is set exactly for identities and machine credentials. */
+/**
+ * Who asked for a change. `uuid` is set exactly for identities and machine
+ * credentials; `osUser` is the operating-system user the operator CLI ran as.
+ */
 export interface Actor {
   kind: ActorKind;
   uuid: string | null;
   requestId: string | null;
+  osUser: string | null;
 }
 
-/** An actor as a caller sends it, before validation. */
+/** An actor as the service stamped it (rpc/actor.ts), checked again before it is kept. */
 export interface ActorInput {
   kind: string;
   uuid: string;
   requestId: string;
+  osUser: string | null;
 }
 
 export type AuditOutcome = "succeeded" | "failed";
@@ -86,7 +91,7 @@ export function validateActor(input: ActorInput): Actor {
   if (input.requestId !== "" && !REQUEST_ID.test(input.requestId)) {
     invalid("actor.request_id must be 1 to 128 visible ASCII characters");
   }
-  return { kind, uuid, requestId: input.requestId === "" ? null : input.requestId };
+  return { kind, uuid, requestId: input.requestId === "" ? null : input.requestId, osUser: input.osUser };
 }
 
 /** Validates an optional actor: an absent one stays absent (no audit event is written). */

@@ -21,7 +21,11 @@ export enum MerchantsReason {
   PolicyNotFound = "POLICY_NOT_FOUND",
   /** No such provider binding, or it belongs to another merchant. */
   BindingNotFound = "BINDING_NOT_FOUND",
+  /** The identity is not a member of the merchant. */
+  MemberNotFound = "MEMBER_NOT_FOUND",
   SecretReferenceUnchanged = "SECRET_REFERENCE_UNCHANGED",
   /** A versioned write lost a race twice in a row; the caller may retry. */
   ConcurrentChange = "CONCURRENT_CHANGE",
+  /** Nothing vouches for the actor of a change: no assertion from identity where one is needed, or one that does not verify. */
+  Forbidden = "FORBIDDEN",
 }

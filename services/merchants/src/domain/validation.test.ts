@@ -60,10 +60,10 @@ describe("format rules", () => {
 
   it("validates actors by kind", () => {
     const uuid = "01a2008d-7400-7000-8000-000000000001";
-    expect(validateActor({ kind: "identity", uuid, requestId: "" })).toEqual({ kind: "identity", uuid, requestId: null });
-    expect(validateActor({ kind: "operator_cli", uuid: "", requestId: "r-1" })).toEqual({ kind: "operator_cli", uuid: null, requestId: "r-1" });
-    expect(() => validateActor({ kind: "machine_credential", uuid: "", requestId: "" })).toThrow();
-    expect(() => validateActor({ kind: "system", uuid, requestId: "" })).toThrow();
-    expect(() => validateActor({ kind: "", uuid: "", requestId: "" })).toThrow();
+    expect(validateActor({ kind: "identity", uuid, requestId: "", osUser: null })).toEqual({ kind: "identity", uuid, requestId: null, osUser: null });
+    expect(validateActor({ kind: "operator_cli", uuid: "", requestId: "r-1", osUser: "ops" })).toEqual({ kind: "operator_cli", uuid: null, requestId: "r-1", osUser: "ops" });
+    expect(() => validateActor({ kind: "machine_credential", uuid: "", requestId: "", osUser: null })).toThrow();
+    expect(() => validateActor({ kind: "system", uuid, requestId: "", osUser: null })).toThrow();
+    expect(() => validateActor({ kind: "", uuid: "", requestId: "", osUser: null })).toThrow();
   });
 });

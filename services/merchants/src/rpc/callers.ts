@@ -9,6 +9,7 @@ const ADMIN = [
   "listMerchants",
   "ensureMember",
   "listMemberships",
+  "removeMember",
   "createRule",
   "listRules",
   "getRule",

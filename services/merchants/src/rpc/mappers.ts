@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { MERCHANT_STATUS, MERCHANT_TRANSITION, merchantsV1, type MerchantStatusName, type MerchantTransitionName, type SameNames } from "@payin/proto";
 import { toTimestamp } from "@payin/rpc";
-import type { ActorInput, AuditEvent } from "../domain/audit.js";
+import type { AuditEvent } from "../domain/audit.js";
 import type { Membership } from "../domain/membership.js";
 import type { Merchant, MerchantStatus, MerchantTransition } from "../domain/merchant.js";
 import type { OperatingProfile } from "../domain/operating-profile.js";
@@ -28,10 +28,6 @@ export function statusFilterFromPb(status: merchantsV1.MerchantStatus): Merchant
   return MERCHANT_STATUS.nameOf(status) ?? invalid("status is not a merchant status");
 }
 
-/** The request's actor, or undefined when it names none. */
-export function actorFromPb(actor: merchantsV1.Actor | undefined): ActorInput | undefined {
-  return actor ? { kind: actor.kind, uuid: actor.uuid, requestId: actor.requestId } : undefined;
-}
 
 /** Merchant → proto. */
 export function merchantToPb(m: Merchant): merchantsV1.Merchant {
@@ -45,12 +41,13 @@ export function merchantToPb(m: Merchant): merchantsV1.Merchant {
   });
 }
 
-/** Membership → proto. */
+/** Membership → proto; role unset when the membership names none. */
 export function membershipToPb(m: Membership): merchantsV1.Membership {
   return create(merchantsV1.MembershipSchema, {
     merchantUuid: m.merchantUuid,
     identityUuid: m.identityUuid,
     createdAt: toTimestamp(m.createdAt),
+    role: m.role ?? undefined,
   });
 }
 
@@ -123,7 +120,7 @@ export function connectionToPb(c: ProviderConnection): merchantsV1.ProviderConne
 export function auditEventToPb(e: AuditEvent): merchantsV1.AuditEvent {
   return create(merchantsV1.AuditEventSchema, {
     eventUuid: e.eventUuid,
-    actor: { kind: e.actor.kind, uuid: e.actor.uuid ?? "", requestId: e.actor.requestId ?? "" },
+    actor: { kind: e.actor.kind, uuid: e.actor.uuid ?? "", requestId: e.actor.requestId ?? "", osUser: e.actor.osUser ?? "" },
     action: e.action,
     targetType: e.targetType,
     targetUuid: e.targetUuid ?? "",

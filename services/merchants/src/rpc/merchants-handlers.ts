@@ -1,9 +1,10 @@
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { KeyObject } from "node:crypto";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
 import { systemClock, type Clock, type Database } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
 import { listAuditEvents, recordAuditEvent } from "../domain/audit.js";
-import { ensureMember, listMemberships } from "../domain/membership.js";
+import { ensureMember, listMemberships, removeMember } from "../domain/membership.js";
 import { changeMerchantStatus, createMerchant, getMerchant, listMerchants } from "../domain/merchant.js";
 import { ensureOperatingProfile } from "../domain/operating-profile.js";
 import { getPayinContext, getReadinessInputs } from "../domain/payin-context.js";
@@ -23,8 +24,8 @@ import type { Deps } from "../domain/unit-of-work.js";
 import { checkMerchantUuid, invalid } from "../domain/validation.js";
 import { FeedUnavailableError, type PayinContextFeed } from "../store/payin-context-feed.js";
 import { unitOfWork } from "../store/unit-of-work.js";
+import { actorOfCall } from "./actor.js";
 import {
-  actorFromPb,
   auditEventToPb,
   bindingToPb,
   connectionToPb,
@@ -47,23 +48,30 @@ function feedError(error: unknown): unknown {
 /**
  * MerchantsService handlers: proto in, domain call, proto out. Without `feed`
  * (an in-memory harness), the pay-in context feed's RPCs answer UNAVAILABLE.
- * Every instant written (creations, versions, audit events) is `clock`'s.
+ * Every instant written (creations, versions, audit events) is `clock`'s. The
+ * actor of every change is stamped (rpc/actor.ts), its assertion verified with
+ * `assertionKey`, identity's public key.
  */
-export function merchantsHandlers(db: Database, feed?: PayinContextFeed, clock: Clock = systemClock): ServiceImpl<typeof merchantsV1.MerchantsService> {
+export function merchantsHandlers(
+  db: Database,
+  options: { feed?: PayinContextFeed; clock?: Clock; assertionKey: KeyObject },
+): ServiceImpl<typeof merchantsV1.MerchantsService> {
+  const { feed, clock = systemClock, assertionKey } = options;
   const deps: Deps = { uow: unitOfWork(db), now: () => clock.now(), newUuid: uuidv7 };
+  const actorOf = (actor: merchantsV1.Actor | undefined, ctx: HandlerContext) => actorOfCall(assertionKey, actor, ctx, clock.now());
   const read = () => deps.uow.read();
   return {
-    async createMerchant(req) {
-      const merchant = await createMerchant(deps, { displayName: req.displayName, legalName: req.legalName, actor: actorFromPb(req.actor) });
+    async createMerchant(req, ctx) {
+      const merchant = await createMerchant(deps, { displayName: req.displayName, legalName: req.legalName, actor: actorOf(req.actor, ctx) });
       return { merchant: merchantToPb(merchant) };
     },
     async getMerchant(req) {
       const merchant = await getMerchant(read().merchants, checkMerchantUuid(req.uuid), { requireOpen: req.requireOpen });
       return { merchant: merchantToPb(merchant) };
     },
-    async transitionMerchant(req) {
+    async transitionMerchant(req, ctx) {
       const transition = transitionFromPb(req.transition) ?? invalid("transition is required");
-      const merchant = await changeMerchantStatus(deps, { uuid: req.uuid, transition, actor: actorFromPb(req.actor) });
+      const merchant = await changeMerchantStatus(deps, { uuid: req.uuid, transition, actor: actorOf(req.actor, ctx) });
       return { merchant: merchantToPb(merchant) };
     },
     async getPayinContext(req) {
@@ -116,23 +124,28 @@ export function merchantsHandlers(db: Database, feed?: PayinContextFeed, clock: 
       });
       return { merchants: merchants.map(merchantToPb), total: BigInt(total) };
     },
-    async ensureMember(req) {
-      const { membership, created } = await ensureMember(deps, {
+    async ensureMember(req, ctx) {
+      const { membership, created, roleChanged } = await ensureMember(deps, {
         merchantUuid: req.merchantUuid,
         identityUuid: req.identityUuid,
-        actor: actorFromPb(req.actor),
+        role: req.role,
+        actor: actorOf(req.actor, ctx),
       });
-      return { membership: membershipToPb(membership), created };
+      return { membership: membershipToPb(membership), created, roleChanged };
     },
     async listMemberships(req) {
       return { memberships: (await listMemberships(read().memberships, req.identityUuid)).map(membershipToPb) };
     },
-    async createRule(req) {
+    async removeMember(req, ctx) {
+      const membership = await removeMember(deps, { merchantUuid: req.merchantUuid, identityUuid: req.identityUuid, actor: actorOf(req.actor, ctx) });
+      return { membership: membershipToPb(membership) };
+    },
+    async createRule(req, ctx) {
       const rule = await createRule(deps, {
         capability: req.capability,
         jurisdiction: req.jurisdiction,
         effect: req.effect,
-        actor: actorFromPb(req.actor),
+        actor: actorOf(req.actor, ctx),
       });
       return { rule: ruleToPb(rule) };
     },
@@ -143,28 +156,28 @@ export function merchantsHandlers(db: Database, feed?: PayinContextFeed, clock: 
     async getRule(req) {
       return { rule: ruleToPb(await getRule(read().rules, req.ruleUuid)) };
     },
-    async ensureOperatingProfile(req) {
+    async ensureOperatingProfile(req, ctx) {
       const profile = await ensureOperatingProfile(deps, {
         merchantUuid: req.merchantUuid,
         operatingMode: req.operatingMode,
-        actor: actorFromPb(req.actor),
+        actor: actorOf(req.actor, ctx),
       });
       return { profile: profileToPb(profile) };
     },
-    async createPolicy(req) {
+    async createPolicy(req, ctx) {
       const policy = await createPolicy(deps, {
         merchantUuid: req.merchantUuid,
         scope: req.scope,
         effect: req.effect,
-        actor: actorFromPb(req.actor),
+        actor: actorOf(req.actor, ctx),
       });
       return { policy: policyToPb(policy) };
     },
     async getPolicy(req) {
       return { policy: policyToPb(await getPolicy(read(), { merchantUuid: req.merchantUuid, policyUuid: req.policyUuid })) };
     },
-    async createProvider(req) {
-      return { provider: providerToPb(await createProvider(deps, { name: req.name, actor: actorFromPb(req.actor) })) };
+    async createProvider(req, ctx) {
+      return { provider: providerToPb(await createProvider(deps, { name: req.name, actor: actorOf(req.actor, ctx) })) };
     },
     async listProviders(req) {
       const { providers, total } = await listProviders(read().providers, { limit: req.limit, offset: req.offset });
@@ -173,25 +186,25 @@ export function merchantsHandlers(db: Database, feed?: PayinContextFeed, clock: 
     async getProvider(req) {
       return { provider: providerToPb(await getProvider(read().providers, req.providerUuid)) };
     },
-    async ensureProviderBinding(req) {
+    async ensureProviderBinding(req, ctx) {
       const { binding, created } = await ensureProviderBinding(deps, {
         merchantUuid: req.merchantUuid,
         providerUuid: req.providerUuid,
         capability: req.capability,
         jurisdiction: req.jurisdiction,
-        actor: actorFromPb(req.actor),
+        actor: actorOf(req.actor, ctx),
       });
       return { binding: bindingToPb(binding), created };
     },
     async getProviderBinding(req) {
       return { binding: bindingToPb(await getProviderBinding(read(), { merchantUuid: req.merchantUuid, bindingUuid: req.bindingUuid })) };
     },
-    async ensureProviderConnection(req) {
+    async ensureProviderConnection(req, ctx) {
       const { connection, created } = await ensureProviderConnection(deps, {
         merchantUuid: req.merchantUuid,
         providerUuid: req.providerUuid,
         secretReference: req.secretReference,
-        actor: actorFromPb(req.actor),
+        actor: actorOf(req.actor, ctx),
       });
       return { connection: connectionToPb(connection), created };
     },
@@ -199,19 +212,19 @@ export function merchantsHandlers(db: Database, feed?: PayinContextFeed, clock: 
       const connection = await getProviderConnection(read(), { merchantUuid: req.merchantUuid, connectionUuid: req.connectionUuid });
       return { connection: connectionToPb(connection) };
     },
-    async rotateProviderConnectionSecret(req) {
+    async rotateProviderConnectionSecret(req, ctx) {
       const connection = await rotateProviderConnectionSecret(deps, {
         merchantUuid: req.merchantUuid,
         connectionUuid: req.connectionUuid,
         secretReference: req.secretReference,
-        actor: actorFromPb(req.actor),
+        actor: actorOf(req.actor, ctx),
       });
       return { connection: connectionToPb(connection) };
     },
-    async recordAuditEvent(req) {
+    async recordAuditEvent(req, ctx) {
       const e = req.event;
       const input = e && {
-        actor: actorFromPb(e.actor),
+        actor: actorOf(e.actor, ctx),
         action: e.action,
         targetType: e.targetType,
         targetUuid: e.targetUuid,

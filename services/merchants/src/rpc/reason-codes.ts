@@ -16,6 +16,8 @@ export const reasonCodes: Record<MerchantsReason, Code> = {
   [MerchantsReason.RuleNotFound]: Code.NotFound,
   [MerchantsReason.PolicyNotFound]: Code.NotFound,
   [MerchantsReason.BindingNotFound]: Code.NotFound,
+  [MerchantsReason.MemberNotFound]: Code.NotFound,
   [MerchantsReason.SecretReferenceUnchanged]: Code.FailedPrecondition,
   [MerchantsReason.ConcurrentChange]: Code.Aborted,
+  [MerchantsReason.Forbidden]: Code.PermissionDenied,
 };

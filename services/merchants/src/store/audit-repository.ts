@@ -1,7 +1,7 @@
 import { found, sql, type Nullable, type Queryable } from "@payin/db";
 import type { ActorKind, AuditEvent, AuditFilter, AuditOutcome, AuditStore } from "../domain/audit.js";
 
-const COLUMNS = `event_uuid, actor_kind, actor_uuid, request_id, action, target_type, target_uuid, outcome, error_code, occurred_at`;
+const COLUMNS = `event_uuid, actor_kind, actor_uuid, request_id, action, target_type, target_uuid, outcome, error_code, occurred_at, actor_os_user`;
 
 interface AuditRow {
   event_uuid: string;
@@ -14,12 +14,13 @@ interface AuditRow {
   outcome: AuditOutcome;
   error_code: string | null;
   occurred_at: string;
+  actor_os_user: string | null;
 }
 
 function fromRow(row: AuditRow): AuditEvent {
   return {
     eventUuid: row.event_uuid,
-    actor: { kind: row.actor_kind, uuid: row.actor_uuid, requestId: row.request_id },
+    actor: { kind: row.actor_kind, uuid: row.actor_uuid, requestId: row.request_id, osUser: row.actor_os_user },
     action: row.action,
     targetType: row.target_type,
     targetUuid: row.target_uuid,
@@ -29,7 +30,7 @@ function fromRow(row: AuditRow): AuditEvent {
   };
 }
 
-const APPEND = sql(`insert into audit_events (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`);
+const APPEND = sql(`insert into audit_events (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`);
 
 /** AuditStore on PostgreSQL: an append-only table (a trigger refuses updates and deletes). */
 export class AuditRepository implements AuditStore {
@@ -47,6 +48,7 @@ export class AuditRepository implements AuditStore {
       event.outcome,
       event.errorCode,
       event.occurredAt,
+      event.actor.osUser,
     ]);
   }
 

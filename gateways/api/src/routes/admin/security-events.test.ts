@@ -12,8 +12,8 @@ const MERCHANT = "0190a000-0000-7000-8000-0000000000aa";
 const TOKEN = "session-token-that-must-never-be-logged-0123456789";
 const CSRF = "csrf-token-that-must-never-be-logged-0123456789";
 
-const human: Principal = { kind: "human", merchantUuid: null, permissions: new Set(), identityUuid: PERSON, sessionToken: TOKEN };
-const machine: Principal = { kind: "machine", merchantUuid: MERCHANT, permissions: new Set() };
+const human: Principal = { kind: "human", merchantUuid: null, permissions: new Set(), identityUuid: PERSON, sessionToken: TOKEN, actorAssertion: "pa1.person" };
+const machine: Principal = { kind: "machine", merchantUuid: MERCHANT, permissions: new Set(), actorAssertion: "pa1.machine" };
 
 /** The little of a routed Koa context the security events read. */
 function context(principal: Principal | undefined, method = "POST"): Context {
@@ -76,7 +76,7 @@ describe("securityEvents middleware", () => {
     expect(recordAuditEvent).toHaveBeenCalledTimes(1);
     expect(recordAuditEvent).toHaveBeenCalledWith({
       event: {
-        actor: { kind: "identity", uuid: PERSON, requestId: "req-1" },
+        actor: { assertion: "pa1.person", osUser: "" },
         action: "security.csrf_refused",
         targetType: "merchant",
         targetUuid: MERCHANT,
@@ -105,7 +105,7 @@ describe("securityEvents middleware", () => {
     const refusal = new ApiError("MFA_REQUIRED", "needs MFA");
     // The change records it under its own action (merchant.activate, failed, MFA_REQUIRED).
     const spec = { action: "merchant.activate", target: { type: "merchant", uuid: MERCHANT }, successRecordedBy: "merchants" } as const;
-    const change = audited(operationPorts(deps), { kind: "identity", uuid: PERSON, requestId: "req-1" }, spec, () => Promise.reject(refusal));
+    const change = audited(operationPorts(deps), { assertion: "pa1.person", osUser: "" }, spec, () => Promise.reject(refusal));
     await expect(change).rejects.toBe(refusal);
     expect(recordAuditEvent).toHaveBeenCalledTimes(1);
     await refuse(deps, context(human), refusal);

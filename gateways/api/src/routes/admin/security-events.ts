@@ -11,7 +11,7 @@ import type { Principal } from "../../auth/authenticator.js";
 import { isUuidAnyCase } from "@payin/ids";
 import { clientAddressOf, mapError } from "@payin/http";
 import { recordAudit, refusalRecorded, type AuditTarget } from "@payin/operations";
-import { operationPorts } from "../../operations.js";
+import { actorOf, operationPorts } from "../../operations.js";
 
 export interface SecurityEvent {
   event: "security.unauthenticated" | "security.csrf_refused" | "security.permission_denied";
@@ -87,9 +87,9 @@ export function securityEvents(deps: Pick<AppDeps, "merchants" | "logger" | "cli
       const event = securityEventOf(ctx, mapped.status, mapped.code, addressOf(ctx.req));
       if (event) {
         deps.logger.warn(event, "security event");
-        if (event.identityUuid && !refusalRecorded(error)) {
-          const actor = { kind: "identity" as const, uuid: event.identityUuid, requestId: event.requestId };
-          await recordAudit(ports, actor, event.event, targetOf(ctx, event.route), { outcome: "failed", errorCode: event.code });
+        const principal = ctx.state.principal as Principal | undefined;
+        if (event.identityUuid && principal && !refusalRecorded(error)) {
+          await recordAudit(ports, actorOf(principal), event.event, targetOf(ctx, event.route), { outcome: "failed", errorCode: event.code });
         }
       }
       throw error;

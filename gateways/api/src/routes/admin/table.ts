@@ -239,7 +239,7 @@ export function mountAdminRoutes(router: Router, deps: Pick<AppDeps, "auth" | "i
         ctx,
         ports,
         principal,
-        actor: actorOf(ctx, principal),
+        actor: actorOf(principal),
         caller: { sessionToken: principal.sessionToken ?? "" },
         param: (name: string) => (ctx.params as Record<string, string | undefined>)[name] ?? "",
       };

@@ -1,0 +1,133 @@
+import { randomBytes, sign } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { assertionPublicKeyOf, assertionSigningKey, assertionVerifyingKey } from "@payin/config";
+import { ASSERTION_TTL_MS, operatorOsUser, signActorAssertion, stampActor, verifyActorAssertion, type ActorClaims } from "./actor-assertion.js";
+
+const seed = randomBytes(32);
+const key = assertionSigningKey(seed);
+const publicKey = assertionVerifyingKey(assertionPublicKeyOf(seed));
+const otherKey = assertionSigningKey(randomBytes(32));
+const NOW = 1_800_000_000_000;
+const PERSON = "0190a000-0000-7000-8000-000000000001";
+const claims = (over: Partial<ActorClaims> = {}): ActorClaims => ({
+  kind: "identity",
+  uuid: PERSON,
+  permissions: ["identity.manage", "merchant.payin.read"],
+  mfaRecentUntil: NOW + 60_000,
+  expiresAt: NOW + ASSERTION_TTL_MS,
+  ...over,
+});
+/** The claims part of an assertion replaced by `json`, the signature kept. */
+const withClaims = (assertion: string, json: string) => {
+  const [, , signature] = assertion.split(".");
+  return `pa1.${Buffer.from(json).toString("base64url")}.${signature}`;
+};
+
+describe("actor assertions", () => {
+  it("verify with identity's public key and give back exactly the claims signed", () => {
+    for (const signed of [claims(), claims({ kind: "machine_credential", permissions: [], mfaRecentUntil: null })]) {
+      expect(verifyActorAssertion(publicKey, signActorAssertion(key, signed), NOW)).toEqual({ ok: true, claims: signed });
+    }
+  });
+
+  it("are good until their expiry, not at it", () => {
+    const assertion = signActorAssertion(key, claims({ expiresAt: NOW + 1 }));
+    expect(verifyActorAssertion(publicKey, assertion, NOW).ok).toBe(true);
+    expect(verifyActorAssertion(publicKey, assertion, NOW + 1)).toEqual({ ok: false, refusal: "expired" });
+  });
+
+  it("signed by any other key, or changed in any part, do not verify", () => {
+    const assertion = signActorAssertion(key, claims());
+    expect(verifyActorAssertion(publicKey, signActorAssertion(otherKey, claims()), NOW)).toEqual({ ok: false, refusal: "bad_signature" });
+    const forged = withClaims(assertion, JSON.stringify({ k: "identity", u: "0190a000-0000-7000-8000-000000000002", p: [], m: null, e: NOW + 1000 }));
+    expect(verifyActorAssertion(publicKey, forged, NOW)).toEqual({ ok: false, refusal: "bad_signature" });
+    const [, body, signature] = assertion.split(".") as [string, string, string];
+    const flipped = Buffer.from(signature, "base64url");
+    flipped[0] = flipped[0]! ^ 1;
+    expect(verifyActorAssertion(publicKey, `pa1.${body}.${flipped.toString("base64url")}`, NOW)).toEqual({ ok: false, refusal: "bad_signature" });
+  });
+
+  it("are malformed without the prefix, with the wrong number of parts, a short signature or foreign characters", () => {
+    const assertion = signActorAssertion(key, claims());
+    const [, body, signature] = assertion.split(".") as [string, string, string];
+    for (const bad of ["", "pa1.", `pa2.${body}.${signature}`, `pa1.${body}`, `pa1.${body}.${signature}.x`, `pa1.${body}.${signature.slice(0, 40)}`, `pa1.${body}+.${signature}`, `pa1.${body}.${signature}=`, `pa1.${"A".repeat(5000)}.${signature}`]) {
+      expect(verifyActorAssertion(publicKey, bad, NOW), bad.slice(0, 40)).toEqual({ ok: false, refusal: "malformed" });
+    }
+  });
+
+  it("with a validly signed body of the wrong shape are malformed", () => {
+    const good = { k: "identity", u: PERSON, p: ["a.b"], m: null, e: NOW + 1000 };
+    const shapes: unknown[] = [
+      "not json",
+      null,
+      [],
+      { ...good, k: "operator_cli" },
+      { ...good, u: "0190A000-0000-7000-8000-000000000001" },
+      { ...good, u: 7 },
+      { ...good, p: "a.b" },
+      { ...good, p: ["A.B"] },
+      { ...good, p: [1] },
+      { ...good, m: "soon" },
+      { ...good, m: 1.5 },
+      { ...good, e: "later" },
+      { ...good, e: undefined },
+    ];
+    for (const shape of shapes) {
+      const json = typeof shape === "string" ? shape : JSON.stringify(shape);
+      const assertion = signedRaw(json);
+      expect(verifyActorAssertion(publicKey, assertion, NOW), json).toEqual({ ok: false, refusal: "malformed" });
+    }
+    expect(verifyActorAssertion(publicKey, signedRaw(JSON.stringify(good)), NOW)).toEqual({
+      ok: true,
+      claims: { kind: "identity", uuid: PERSON, permissions: ["a.b"], mfaRecentUntil: null, expiresAt: NOW + 1000 },
+    });
+  });
+});
+
+/** Signs raw claims JSON the way signActorAssertion does (same context string), for shape tests. */
+function signedRaw(json: string): string {
+  const part = Buffer.from(json).toString("base64url");
+  return `pa1.${part}.${sign(null, Buffer.from(`payin actor assertion v1\n${part}`, "utf8"), key).toString("base64url")}`;
+}
+
+describe("stampActor", () => {
+  const assertion = signActorAssertion(key, claims());
+
+  it("names the person an assertion vouches for, whichever caller brings it", () => {
+    for (const caller of ["api", "checkout", undefined]) {
+      expect(stampActor(publicKey, { caller, assertion, osUser: "" }, NOW)).toEqual({ ok: true, actor: { kind: "identity", uuid: PERSON, osUser: null, claims: claims() } });
+    }
+  });
+
+  it("gives the operator CLI its OS user, with or without a person", () => {
+    expect(stampActor(publicKey, { caller: "payinctl", assertion: "", osUser: "ops" }, NOW)).toEqual({ ok: true, actor: { kind: "operator_cli", uuid: null, osUser: "ops", claims: null } });
+    expect(stampActor(publicKey, { caller: "payinctl", assertion, osUser: "ops" }, NOW)).toEqual({ ok: true, actor: { kind: "identity", uuid: PERSON, osUser: "ops", claims: claims() } });
+  });
+
+  it("refuses any other caller without an assertion, and any caller with a bad one", () => {
+    for (const caller of ["api", "checkout", "payins", "test", undefined]) {
+      expect(stampActor(publicKey, { caller, assertion: "", osUser: "" }, NOW)).toEqual({ ok: false, refusal: "not_vouched" });
+    }
+    expect(stampActor(publicKey, { caller: "payinctl", assertion: signActorAssertion(otherKey, claims()), osUser: "ops" }, NOW)).toEqual({ ok: false, refusal: "bad_signature" });
+    expect(stampActor(publicKey, { caller: "api", assertion, osUser: "" }, NOW + ASSERTION_TTL_MS)).toEqual({ ok: false, refusal: "expired" });
+  });
+
+  it("takes an OS user from the operator CLI only, and a well-formed one", () => {
+    expect(stampActor(publicKey, { caller: "api", assertion, osUser: "root" }, NOW)).toEqual({ ok: false, refusal: "bad_os_user" });
+    for (const osUser of ["", "a b", "x".repeat(65), "é"]) {
+      expect(stampActor(publicKey, { caller: "payinctl", assertion: "", osUser }, NOW)).toEqual({ ok: false, refusal: "bad_os_user" });
+    }
+    expect(stampActor(publicKey, { caller: "payinctl", assertion: "", osUser: "A-z.0_9@h" }, NOW).ok).toBe(true);
+    expect(stampActor(publicKey, { caller: "payinctl", assertion: "", osUser: "x".repeat(64) }, NOW).ok).toBe(true);
+  });
+});
+
+describe("operatorOsUser", () => {
+  it("reports the OS user in the characters the service takes, never empty", () => {
+    expect(operatorOsUser("alice.ops")).toBe("alice.ops");
+    expect(operatorOsUser("DOMAIN\\bob smith")).toBe("DOMAIN_bob_smith");
+    expect(operatorOsUser("x".repeat(80))).toBe("x".repeat(64));
+    expect(operatorOsUser("")).toBe("unknown");
+    expect(operatorOsUser()).toMatch(/^[A-Za-z0-9._@-]{1,64}$/);
+  });
+});
