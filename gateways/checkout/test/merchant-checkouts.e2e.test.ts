@@ -433,3 +433,71 @@ describe("merchant checkouts", () => {
     expect(person).toContain("Two-factor authentication Off");
   });
 });
+
+describe("a membership's removal and its role, per merchant", () => {
+  /** Acts for `merchantUuid` from now on (the person belongs to several). */
+  async function choose(client: PageClient, merchantUuid: string): Promise<void> {
+    const page = await client.get("/merchant/choose");
+    expect((await client.post("/merchant/choose", { csrf_token: csrfTokenIn(page.text), merchant_uuid: merchantUuid })).status).toBe(303);
+  }
+
+  it("refuses a signed-in member's very next page once the membership is removed; another merchant's pages still open", async () => {
+    const alone = await merchantPerson(e2e, [shop.uuid], { roles: ["merchant_member"] });
+    const client = await signInFor(e2e, alone);
+    expect((await client.get("/merchant/checkouts")).status).toBe(200);
+    await e2e.operator.merchants.removeMember({ merchantUuid: shop.uuid, identityUuid: alone.uuid });
+    for (const path of ["/merchant", "/merchant/checkouts", "/merchant/onboarding"]) {
+      const refused = await client.get(path);
+      expect(refused.status, path).toBe(403);
+      expect(textOfHtml(refused.text)).toContain("not a member of any merchant");
+      expect(refused.text).not.toContain("Checkout Crafts");
+    }
+
+    // A person of two merchants acting for the removed one: its pages are gone, the other merchant's remain.
+    const both = await merchantPerson(e2e, [shop.uuid, other.uuid], { roles: ["merchant_member"] });
+    const person = await signInFor(e2e, both, shop.uuid);
+    expect(textOf((await person.get("/merchant")).text, "merchant-name")).toBe("Checkout Crafts");
+    await e2e.operator.merchants.removeMember({ merchantUuid: shop.uuid, identityUuid: both.uuid });
+    const next = await person.get("/merchant/checkouts");
+    expect(next.status).toBe(200);
+    expect(textOf(next.text, "merchant-name")).toBe("Other Outfitters");
+    expect(next.text).not.toContain("Checkout Crafts");
+    // Choosing the removed merchant again is refused.
+    const page = await person.get("/merchant/choose");
+    expect((await person.post("/merchant/choose", { csrf_token: csrfTokenIn(page.text), merchant_uuid: shop.uuid })).status).toBe(403);
+  });
+
+  it("lets a person manage checkouts of the merchant where its role is merchant_admin, not of the one where it is merchant_member", async () => {
+    const [adminOf, memberOf] = [await readyMerchant(e2e, "Role Admin Shop"), await readyMerchant(e2e, "Role Member Shop")];
+    // The identity's own role is merchant_admin; the membership of the second merchant says merchant_member.
+    const person = await merchantPerson(e2e, []);
+    await e2e.operator.merchants.ensureMember({ merchantUuid: adminOf.uuid, identityUuid: person.uuid, role: "merchant_admin" });
+    await e2e.operator.merchants.ensureMember({ merchantUuid: memberOf.uuid, identityUuid: person.uuid, role: "merchant_member" });
+    const client = await signInFor(e2e, person, adminOf.uuid);
+
+    const form = await client.get("/merchant/checkouts/new");
+    expect(form.status).toBe(200);
+    const created = await client.post("/merchant/checkouts/new", checkoutForm(csrfTokenIn(form.text), { reference: "ROLE-ADMIN" }));
+    expect(created.status, textOfHtml(created.text)).toBe(201);
+    expect(await checkoutCount(e2e, adminOf.uuid)).toBe(1);
+
+    await choose(client, memberOf.uuid);
+    const list = await client.get("/merchant/checkouts");
+    expect(list.status).toBe(200);
+    expect(list.text).not.toContain('href="/merchant/checkouts/new"');
+    const refusedForm = await client.get("/merchant/checkouts/new");
+    expect(refusedForm.status).toBe(403);
+    expect(textOfHtml(refusedForm.text)).toContain("not create or disable them");
+    expect((await client.post("/merchant/checkouts/new", checkoutForm(csrfTokenIn(list.text)))).status).toBe(403);
+    expect(await checkoutCount(e2e, memberOf.uuid)).toBe(0);
+
+    // A role changed applies to the next page; the identity's own role did not change.
+    await e2e.operator.merchants.ensureMember({ merchantUuid: memberOf.uuid, identityUuid: person.uuid, role: "merchant_admin" });
+    expect((await client.get("/merchant/checkouts/new")).status).toBe(200);
+
+    // The other way round: a merchant_member identity made merchant_admin of one merchant manages that one's checkouts.
+    const promoted = await merchantPerson(e2e, [], { roles: ["merchant_member"] });
+    await e2e.operator.merchants.ensureMember({ merchantUuid: adminOf.uuid, identityUuid: promoted.uuid, role: "merchant_admin" });
+    expect((await (await signInFor(e2e, promoted)).get("/merchant/checkouts/new")).status).toBe(200);
+  });
+});

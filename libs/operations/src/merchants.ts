@@ -30,18 +30,52 @@ export function transitionMerchant(ports: MerchantPorts, actor: Actor, uuid: str
   });
 }
 
-/** Makes the identity a member of the merchant; `created` is false when it already was. */
+/**
+ * Makes the identity a member of the merchant; `created` is false when it
+ * already was. `role` (merchant_admin or merchant_member), when given, is the
+ * member's role for this merchant: it sets a new membership's, and changes an
+ * existing one's (`roleChanged`; the merchants service records
+ * merchant.member.role_change). Without it a new membership names no role
+ * (the identity's own merchant roles apply) and an existing one stays as it is.
+ */
 export function attachMember(
   ports: MembershipPorts,
   actor: Actor,
   merchantUuid: string,
-  prepare: Prepare<{ identityUuid: string }>,
-): Promise<{ membership: merchantsV1.Membership; created: boolean }> {
+  prepare: Prepare<{ identityUuid: string; role?: string }>,
+): Promise<{ membership: merchantsV1.Membership; created: boolean; roleChanged: boolean }> {
   return audited(ports, actor, { action: "merchant.member.attach", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" }, async () => {
-    const { identityUuid } = await prepare();
+    const { identityUuid, role } = await prepare();
     await ports.identity.getIdentity({ identityUuid });
-    const res = await ports.merchants.ensureMember({ merchantUuid, identityUuid, actor });
-    return { membership: res.membership!, created: res.created };
+    const res = await ports.merchants.ensureMember({ merchantUuid, identityUuid, role, actor });
+    return { membership: res.membership!, created: res.created, roleChanged: res.roleChanged };
+  });
+}
+
+/**
+ * Removes the identity's membership of the merchant: what the membership gave
+ * ends with the person's next request (the gateways read memberships on every
+ * request and keep none). The merchants service deletes it and records
+ * merchant.member.remove in one transaction; a refusal is recorded here under
+ * the same action. 404 MERCHANT_NOT_FOUND for no such merchant,
+ * MEMBER_NOT_FOUND when the identity (unknown, malformed uuid) is not one of
+ * its members. Answers the membership as it was.
+ */
+export function removeMember(
+  ports: MerchantPorts,
+  actor: Actor,
+  merchantUuid: string,
+  identityUuid: string,
+  prepare?: Prepare<void>,
+): Promise<merchantsV1.Membership> {
+  return audited(ports, actor, { action: "merchant.member.remove", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "merchants" }, async () => {
+    await prepare?.();
+    if (!isUuidAnyCase(identityUuid)) {
+      await existingMerchant(ports, merchantUuid);
+      throw new ApiError("MEMBER_NOT_FOUND", "member not found");
+    }
+    const res = await ports.merchants.removeMember({ merchantUuid, identityUuid: identityUuid.toLowerCase(), actor });
+    return res.membership!;
   });
 }
 

@@ -35,6 +35,7 @@ import {
   providerView,
   readinessView,
   readReceivingWallet,
+  removeMember,
   removeRole,
   resetSignInFailures,
   revokeMachineCredential,
@@ -152,12 +153,25 @@ const memberCommands: Command[] = [
   {
     group: "member",
     action: "attach",
-    summary: "makes an identity a member of a merchant (created: false when it already was)",
+    summary:
+      "makes an identity a member of a merchant (created: false when it already was); --role sets its role for that merchant, " +
+      "or changes it on a repeat (role_changed: true); without it a new membership names no role (the identity's own merchant roles apply)",
+    args: MERCHANT,
+    options: { identity: { value: "IDENTITY_UUID", kind: "uuid", required: true }, role: { value: "merchant_admin|merchant_member" } },
+    async run(op, input) {
+      const role = input.optional("role");
+      const res = await attachMember(op, op.actor, input.args[0]!, () => ({ identityUuid: input.text("identity"), role }));
+      return { membership: membershipView(res.membership), created: res.created, role_changed: res.roleChanged };
+    },
+  },
+  {
+    group: "member",
+    action: "remove",
+    summary: "removes an identity's membership of a merchant (prints it as it was): the person's next request for the merchant is refused",
     args: MERCHANT,
     options: { identity: { value: "IDENTITY_UUID", kind: "uuid", required: true } },
     async run(op, input) {
-      const res = await attachMember(op, op.actor, input.args[0]!, () => ({ identityUuid: input.text("identity") }));
-      return { membership: membershipView(res.membership), created: res.created };
+      return { membership: membershipView(await removeMember(op, op.actor, input.args[0]!, input.text("identity"))) };
     },
   },
   {

@@ -8,10 +8,10 @@
  */
 import { PUBLIC_ERRORS, type PublicErrorCode } from "@payin/http/errors";
 import { ASSETS, RAILS } from "@payin/money";
-import { IDENTITY_STATUSES, ROLES } from "@payin/permissions";
+import { IDENTITY_STATUSES, MERCHANT_ROLES, ROLES } from "@payin/permissions";
 import { MERCHANT_STATUS_NAMES, PAY_IN_STATUS_NAMES, READINESS_REASON_NAMES, TRANSFER_STATE_NAMES } from "@payin/proto";
 
-export { ASSETS, IDENTITY_STATUSES, RAILS, ROLES };
+export { ASSETS, IDENTITY_STATUSES, MERCHANT_ROLES, RAILS, ROLES };
 
 
 export const PAY_IN_STATUSES: readonly string[] = PAY_IN_STATUS_NAMES;

@@ -6,7 +6,8 @@
  * attempts are recorded by the library's audit rule).
  */
 import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION_NAMES, merchantsV1, type MerchantTransitionName } from "@payin/proto";
-import { attachMember, createMerchant, listView, membershipView, merchantView, readinessView, readMember, transitionMerchant } from "@payin/operations";
+import { attachMember, createMerchant, listView, membershipView, merchantView, readinessView, readMember, removeMember, transitionMerchant } from "@payin/operations";
+import { MERCHANT_ROLES } from "@payin/permissions";
 import { ApiError, rpcOffset } from "@payin/http";
 import { isUuidAnyCase } from "@payin/ids";
 import { ADMIN_PREFIX, type AdminRoute } from "./table.js";
@@ -98,24 +99,44 @@ export const MERCHANT_ROUTES: readonly AdminRoute[] = [
   ),
   // Idempotent: 201 when the identity became a member, 200 when it already was.
   // An identity that does not exist is 404 (IDENTITY_NOT_FOUND), before anything is written.
+  // `role`, when given, is the member's role for this merchant (set, or changed on a repeat).
   {
     method: "PUT",
     path: "/merchants/{uuid}/members",
     permission: "merchant.manage",
     mfa: "recent",
-    body: { name: "MemberRequest", fields: { identity_uuid: { uuid: true } } },
+    body: {
+      name: "MemberRequest",
+      fields: {
+        identity_uuid: { uuid: true },
+        role: {
+          optional: true,
+          oneOf: {
+            values: MERCHANT_ROLES,
+            message: `role must be one of: ${MERCHANT_ROLES.join(", ")}`,
+            description:
+              "the member's role for this merchant: for it, the person has that role's merchant permissions, whatever merchant roles the identity holds. " +
+              "Absent or null: a new membership names no role (the identity's own merchant roles apply) and an existing one keeps its role; " +
+              "another role than the membership's changes it (200)",
+          },
+        },
+      },
+    },
     doc: {
       id: "attachMerchantMember",
       tag: "merchants",
       summary: "Attach an identity as member, idempotent: 201 attached, 200 already",
-      description: "404 MERCHANT_NOT_FOUND or IDENTITY_NOT_FOUND.",
+      description: "With role, a repeat naming another role changes the membership's role (200). 404 MERCHANT_NOT_FOUND or IDENTITY_NOT_FOUND.",
       ok: { 200: "MembershipEnvelope", 201: "MembershipEnvelope" },
       refusals: [404],
       location: "the membership's path",
     },
     async change({ ports, actor, param, checked }) {
       const uuid = param("uuid");
-      const res = await attachMember(ports, actor, uuid, async () => ({ identityUuid: (await checked()).body.identity_uuid! }));
+      const res = await attachMember(ports, actor, uuid, async () => {
+        const { body } = await checked();
+        return { identityUuid: body.identity_uuid!, role: body.role };
+      });
       const location = res.created ? `${ADMIN_PREFIX}/merchants/${uuid}/members/${res.membership.identityUuid}` : undefined;
       return { status: res.created ? 201 : 200, location, body: { membership: membershipView(res.membership) } };
     },
@@ -135,6 +156,27 @@ export const MERCHANT_ROUTES: readonly AdminRoute[] = [
     },
     async read({ ports, param }) {
       return { body: { membership: membershipView(await readMember(ports, param("uuid"), param("identity_uuid"))) } };
+    },
+  },
+  // Removal ends what the membership gave at the person's next request: the
+  // gateways read memberships on every request and keep none.
+  {
+    method: "DELETE",
+    path: "/merchants/{uuid}/members/{identity_uuid}",
+    permission: "merchant.manage",
+    mfa: "recent",
+    body: "empty",
+    doc: {
+      id: "removeMerchantMember",
+      tag: "merchants",
+      summary: "Remove a member: the person's next request for the merchant is refused",
+      description: "404 MERCHANT_NOT_FOUND; MEMBER_NOT_FOUND when the identity (unknown, or a malformed uuid) is not a member of the merchant.",
+      ok: { 204: null },
+      refusals: [404],
+    },
+    async change({ ports, actor, param, checked }) {
+      await removeMember(ports, actor, param("uuid"), param("identity_uuid"), async () => void (await checked()));
+      return { status: 204, body: null };
     },
   },
   // Readiness is decided by the allocation service, from the merchant's side
