@@ -104,6 +104,12 @@ describe("stampActor", () => {
     expect(stampActor(publicKey, { caller: "payinctl", assertion, osUser: "ops" }, NOW)).toEqual({ ok: true, actor: { kind: "identity", uuid: PERSON, osUser: "ops", claims: claims() } });
   });
 
+  it("makes npm start's own provisioning the system, and only without an assertion or OS user", () => {
+    expect(stampActor(publicKey, { caller: "stack", assertion: "", osUser: "" }, NOW)).toEqual({ ok: true, actor: { kind: "system", uuid: null, osUser: null, claims: null } });
+    expect(stampActor(publicKey, { caller: "stack", assertion, osUser: "" }, NOW)).toEqual({ ok: true, actor: { kind: "identity", uuid: PERSON, osUser: null, claims: claims() } });
+    expect(stampActor(publicKey, { caller: "stack", assertion: "", osUser: "ops" }, NOW)).toEqual({ ok: false, refusal: "bad_os_user" });
+  });
+
   it("refuses any other caller without an assertion, and any caller with a bad one", () => {
     for (const caller of ["api", "checkout", "payins", "test", undefined]) {
       expect(stampActor(publicKey, { caller, assertion: "", osUser: "" }, NOW)).toEqual({ ok: false, refusal: "not_vouched" });

@@ -89,6 +89,12 @@ function parseClaims(text: string): ActorClaims | null {
 
 /** The internal caller that is the operator CLI: without an assertion it acts as `operator_cli`. */
 export const OPERATOR_CLI_CALLER = "payinctl";
+/**
+ * The internal caller that is npm start's own provisioning (the first admin,
+ * the demo merchant): it acts as `system`. Only the local stack derives its
+ * credential; no deployment gives services its digest.
+ */
+export const STACK_CALLER = "stack";
 /** An operating-system user name as the operator CLI reports it. */
 const OS_USER = /^[A-Za-z0-9._@-]{1,64}$/;
 
@@ -113,7 +119,7 @@ function safeUserName(): string {
 
 /** The actor of a change as the service stamps it: never what a caller claims. */
 export interface StampedActor {
-  kind: AssertedActorKind | "operator_cli";
+  kind: AssertedActorKind | "operator_cli" | "system";
   /** The identity's or machine credential's uuid; null for the operator CLI without a signed-in person. */
   uuid: string | null;
   /** The operating-system user the operator CLI ran as (its own report); null for any other caller. */
@@ -129,7 +135,8 @@ export type StampRefusal = AssertionRefusal | "not_vouched" | "bad_os_user";
  * The one rule for who acted, given the authenticated internal caller and what
  * it sent: an assertion identity signed names the actor (the operator CLI adds
  * the OS user it ran as); the operator CLI without one is `operator_cli`, with
- * its OS user; any other caller must bring an assertion.
+ * its OS user; npm start's provisioning without one is `system`; any other
+ * caller must bring an assertion.
  */
 export function stampActor(
   key: KeyObject,
@@ -140,7 +147,9 @@ export function stampActor(
   if (operator ? !OS_USER.test(input.osUser) : input.osUser !== "") return { ok: false, refusal: "bad_os_user" };
   const osUser = operator ? input.osUser : null;
   if (input.assertion === "") {
-    return operator ? { ok: true, actor: { kind: "operator_cli", uuid: null, osUser, claims: null } } : { ok: false, refusal: "not_vouched" };
+    if (operator) return { ok: true, actor: { kind: "operator_cli", uuid: null, osUser, claims: null } };
+    if (input.caller === STACK_CALLER) return { ok: true, actor: { kind: "system", uuid: null, osUser: null, claims: null } };
+    return { ok: false, refusal: "not_vouched" };
   }
   const verified = verifyActorAssertion(key, input.assertion, now);
   if (!verified.ok) return verified;

@@ -16,7 +16,7 @@ export interface TestServiceServer {
 
 /**
  * A service's real RPC server in this process, on a free port, recognising the
- * platform's internal callers and `test` as the launcher sets it up, with the
+ * platform's internal callers, `stack` and `test` as the launchers set them up, with the
  * service's own allowlist: for testing what each caller may call.
  */
 export async function startTestServiceServer(options: {
@@ -30,7 +30,7 @@ export async function startTestServiceServer(options: {
   const master = randomBytes(32).toString("base64url");
   const server = await startRpcServer({
     ...options,
-    callers: parseCallerDigests(callerDigestsFor(master, [...INTERNAL_CALLERS, "test"])),
+    callers: parseCallerDigests(callerDigestsFor(master, [...INTERNAL_CALLERS, "stack", "test"])),
     host: "127.0.0.1",
     port: 0,
     logger: createLogger(options.name, { level: process.env.TEST_LOG_LEVEL ?? "silent" }),

@@ -15,15 +15,18 @@ const Identity = identityV1.IdentityService;
 const procedure = (method: string) => `payin.identity.v1.IdentityService/${method}`;
 
 describe("identity's callers", () => {
-  it("lets no service call identity, the api all but bootstrapping, payinctl the operator's RPCs", () => {
+  it("lets no service call identity, the api all but bootstrapping, payinctl the operator's RPCs and its own sign-in", () => {
     expect(CALLERS.get("payins")!.size).toBe(0);
     expect(CALLERS.get("allocation")!.size).toBe(0);
     expect(CALLERS.get("api")!.has(procedure("Authenticate"))).toBe(true);
     expect(CALLERS.get("api")!.has(procedure("BootstrapAdmin"))).toBe(false);
     expect(CALLERS.get("payinctl")!.has(procedure("BootstrapAdmin"))).toBe(true);
     expect(CALLERS.get("api")!.has(procedure("ResetSignInFailures"))).toBe(true);
-    // The CLI administers identities and machine credentials; never a person's sessions, sign-in or MFA.
-    for (const method of ["Authenticate", "Login", "CompleteMfa", "GetSession", "Logout", "ChangePassword", "ListSessions", "RevokeSession", "EnrollTotp", "ConfirmTotp"]) {
+    // The CLI signs its operator in (a bearer session, TOTP) and out; it never reaches another person's sessions or MFA enrolment.
+    for (const method of ["Authenticate", "Login", "CompleteMfa", "Logout"]) {
+      expect({ method, allowed: CALLERS.get("payinctl")!.has(procedure(method)) }).toEqual({ method, allowed: true });
+    }
+    for (const method of ["GetSession", "ChangePassword", "ListSessions", "RevokeSession", "EnrollTotp", "ConfirmTotp"]) {
       expect({ method, allowed: CALLERS.get("payinctl")!.has(procedure(method)) }).toEqual({ method, allowed: false });
     }
     expect(CALLERS.get("payinctl")!.has(procedure("CreateIdentity"))).toBe(true);
@@ -68,24 +71,34 @@ describe("identity's callers", () => {
       expect(reasonOf(refused)).toBeDefined();
     });
 
-    it("administers without a person only for payinctl: the api must name the person (FORBIDDEN)", async () => {
-      expect([...ACT_WITHOUT_PERSON].sort()).toEqual(["payinctl", "test"]);
+    it("administers without a person only for payinctl's break-glass, npm start's demo credential and the harness: the api must name the person (FORBIDDEN)", async () => {
+      expect([...ACT_WITHOUT_PERSON.keys()].sort()).toEqual(["payinctl", "stack", "test"]);
       const merchantUuid = crypto.randomUUID();
       const refused = await failure(client("api").createMachineCredential({ merchantUuid }));
       expect({ code: refused.code, reason: reasonOf(refused) }).toEqual({ code: Code.PermissionDenied, reason: "FORBIDDEN" });
-      const issued = await client("payinctl").createMachineCredential({ merchantUuid });
+      // The operator CLI issues, rotates and creates nothing without a signed-in person.
+      for (const call of [
+        () => client("payinctl").createMachineCredential({ merchantUuid }),
+        () => client("payinctl").rotateMachineCredential({ merchantUuid }),
+        () => client("payinctl").createIdentity({ email: "new-admin@example.com", password: "a long enough password 1", roles: ["platform_admin"] }),
+      ]) {
+        const error = await failure(call());
+        expect({ code: error.code, reason: reasonOf(error) }).toEqual({ code: Code.PermissionDenied, reason: "FORBIDDEN" });
+      }
+      expect((await client("payinctl").listIdentities({ limit: 10 })).identities.some((i) => i.email === "new-admin@example.com")).toBe(false);
+      const issued = await client("stack").createMachineCredential({ merchantUuid });
       expect(issued.credential?.merchantUuid).toBe(merchantUuid);
       expect(issued.token).toMatch(/^mpk_/);
       // Another merchant's, so the one above being active is not why the api is refused.
       const again = await failure(client("api").createMachineCredential({ merchantUuid: crypto.randomUUID() }));
       expect(reasonOf(again)).toBe("FORBIDDEN");
 
-      // Identities too: the api without a person is FORBIDDEN for each, payinctl acts as the platform.
+      // Identities too: the api without a person is FORBIDDEN for each; payinctl recovers people without one.
       const password = "correct horse battery staple 42";
       const email = `person-${crypto.randomUUID()}@example.com`;
       const refusedCreate = await failure(client("api").createIdentity({ email, password, roles: ["platform_operator"] }));
       expect(reasonOf(refusedCreate)).toBe("FORBIDDEN");
-      const { identity } = await client("payinctl").createIdentity({ email, password, roles: ["platform_operator"] });
+      const { identity } = await client("test").createIdentity({ email, password, roles: ["platform_operator"] });
       const identityUuid = identity!.uuid;
       for (const call of [
         () => client("api").listIdentities({ limit: 10 }),
@@ -103,9 +116,8 @@ describe("identity's callers", () => {
       expect((await client("payinctl").setIdentityStatus({ identityUuid, status: "locked" })).identity?.status).toBe("locked");
       expect((await client("payinctl").removeRole({ identityUuid, role: "platform_operator" })).identity?.roles).toEqual([]);
       expect((await client("payinctl").listMachineCredentials({ merchantUuid })).credentials).toHaveLength(1);
-      const rotated = await client("payinctl").rotateMachineCredential({ merchantUuid });
-      expect(rotated.token).toMatch(/^mpk_/);
-      expect((await client("payinctl").revokeMachineCredential({ merchantUuid, credentialUuid: rotated.credential!.credentialUuid })).credential?.status).toBe("revoked");
+      // Revoking is break-glass (it takes trust away); issuing is not.
+      expect((await client("payinctl").revokeMachineCredential({ merchantUuid, credentialUuid: issued.credential!.credentialUuid })).credential?.status).toBe("revoked");
     });
 
     it("refuses the api's admin calls without a caller: no person, no permission", async () => {

@@ -69,6 +69,12 @@ export interface CommandSpec<Context> {
   options?: Readonly<Record<string, OptionSpec>>;
   /** A further check of the input before anything is read or called. */
   check?(input: Input): void;
+  /**
+   * The permission a person signed in with `payinctl login` (with a recent
+   * second factor) must hold: set on every command that changes anything but
+   * break-glass recovery of people, as the admin API's route does.
+   */
+  person?: string;
   run(context: Context, input: Input): Promise<unknown>;
 }
 

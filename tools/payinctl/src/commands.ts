@@ -49,9 +49,11 @@ import {
   type IdentityStatusVerb,
 } from "@payin/operations";
 import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION_NAMES, merchantsV1, type MerchantTransitionName } from "@payin/proto";
+import { isoFromTimestamp } from "@payin/rpc";
 import type { CommandSpec, Input, OptionSpec } from "./arguments.js";
 import type { Operator } from "./operator.js";
 import { checkSecretsDestination, issueSecrets } from "./secrets.js";
+import { logIn, logOut, readInputLines } from "./session.js";
 import { bootstrapView } from "./views.js";
 
 type Command = CommandSpec<Operator>;
@@ -97,6 +99,7 @@ const merchantCommands: Command[] = [
   {
     group: "merchant",
     action: "create",
+    person: "merchant.manage",
     summary: "creates a merchant; it starts inactive",
     options: { "display-name": { value: "NAME", required: true }, "legal-name": { value: "NAME" } },
     async run(op, input) {
@@ -140,6 +143,7 @@ const merchantCommands: Command[] = [
     (verb): Command => ({
       group: "merchant",
       action: verb,
+      person: "merchant.manage",
       summary: TRANSITION_SUMMARIES[verb],
       args: MERCHANT,
       async run(op, input) {
@@ -153,6 +157,7 @@ const memberCommands: Command[] = [
   {
     group: "member",
     action: "attach",
+    person: "merchant.manage",
     summary:
       "makes an identity a member of a merchant (created: false when it already was); --role sets its role for that merchant, " +
       "or changes it on a repeat (role_changed: true); without it a new membership names no role (the identity's own merchant roles apply)",
@@ -167,6 +172,7 @@ const memberCommands: Command[] = [
   {
     group: "member",
     action: "remove",
+    person: "merchant.manage",
     summary: "removes an identity's membership of a merchant (prints it as it was): the person's next request for the merchant is refused",
     args: MERCHANT,
     options: { identity: { value: "IDENTITY_UUID", kind: "uuid", required: true } },
@@ -192,6 +198,7 @@ const configurationCommands: Command[] = [
   {
     group: "rule",
     action: "set",
+    person: "rule.manage",
     summary: "opens a new version of the rule for (capability, jurisdiction), closing the open one",
     options: {
       capability: { value: "CAPABILITY", required: true },
@@ -217,6 +224,7 @@ const configurationCommands: Command[] = [
   {
     group: "profile",
     action: "set",
+    person: "policy.manage",
     summary: "sets a merchant's operating profile (creates or updates it)",
     args: MERCHANT,
     options: { "operating-mode": { value: "non_custodial|platform_custody|hybrid", required: true } },
@@ -228,6 +236,7 @@ const configurationCommands: Command[] = [
   {
     group: "policy",
     action: "set",
+    person: "policy.manage",
     summary: "opens a new version of a merchant's policy for a scope, closing the open one",
     args: MERCHANT,
     options: { scope: { value: "payin|payout|custody|settlement", required: true }, effect: { value: "allow|deny", required: true } },
@@ -239,6 +248,7 @@ const configurationCommands: Command[] = [
   {
     group: "provider",
     action: "create",
+    person: "provider.manage",
     summary: "registers a provider (its name unique, letter case ignored)",
     options: { name: { value: "NAME", required: true } },
     async run(op, input) {
@@ -259,6 +269,7 @@ const configurationCommands: Command[] = [
   {
     group: "binding",
     action: "ensure",
+    person: "provider.manage",
     summary: "binds a provider to a merchant for (capability, jurisdiction) (created: false when it was)",
     args: MERCHANT,
     options: {
@@ -278,6 +289,7 @@ const configurationCommands: Command[] = [
   {
     group: "connection",
     action: "ensure",
+    person: "provider.manage",
     summary: "connects a merchant to a provider, with a secret reference (never a secret) (created: false when it was)",
     args: MERCHANT,
     options: { provider: { value: "PROVIDER_UUID", kind: "uuid", required: true }, "secret-reference": { value: "SCHEME:PATH" } },
@@ -292,6 +304,7 @@ const configurationCommands: Command[] = [
   {
     group: "connection",
     action: "rotate-secret",
+    person: "provider.manage",
     summary: "replaces a connection's secret reference",
     args: [...MERCHANT, { name: "CONNECTION_UUID", kind: "uuid" }],
     options: { "secret-reference": { value: "SCHEME:PATH", required: true } },
@@ -304,6 +317,7 @@ const configurationCommands: Command[] = [
   {
     group: "wallet",
     action: "set",
+    person: "provider.manage",
     summary: "sets (or replaces, keeping its address counter) a merchant's receiving wallet: the xpub of m/44'/60'/N'",
     args: MERCHANT,
     options: { xpub: { value: "XPUB", required: true } },
@@ -338,10 +352,11 @@ const credentialCommands: Command[] = [
   {
     group: "credential",
     action: "create",
+    person: "credential.manage",
     summary: "issues a merchant's machine credential; prints its token once",
     args: MERCHANT,
     async run(op, input) {
-      const res = await createMachineCredential(op, op.actor, undefined, input.args[0]!);
+      const res = await createMachineCredential(op, op.actor, op.caller, input.args[0]!);
       return { credential: issuedCredentialView(res.credential, res.token) };
     },
   },
@@ -351,16 +366,17 @@ const credentialCommands: Command[] = [
     summary: "lists a merchant's machine credentials, newest first (never a token)",
     args: MERCHANT,
     async run(op, input) {
-      return { credentials: (await listMachineCredentials(op, undefined, input.args[0]!)).map(credentialView) };
+      return { credentials: (await listMachineCredentials(op, op.caller, input.args[0]!)).map(credentialView) };
     },
   },
   {
     group: "credential",
     action: "rotate",
+    person: "credential.manage",
     summary: "revokes a merchant's active credential and issues a new one at once; prints its token once",
     args: MERCHANT,
     async run(op, input) {
-      const res = await rotateMachineCredential(op, op.actor, undefined, input.args[0]!);
+      const res = await rotateMachineCredential(op, op.actor, op.caller, input.args[0]!);
       return { credential: issuedCredentialView(res.credential, res.token) };
     },
   },
@@ -371,7 +387,7 @@ const credentialCommands: Command[] = [
     args: [...MERCHANT, { name: "CREDENTIAL_UUID", kind: "uuid" }],
     async run(op, input) {
       const [merchantUuid, credentialUuid] = input.args as [string, string];
-      return { credential: credentialView(await revokeMachineCredential(op, op.actor, undefined, merchantUuid, credentialUuid)) };
+      return { credential: credentialView(await revokeMachineCredential(op, op.actor, op.caller, merchantUuid, credentialUuid)) };
     },
   },
 ];
@@ -380,6 +396,7 @@ const identityCommands: Command[] = [
   {
     group: "identity",
     action: "create",
+    person: "identity.create",
     summary: "creates an identity with a generated password, shown once (to a terminal, or to FILE, created with mode 0600)",
     options: { email: { value: "EMAIL", required: true }, role: { value: "ROLE", multiple: true }, out: { value: "FILE" } },
     check: (input) => checkSecretsDestination(input.optional("out"), "identity", "the identity's password"),
@@ -387,7 +404,7 @@ const identityCommands: Command[] = [
       const email = input.text("email");
       return issueSecrets(input.optional("out"), async () => {
         const password = generatePassword(email);
-        const identity = await createIdentity(op, op.actor, undefined, () => ({ email, password, roles: input.list("role") }));
+        const identity = await createIdentity(op, op.actor, op.caller, () => ({ email, password, roles: input.list("role") }));
         return { identity: identityView(identity), password };
       });
     },
@@ -410,7 +427,7 @@ const identityCommands: Command[] = [
       summary: IDENTITY_STATUS_SUMMARIES[verb],
       args: IDENTITY,
       async run(op, input) {
-        return { identity: identityView(await setIdentityStatus(op, op.actor, undefined, input.args[0]!, verb)) };
+        return { identity: identityView(await setIdentityStatus(op, op.actor, op.caller, input.args[0]!, verb)) };
       },
     }),
   ),
@@ -421,7 +438,7 @@ const identityCommands: Command[] = [
     args: IDENTITY,
     options: { role: { value: "ROLE", required: true } },
     async run(op, input) {
-      return { identity: identityView(await removeRole(op, op.actor, undefined, input.args[0]!, () => ({ role: input.text("role") }))) };
+      return { identity: identityView(await removeRole(op, op.actor, op.caller, input.args[0]!, () => ({ role: input.text("role") }))) };
     },
   },
   {
@@ -430,7 +447,7 @@ const identityCommands: Command[] = [
     summary: "forgives an identity's counted sign-in failures, so its owner can sign in at once",
     args: IDENTITY,
     async run(op, input) {
-      const res = await resetSignInFailures(op, op.actor, undefined, input.args[0]!);
+      const res = await resetSignInFailures(op, op.actor, op.caller, input.args[0]!);
       return { identity: identityView(res.identity), forgiven_failures: res.forgiven };
     },
   },
@@ -522,7 +539,43 @@ const railCommands: Command[] = [
 ];
 
 /** Every command, in the order the usage lists them. */
+/** The operator's own sign-in (session.ts): who the other commands act as. */
+const sessionCommands: Command[] = [
+  {
+    group: "session",
+    action: "login",
+    summary: "signs a person in (bearer session, TOTP required): reads the password, then a TOTP or recovery code, from stdin (prompted, not echoed, on a terminal)",
+    options: { email: { value: "EMAIL", required: true } },
+    async run(op, input) {
+      const [password = "", code = ""] = await readInputLines(2, ["password: ", "TOTP or recovery code: "]);
+      const session = await logIn(op.identity, op.sessionFile, input.text("email"), { password, code: code.trim() });
+      return { session: { session_uuid: session.sessionUuid, identity_uuid: session.identity?.uuid ?? null, email: session.identity?.email ?? null, expires_at: isoFromTimestamp(session.expiresAt) }, session_file: op.sessionFile };
+    },
+  },
+  {
+    group: "session",
+    action: "show",
+    summary: "who the commands act as: the signed-in person (with the permissions and until when their second factor is recent), or nobody",
+    async run(op) {
+      const person = op.person;
+      if (person === null) return { signed_in: false };
+      if (person === "ended") return { signed_in: false, ended: true };
+      const p = person.principal;
+      return { signed_in: true, identity_uuid: p.identityUuid, session_uuid: p.sessionUuid, permissions: [...p.permissions], mfa_recent_until: isoFromTimestamp(p.mfaRecentUntil) };
+    },
+  },
+  {
+    group: "session",
+    action: "logout",
+    summary: "ends the signed-in person's session and forgets it",
+    async run(op) {
+      return { signed_out: await logOut(op.identity, op.sessionFile) };
+    },
+  },
+];
+
 export const COMMANDS: readonly Command[] = [
+  ...sessionCommands,
   ...merchantCommands,
   ...memberCommands,
   ...configurationCommands,

@@ -21,6 +21,7 @@ import { COMMANDS } from "./commands.js";
 import { cliConfigSchema } from "./config.js";
 import { Operator } from "./operator.js";
 import { CliFailure } from "./secrets.js";
+import { requirePerson, sessionFile, signedInPerson } from "./session.js";
 
 /** The request id of this invocation: on every call it makes, and on its audit events. */
 const INVOCATION_REQUEST_ID = requestIdFrom(undefined);
@@ -45,7 +46,12 @@ async function run(argv: string[]): Promise<unknown> {
     allocationUrl: config.ALLOCATION_URL,
     serviceToken,
     requestId: INVOCATION_REQUEST_ID,
+    sessionFile: sessionFile(),
   });
+  // Who acts: the person signed in with `session login`, if any; commands that change
+  // more than break-glass recovery need one, with the permission and a recent second factor.
+  if (spec.action !== "login" || spec.group !== "session") operator.actAs(await signedInPerson(operator.identity, operator.sessionFile));
+  if (spec.person) requirePerson(operator.person, spec.person, new Date());
   return spec.run(operator, input);
 }
 

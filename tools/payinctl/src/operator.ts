@@ -1,14 +1,16 @@
 /**
  * What a command works with once its input is checked: the services' clients,
  * with payinctl's own credential, as the ports of @payin/operations (whose
- * audit rule is the admin API's). payinctl acts as the platform itself (no
- * person, no session): every change names the actor `operator_cli` with this
- * invocation's request id.
+ * audit rule is the admin API's), and who acts: the person signed in with
+ * `payinctl login` (identity's session and actor assertion), or nobody — then
+ * every record names the actor `operator_cli`. Either way each record names the
+ * OS user payinctl runs as, and this invocation's request id.
  */
 import type { Client } from "@connectrpc/connect";
 import type { Actor, AuditOutcome, AuditPorts } from "@payin/operations";
 import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
 import { createServiceClient, operatorOsUser } from "@payin/rpc";
+import type { SignedInPerson } from "./session.js";
 
 /** Where the services are and the credential to present. */
 export interface Connection {
@@ -17,6 +19,8 @@ export interface Connection {
   allocationUrl: string;
   serviceToken: string;
   requestId: string;
+  /** Where `payinctl session login` keeps the session (session.ts). */
+  sessionFile: string;
 }
 
 export class Operator implements AuditPorts {
@@ -24,7 +28,13 @@ export class Operator implements AuditPorts {
   readonly identity: Client<typeof identityV1.IdentityService>;
   readonly allocation: Client<typeof allocationV1.AllocationService>;
   /** The Actor (merchants.v1) of every change this invocation makes. */
-  readonly actor: Actor;
+  actor: Actor;
+  /** The signed-in person's session as identity's Caller; undefined when nobody signed in. */
+  caller: { sessionToken: string } | undefined;
+  /** Where the signed-in person's session is kept. */
+  readonly sessionFile: string;
+  /** The signed-in person, if any (session.ts). */
+  person: SignedInPerson | "ended" | null = null;
 
   constructor(connection: Connection) {
     const options = (baseUrl: string) => ({ baseUrl, serviceToken: connection.serviceToken, protocol: "grpc" as const });
@@ -33,6 +43,16 @@ export class Operator implements AuditPorts {
     this.identity = createServiceClient(identityV1.IdentityService, options(connection.identityUrl));
     this.allocation = createServiceClient(allocationV1.AllocationService, options(connection.allocationUrl));
     this.actor = { assertion: "", osUser: operatorOsUser() };
+    this.sessionFile = connection.sessionFile;
+  }
+
+  /** Acts as `person` from now on: identity's session for identity's operations, the assertion for every record. */
+  actAs(person: SignedInPerson | "ended" | null): void {
+    this.person = person;
+    if (person && person !== "ended") {
+      this.caller = { sessionToken: person.sessionToken };
+      this.actor = { assertion: person.principal.actorAssertion, osUser: this.actor.osUser };
+    }
   }
 
   /** A record the audit log could not take: the change (or refusal) stands, and stderr says so. */

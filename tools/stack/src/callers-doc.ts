@@ -39,15 +39,16 @@ const PROCESSES: Record<string, { process: string; code: readonly string[] }> = 
   payins: { process: "the payins service", code: ["services/payins/src/clients"] },
   allocation: { process: "the allocation service", code: ["services/allocation/src/clients"] },
   observer: { process: "allocation's chain observer (`services/allocation/src/observer-main.ts`)", code: ["services/allocation/src/observer"] },
-  payinctl: {
-    process: "the operator CLI (`tools/payinctl`; `npm start` uses it to bootstrap the first admin and for its demo)",
-    code: ["tools/payinctl/src", "tools/stack/src", "libs/operations/src"],
+  payinctl: { process: "the operator CLI (`tools/payinctl`)", code: ["tools/payinctl/src", "libs/operations/src"] },
+  stack: {
+    process: "`npm start`'s own provisioning (`tools/stack`: the first admin, the demo merchant and its checkout link): services are never given its digest in a deployment",
+    code: ["tools/stack/src"],
   },
   test: { process: "the test harness and the benchmark only: services are never given its digest in a deployment", code: [] },
 };
 
-/** The callers in the order of INTERNAL_CALLERS, `test` last. */
-const CALLER_ORDER = [...INTERNAL_CALLERS, "test"];
+/** The callers in the order of INTERNAL_CALLERS, then `stack` and `test`. */
+const CALLER_ORDER = [...INTERNAL_CALLERS, "stack", "test"];
 
 function methodsOf(service: DescService, allowed: ReadonlySet<string>): string[] {
   return service.methods.filter((method) => allowed.has(`${service.typeName}/${method.name}`)).map((method) => method.name);

@@ -12,7 +12,7 @@ import { deriveCredential, localServiceHost } from "@payin/config";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
-import { ConnectError, createServiceClient, operatorOsUser, reasonOf } from "@payin/rpc";
+import { ConnectError, createServiceClient, reasonOf, STACK_CALLER } from "@payin/rpc";
 
 /**
  * The demo merchant's receiving wallet: account 1' of the local chains'
@@ -39,10 +39,10 @@ export function demoMerchantFile(dataDir: string): string {
 export async function ensureDemoMerchant(env: Record<string, string>, dataDir: string): Promise<DemoMerchant> {
   const file = demoMerchantFile(dataDir);
   const host = localServiceHost(process.env);
-  const serviceToken = deriveCredential(env.SERVICE_TOKEN!, "payinctl");
+  const serviceToken = deriveCredential(env.SERVICE_TOKEN!, STACK_CALLER);
   const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: `http://${host}:${env.MERCHANTS_PORT}`, serviceToken });
-  // As the operator CLI: its changes are audited as operator_cli with the OS user npm start runs as.
-  const actor = { osUser: operatorOsUser() };
+  // npm start's own changes: audited with the actor system.
+  const actor = {};
   // A provider bound for crypto.payin with a connection to it: without both the
   // merchant is provider_not_ready and its creates are refused (409 PAYIN_NOT_READY).
   const connectProvider = async (merchantUuid: string) => {
@@ -102,13 +102,12 @@ export async function createDemoIntent(apiUrl: string, demo: DemoMerchant): Prom
 
 /**
  * A fresh hosted checkout of the demo merchant (12.5, USDT on BEP20 or USDC on
- * ERC20, the payer's choice), created with the operator CLI's credential as
- * payinctl would. Its link's token is answered only here: it is not kept.
+ * ERC20, the payer's choice), created with npm start's own credential. Its link's token is answered only here: it is not kept.
  */
 export async function createDemoCheckout(env: Record<string, string>, demo: DemoMerchant): Promise<{ token: string; amount: string }> {
   const payins = createServiceClient(payinsV1.PayinsService, {
     baseUrl: `http://${localServiceHost(process.env)}:${env.PAYINS_PORT}`,
-    serviceToken: deriveCredential(env.SERVICE_TOKEN!, "payinctl"),
+    serviceToken: deriveCredential(env.SERVICE_TOKEN!, STACK_CALLER),
   });
   const { session, token } = await payins.createCheckoutSession({
     merchantUuid: demo.merchant_uuid,

@@ -18,7 +18,7 @@ import { launchPlatform, readServiceToken, readTotpEncryptionKey, type Platform 
 import { startLocalChains, type LocalChains } from "@payin/local-chains";
 import { bootstrapBanner, bootstrapView } from "@payin/payinctl/views";
 import { identityV1, merchantsV1 } from "@payin/proto";
-import { ConnectError, createServiceClient, operatorOsUser, reasonOf } from "@payin/rpc";
+import { ConnectError, createServiceClient, reasonOf, STACK_CALLER } from "@payin/rpc";
 import { stackConfigSchema } from "./config.js";
 import { databaseBanner, embeddedPsql, onPath, type DatabaseInUse } from "./database-banner.js";
 import { createDemoCheckout, createDemoIntent, demoMerchantFile, ensureDemoMerchant } from "./demo.js";
@@ -118,7 +118,8 @@ async function main(): Promise<void> {
     await writeFile(localChainsFile(), `${JSON.stringify(localChainsView(running.chains), null, 2)}\n`);
   }
   if (stopping) return;
-  const platform = await launchPlatform({ env, output: "inherit" });
+  // "stack": npm start's own provisioning caller (the first admin, the demo merchant), known to this platform only.
+  const platform = await launchPlatform({ env, output: "inherit", extraCallers: [STACK_CALLER] });
   running.platform = platform;
   running.supervisor = supervise({
     platform,
@@ -231,8 +232,7 @@ async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
   if (await exists(file)) return;
   const identity = createServiceClient(identityV1.IdentityService, {
     baseUrl: `http://${localServiceHost(process.env)}:${env.IDENTITY_PORT}`,
-    // npm start bootstraps as the operator CLI would, with its credential.
-    serviceToken: deriveCredential(env.SERVICE_TOKEN!, "payinctl"),
+    serviceToken: deriveCredential(env.SERVICE_TOKEN!, STACK_CALLER),
   });
   try {
     const res = await identity.bootstrapAdmin({ email: config.BOOTSTRAP_ADMIN_EMAIL });
@@ -254,15 +254,15 @@ async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
 }
 
 /**
- * Audits the bootstrap as payinctl does (the operator CLI, with the OS user npm start runs as).
+ * Audits the bootstrap: the actor is npm start itself (`system`).
  * Best effort, like every record written after its change: the admin exists either way.
  */
 async function recordBootstrap(env: Record<string, string>, identityUuid: string): Promise<void> {
   const merchants = createServiceClient(merchantsV1.MerchantsService, {
     baseUrl: `http://${localServiceHost(process.env)}:${env.MERCHANTS_PORT}`,
-    serviceToken: deriveCredential(env.SERVICE_TOKEN!, "payinctl"),
+    serviceToken: deriveCredential(env.SERVICE_TOKEN!, STACK_CALLER),
   });
-  const actor = { osUser: operatorOsUser() };
+  const actor = {};
   try {
     await merchants.recordAuditEvent({
       event: { actor, action: "identity.bootstrap", targetType: "identity", targetUuid: identityUuid, outcome: "succeeded", errorCode: "" },

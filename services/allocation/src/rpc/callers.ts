@@ -15,6 +15,8 @@ export const CALLERS = allowCallers(allocationV1.AllocationService, {
   checkout: ["getReadiness"],
   // The operator CLI: wallets, readiness, and the rails' observation (resuming a halted rail).
   payinctl: ["setWallet", "getWallet", "getReadiness", "listRails", "resumeRail"],
+  // npm start's demo merchant's receiving wallet.
+  stack: ["setWallet"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

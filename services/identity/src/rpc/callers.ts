@@ -15,15 +15,38 @@ const ADMINISTRATION = [
   "revokeMachineCredential",
 ] as const;
 
+type Administration = (typeof ADMINISTRATION)[number];
+
 /**
- * Internal callers that may administer with no person behind the call (the
- * ADMINISTRATION RPCs they may call, without `caller`): the operator CLI, which
- * holds no session and acts as the platform itself (audited as `operator_cli`;
- * docs/operations.md, "Operator CLI"), and the test harness. From any other
- * caller an operation without a person is FORBIDDEN: the API gateway always
- * acts for a person.
+ * Break-glass recovery of people, which the operator CLI may do with no person
+ * signed in (docs/security.md): reads, unlocking, locking or disabling an
+ * identity, forgiving its sign-in failures, taking a role away, revoking a
+ * machine credential. Everything that grants trust or moves money (creating an
+ * identity, issuing or rotating a machine credential) needs a person who signed
+ * in with TOTP, from the CLI too.
  */
-export const ACT_WITHOUT_PERSON: ReadonlySet<string> = new Set(["payinctl", "test"]);
+const BREAK_GLASS: readonly Administration[] = [
+  "listIdentities",
+  "getIdentity",
+  "setIdentityStatus",
+  "resetSignInFailures",
+  "removeRole",
+  "listMachineCredentials",
+  "revokeMachineCredential",
+];
+
+/**
+ * Which ADMINISTRATION RPCs an internal caller may call with no person behind
+ * the call (without `caller`): the operator CLI its break-glass ones, npm
+ * start's own provisioning (`stack`: the demo merchant's credential) and the
+ * test harness every one. From any other caller, or another RPC, an operation
+ * without a person is FORBIDDEN: the API gateway always acts for a person.
+ */
+export const ACT_WITHOUT_PERSON: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ["payinctl", new Set<string>(BREAK_GLASS)],
+  ["stack", new Set<string>(["createMachineCredential"])],
+  ["test", new Set<string>(ADMINISTRATION)],
+]);
 
 /**
  * Which internal caller may call which identity RPC: docs/callers.md is generated from
@@ -51,10 +74,12 @@ export const CALLERS = allowCallers(identityV1.IdentityService, {
   // Services never call identity: above all, they cannot mint machine credentials.
   payins: [],
   allocation: [],
-  // The operator CLI (and npm start's bootstrap of the first admin). It holds no
-  // session: it administers identities and machine credentials as the platform
-  // itself (ACT_WITHOUT_PERSON), never a person's sessions, sign-in or MFA.
-  payinctl: ["bootstrapAdmin", ...ADMINISTRATION],
+  // The operator CLI: an operator signs in with TOTP (bearer sessions) and
+  // administers as that person; without one, only break-glass recovery
+  // (ACT_WITHOUT_PERSON) and bootstrapping the first admin.
+  payinctl: ["bootstrapAdmin", "login", "completeMfa", "authenticate", "logout", ...ADMINISTRATION],
+  // npm start's own provisioning: the first admin and the demo merchant's credential.
+  stack: ["bootstrapAdmin", "createMachineCredential"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

@@ -64,13 +64,14 @@ function tokenOf(req: { caller?: identityV1.Caller }): string {
 
 /**
  * The session token an administrative operation acts with: the caller's when
- * given; null (no person) only for an internal caller in ACT_WITHOUT_PERSON (the
- * operator CLI); from any other, a missing caller is FORBIDDEN.
+ * given; null (no person) only where ACT_WITHOUT_PERSON lets the internal caller
+ * call `ctx`'s method without one; otherwise a missing caller is FORBIDDEN.
  */
-function sessionTokenOrNone(req: { caller?: identityV1.Caller }, values: HandlerContext["values"]): string | null {
+function sessionTokenOrNone(req: { caller?: identityV1.Caller }, ctx: HandlerContext): string | null {
   if (req.caller) return req.caller.sessionToken;
-  if (ACT_WITHOUT_PERSON.has(callerNameOf(values) ?? "")) return null;
-  throw new DomainError(IdentityReason.Forbidden, "this operation needs the caller's session");
+  const method = ctx.method.localName;
+  if (ACT_WITHOUT_PERSON.get(callerNameOf(ctx.values) ?? "")?.has(method)) return null;
+  throw new DomainError(IdentityReason.Forbidden, "this operation needs a person signed in with a second factor (payinctl login)");
 }
 
 /** IdentityService handlers: proto in, domain call, proto out. */
@@ -93,7 +94,7 @@ export function identityHandlers(db: Database, logger: Logger, options: Identity
   });
   return {
     async createMachineCredential(req, ctx) {
-      const sessionToken = sessionTokenOrNone(req, ctx.values);
+      const sessionToken = sessionTokenOrNone(req, ctx);
       const { credential, token } = await createMachineCredential(deps(), { sessionToken, merchantUuid: req.merchantUuid });
       return { credential: credentialToPb(credential), token };
     },
@@ -143,39 +144,39 @@ export function identityHandlers(db: Database, logger: Logger, options: Identity
       return confirmTotp(deps(), { sessionToken: tokenOf(req), code: req.code });
     },
     async createIdentity(req, ctx) {
-      const identity = await createIdentity(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), email: req.email, password: req.password, roles: req.roles });
+      const identity = await createIdentity(deps(), { sessionToken: sessionTokenOrNone(req, ctx), email: req.email, password: req.password, roles: req.roles });
       return { identity: identityToPb(identity) };
     },
     async listIdentities(req, ctx) {
-      const { identities, total } = await listIdentities(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), limit: req.limit, offset: req.offset });
+      const { identities, total } = await listIdentities(deps(), { sessionToken: sessionTokenOrNone(req, ctx), limit: req.limit, offset: req.offset });
       return { identities: identities.map(identityToPb), total: BigInt(total) };
     },
     async getIdentity(req) {
       return { identity: identityToPb(await getIdentity(deps(), req.identityUuid)) };
     },
     async setIdentityStatus(req, ctx) {
-      const identity = await setIdentityStatus(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), identityUuid: req.identityUuid, status: req.status });
+      const identity = await setIdentityStatus(deps(), { sessionToken: sessionTokenOrNone(req, ctx), identityUuid: req.identityUuid, status: req.status });
       return { identity: identityToPb(identity) };
     },
     async removeRole(req, ctx) {
-      const identity = await removeRole(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), identityUuid: req.identityUuid, role: req.role });
+      const identity = await removeRole(deps(), { sessionToken: sessionTokenOrNone(req, ctx), identityUuid: req.identityUuid, role: req.role });
       return { identity: identityToPb(identity) };
     },
     async resetSignInFailures(req, ctx) {
-      const { identity, forgiven } = await resetSignInFailures(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), identityUuid: req.identityUuid });
+      const { identity, forgiven } = await resetSignInFailures(deps(), { sessionToken: sessionTokenOrNone(req, ctx), identityUuid: req.identityUuid });
       return { identity: identityToPb(identity), forgiven };
     },
     async listMachineCredentials(req, ctx) {
-      const credentials = await listMachineCredentials(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), merchantUuid: req.merchantUuid });
+      const credentials = await listMachineCredentials(deps(), { sessionToken: sessionTokenOrNone(req, ctx), merchantUuid: req.merchantUuid });
       return { credentials: credentials.map(credentialToPb) };
     },
     async rotateMachineCredential(req, ctx) {
-      const { credential, token } = await rotateMachineCredential(deps(), { sessionToken: sessionTokenOrNone(req, ctx.values), merchantUuid: req.merchantUuid });
+      const { credential, token } = await rotateMachineCredential(deps(), { sessionToken: sessionTokenOrNone(req, ctx), merchantUuid: req.merchantUuid });
       return { credential: credentialToPb(credential), token };
     },
     async revokeMachineCredential(req, ctx) {
       const credential = await revokeMachineCredential(deps(), {
-        sessionToken: sessionTokenOrNone(req, ctx.values),
+        sessionToken: sessionTokenOrNone(req, ctx),
         merchantUuid: req.merchantUuid,
         credentialUuid: req.credentialUuid,
       });

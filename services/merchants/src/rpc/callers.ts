@@ -48,10 +48,21 @@ export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
   // context payins decides a create from (in a jurisdiction, or merchant-wide).
   allocation: ["getPayinContext"],
   // The operator CLI: the admin surface, as the API's admin routes have it, but
-  // for the reads of one resource it never makes (and npm start's audit record of
-  // the first admin, and its demo merchant, which it binds and connects to the
-  // seeded provider so that it is ready to take pay-ins).
+  // for the reads of one resource it never makes.
   payinctl: ADMIN.filter((method) => !READ_ONE.includes(method)),
+  // npm start's own provisioning: the audit record of the first admin, and its
+  // demo merchant, bound and connected to the seeded provider so that it is
+  // ready to take pay-ins. Never given a digest in a deployment.
+  stack: [
+    "createRule",
+    "createMerchant",
+    "transitionMerchant",
+    "createPolicy",
+    "ensureOperatingProfile",
+    "ensureProviderBinding",
+    "ensureProviderConnection",
+    "recordAuditEvent",
+  ],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

@@ -16,8 +16,10 @@ export const CALLERS = allowCallers(payinsV1.PayinsService, {
   ],
   // allocation's chain observer reports what it saw.
   observer: ["recordObservations"],
-  // npm start's demo (a checkout link for the demo merchant at every start) and the operator CLI.
+  // The operator CLI.
   payinctl: ["createCheckoutSession"],
+  // npm start's demo: a checkout link for the demo merchant at every start.
+  stack: ["createCheckoutSession"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });
