@@ -15,7 +15,8 @@ export function setReceivingWallet(ports: WalletPorts & AuditPorts, actor: Actor
   return audited(ports, actor, { action: "wallet.set", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "operations" }, async () => {
     const { xpub } = await prepare();
     const merchant = await openMerchant(ports, merchantUuid);
-    return (await ports.allocation.setWallet({ merchantUuid: merchant.uuid, xpub })).wallet!;
+    // Allocation checks the person itself (permission, recent second factor) from identity's assertion.
+    return (await ports.allocation.setWallet({ merchantUuid: merchant.uuid, xpub, actorAssertion: actor.assertion })).wallet!;
   });
 }
 

@@ -47,3 +47,10 @@ export function isPrivileged(permissions: readonly Permission[]): boolean {
 export * from "./capabilities.js";
 export * from "./roles.js";
 export * from "./merchant-access.js";
+
+/**
+ * The permission setting a merchant's receiving wallet takes (with a second
+ * factor completed recently): the admin API's route, payinctl's command and
+ * allocation itself check this one.
+ */
+export const WALLET_PERMISSION: Permission = "provider.manage";

@@ -1,7 +1,7 @@
 import { randomBytes, sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { assertionPublicKeyOf, assertionSigningKey, assertionVerifyingKey } from "@payin/config";
-import { ASSERTION_TTL_MS, operatorOsUser, signActorAssertion, stampActor, verifyActorAssertion, type ActorClaims } from "./actor-assertion.js";
+import { ASSERTION_TTL_MS, operatorOsUser, signActorAssertion, stampActor, verifyActorAssertion, vouchedPerson, type ActorClaims } from "./actor-assertion.js";
 
 const seed = randomBytes(32);
 const key = assertionSigningKey(seed);
@@ -135,5 +135,29 @@ describe("operatorOsUser", () => {
     expect(operatorOsUser("x".repeat(80))).toBe("x".repeat(64));
     expect(operatorOsUser("")).toBe("unknown");
     expect(operatorOsUser()).toMatch(/^[A-Za-z0-9._@-]{1,64}$/);
+  });
+});
+
+describe("vouchedPerson", () => {
+  const person = (over: Partial<ActorClaims> = {}) => signActorAssertion(key, claims(over));
+
+  it("lets a person with the permission and a recent second factor, from any caller", () => {
+    for (const caller of ["api", "payinctl"]) {
+      expect(vouchedPerson(publicKey, { caller, assertion: person() }, "identity.manage", NOW)).toEqual({ ok: true, claims: claims() });
+    }
+  });
+
+  it("refuses without the permission, without recent MFA (at its end too), a machine credential, and an assertion another key signed", () => {
+    expect(vouchedPerson(publicKey, { caller: "api", assertion: person() }, "provider.manage", NOW)).toEqual({ ok: false, refusal: "lacks_permission" });
+    expect(vouchedPerson(publicKey, { caller: "api", assertion: person({ mfaRecentUntil: null }) }, "identity.manage", NOW)).toEqual({ ok: false, refusal: "mfa_not_recent" });
+    expect(vouchedPerson(publicKey, { caller: "api", assertion: person({ mfaRecentUntil: NOW }) }, "identity.manage", NOW)).toEqual({ ok: false, refusal: "mfa_not_recent" });
+    expect(vouchedPerson(publicKey, { caller: "api", assertion: person({ mfaRecentUntil: NOW + 1 }) }, "identity.manage", NOW).ok).toBe(true);
+    expect(vouchedPerson(publicKey, { caller: "api", assertion: person({ kind: "machine_credential" }) }, "identity.manage", NOW)).toEqual({ ok: false, refusal: "not_vouched" });
+    expect(vouchedPerson(publicKey, { caller: "api", assertion: signActorAssertion(otherKey, claims()) }, "identity.manage", NOW)).toEqual({ ok: false, refusal: "bad_signature" });
+  });
+
+  it("lets only npm start's provisioning, the harness and in-process calls act without a person", () => {
+    for (const caller of ["stack", "test", undefined]) expect(vouchedPerson(publicKey, { caller, assertion: "" }, "provider.manage", NOW)).toEqual({ ok: true, claims: null });
+    for (const caller of ["api", "payinctl", "checkout", "payins"]) expect(vouchedPerson(publicKey, { caller, assertion: "" }, "provider.manage", NOW)).toEqual({ ok: false, refusal: "not_vouched" });
   });
 });

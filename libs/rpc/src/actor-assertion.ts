@@ -155,3 +155,38 @@ export function stampActor(
   if (!verified.ok) return verified;
   return { ok: true, actor: { kind: verified.claims.kind, uuid: verified.claims.uuid, osUser, claims: verified.claims } };
 }
+
+/** Why a change only a person may make was refused. */
+export type PersonRefusal = AssertionRefusal | "not_vouched" | "lacks_permission" | "mfa_not_recent";
+
+/**
+ * Callers that provision without a person: npm start's own (`stack`) and the
+ * test harness (`test`), neither of which any deployment knows, and an
+ * in-process call no caller was authenticated for (a test's in-memory transport).
+ */
+const PROVISIONERS: ReadonlySet<string | undefined> = new Set([STACK_CALLER, "test", undefined]);
+
+/**
+ * The one rule for a change that moves money or grants trust, checked by the
+ * service that makes it whoever calls: the person identity's assertion vouches
+ * for must hold `permission` and have completed their second factor recently
+ * (identity's window, as the assertion carries it). A machine credential never
+ * may. Only the provisioners above act without a person. Without `key` (a
+ * service not given identity's public key) no assertion verifies.
+ */
+export function vouchedPerson(
+  key: KeyObject | undefined,
+  input: { caller: string | undefined; assertion: string },
+  permission: string,
+  now: number,
+): { ok: true; claims: ActorClaims | null } | { ok: false; refusal: PersonRefusal } {
+  if (input.assertion === "") return PROVISIONERS.has(input.caller) ? { ok: true, claims: null } : { ok: false, refusal: "not_vouched" };
+  if (!key) return { ok: false, refusal: "bad_signature" };
+  const verified = verifyActorAssertion(key, input.assertion, now);
+  if (!verified.ok) return verified;
+  const { claims } = verified;
+  if (claims.kind !== "identity") return { ok: false, refusal: "not_vouched" };
+  if (!claims.permissions.includes(permission)) return { ok: false, refusal: "lacks_permission" };
+  if (claims.mfaRecentUntil === null || claims.mfaRecentUntil <= now) return { ok: false, refusal: "mfa_not_recent" };
+  return { ok: true, claims };
+}

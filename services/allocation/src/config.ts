@@ -1,4 +1,4 @@
-import { int, port, serviceBase, serviceCredential, serviceUrl, type Reader } from "@payin/config";
+import { actorAssertionVerifyingKey, int, port, serviceBase, serviceCredential, serviceUrl, type Reader } from "@payin/config";
 import { railsFromEnv, type RailsConfig } from "@payin/rails";
 import { DEFAULT_OBSERVER_STALL_MS } from "./domain/readiness.js";
 
@@ -7,6 +7,8 @@ export const configSchema = {
   /** This service's own credential for its calls to merchants. */
   SERVICE_CREDENTIAL: serviceCredential("allocation"),
   ALLOCATION_PORT: port(50054),
+  /** Identity's public key for actor assertions: the person setting a wallet is checked with it. */
+  ACTOR_ASSERTION_PUBLIC_KEY: actorAssertionVerifyingKey(),
   MERCHANTS_URL: serviceUrl("MERCHANTS_PORT"),
   /**
    * Readiness: a rail whose chain observer has not advanced for longer than this

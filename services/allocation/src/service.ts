@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
 import { migrate, openDatabase, type Clock, type Database } from "@payin/db";
@@ -29,6 +30,8 @@ export interface AllocationPorts {
   observerStallMs?: number;
   /** The clock allocations, wallets and readiness read the time from (the system's when not given). */
   clock?: Clock;
+  /** Identity's public key (ACTOR_ASSERTION_PUBLIC_KEY): who sets a wallet is checked with it. Without it only provisioners may set wallets. */
+  assertionKey?: KeyObject;
 }
 
 /** Builds the allocation service from its ports: mountable on a real server (startService) or an in-memory transport (tests). */
@@ -36,7 +39,7 @@ export function createAllocationService(ports: AllocationPorts) {
   return (router: ConnectRouter) => {
     router.service(
       allocationV1.AllocationService,
-      allocationHandlers(ports.db, ports.logger, ports.merchants, ports.deriveRange, { observerStallMs: ports.observerStallMs, clock: ports.clock }),
+      allocationHandlers(ports.db, ports.logger, ports.merchants, ports.deriveRange, { observerStallMs: ports.observerStallMs, clock: ports.clock, assertionKey: ports.assertionKey }),
     );
   };
 }
@@ -75,6 +78,7 @@ export const startService: StartService<AllocationConfig, AllocationDeps> = asyn
       deriveRange: deriver.deriveRange,
       observerStallMs: config.OBSERVER_STALL_MS,
       clock: deps.clock,
+      assertionKey: config.ACTOR_ASSERTION_PUBLIC_KEY,
     }),
     interceptors: [domainErrorInterceptor("allocation", reasonCodes, logger)],
     callers: config.SERVICE_CALLER_DIGESTS,

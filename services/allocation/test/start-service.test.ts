@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { callerDigestsFor, deriveCredential, parseConfig } from "@payin/config";
+import { assertionKeysFor, callerDigestsFor, deriveCredential, parseConfig } from "@payin/config";
 import { createLogger } from "@payin/logging";
 import { allocationV1 } from "@payin/proto";
 import { Code, createServiceClient } from "@payin/rpc";
@@ -18,6 +18,7 @@ it("starts from its configuration (migrating on boot), answers its callers, and 
     DB_POOL_MAX: "2",
     ALLOCATION_PORT: "0",
     SERVICE_CREDENTIAL: deriveCredential(master, "allocation"),
+    ACTOR_ASSERTION_PUBLIC_KEY: assertionKeysFor(master).ACTOR_ASSERTION_PUBLIC_KEY,
   });
   const service = await startService(config, { logger: createLogger("allocation", { level: process.env.TEST_LOG_LEVEL ?? "silent" }) });
   const client = createServiceClient(allocationV1.AllocationService, { baseUrl: `http://127.0.0.1:${service.port}`, serviceToken: deriveCredential(master, "test") });

@@ -94,20 +94,26 @@ describe("the actor of a change", () => {
     expect((await client("api").listAuditEvents({ limit: 100, actorUuid: claimed })).total).toBe(0n);
   });
 
-  it("from the operator CLI without a person is operator_cli and the OS user it ran as, never a claimed identity", async () => {
+  it("from the operator CLI is the signed-in person and the OS user; without a person it records break-glass work as operator_cli, and changes nothing", async () => {
     const claimed = randomUUID();
-    const { merchant } = await client("payinctl", "req_cli_1").createMerchant({ displayName: "CLI Shop", actor: { kind: "identity", uuid: claimed, osUser: "alice.ops" } });
-    const [created] = await eventsOf(merchant!.uuid);
-    expect(created!.actor).toMatchObject({ kind: "operator_cli", uuid: "", requestId: "req_cli_1", osUser: "alice.ops" });
+    await expectForbidden(client("payinctl").createMerchant({ displayName: "CLI Shop", actor: { kind: "identity", uuid: claimed, osUser: "alice.ops" } }));
+    expect((await client("api").listMerchants({ limit: 10, displayName: "CLI Shop" })).total).toBe(0n);
+    const target = randomUUID();
+    const recorded = (
+      await client("payinctl", "req_cli_1").recordAuditEvent({
+        event: { action: "identity.activate", targetType: "identity", targetUuid: target, outcome: "succeeded", actor: { kind: "identity", uuid: claimed, osUser: "alice.ops" } },
+      })
+    ).event!;
+    expect(recorded.actor).toMatchObject({ kind: "operator_cli", uuid: "", requestId: "req_cli_1", osUser: "alice.ops" });
     // With a signed-in person: the person, and the OS user beside them.
     const person = randomUUID();
-    await client("payinctl").transitionMerchant({ uuid: merchant!.uuid, transition: merchantsV1.MerchantTransition.ACTIVATE, actor: { assertion: ASSERTIONS.identity(person), osUser: "alice.ops" } });
+    const { merchant } = await client("payinctl").createMerchant({ displayName: "CLI Shop", actor: { assertion: ASSERTIONS.identity(person), osUser: "alice.ops" } });
     expect((await eventsOf(merchant!.uuid))[0]!.actor).toMatchObject({ kind: "identity", uuid: person, osUser: "alice.ops" });
   });
 
   it("refuses a malformed OS user, and an OS user from anyone but the operator CLI", async () => {
     for (const osUser of ["", "has space", "x".repeat(65), "semi;colon"]) {
-      const error = await failure(client("payinctl").createMerchant({ displayName: "Bad User Shop", actor: { osUser } }));
+      const error = await failure(client("payinctl").createMerchant({ displayName: "Bad User Shop", actor: { osUser, assertion: ASSERTIONS.identity(randomUUID()) } }));
       expect({ osUser, code: error.code }).toEqual({ osUser, code: Code.InvalidArgument });
     }
     const error = await failure(client("api").createMerchant({ displayName: "Bad User Shop", actor: { assertion: ASSERTIONS.identity(randomUUID()), osUser: "root" } }));

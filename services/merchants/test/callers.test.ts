@@ -11,8 +11,8 @@ import { ormOptions } from "../src/store/orm.js";
 
 const Merchants = merchantsV1.MerchantsService;
 const ASSERTIONS = testAssertions();
-/** The operator CLI's actor: the OS user it ran as. */
-const OPERATOR = { osUser: "ops" };
+/** The operator CLI's actor: a signed-in person, and the OS user it ran as. */
+const OPERATOR = { osUser: "ops", assertion: ASSERTIONS.identity(crypto.randomUUID()) };
 
 describe("merchants' callers, on the real server", () => {
   let orm: MikroORM;

@@ -49,6 +49,7 @@ import {
   type IdentityStatusVerb,
 } from "@payin/operations";
 import { MERCHANT_STATUS, MERCHANT_STATUS_NAMES, MERCHANT_TRANSITION_NAMES, merchantsV1, type MerchantTransitionName } from "@payin/proto";
+import { WALLET_PERMISSION } from "@payin/permissions";
 import { isoFromTimestamp } from "@payin/rpc";
 import type { CommandSpec, Input, OptionSpec } from "./arguments.js";
 import type { Operator } from "./operator.js";
@@ -317,7 +318,7 @@ const configurationCommands: Command[] = [
   {
     group: "wallet",
     action: "set",
-    person: "provider.manage",
+    person: WALLET_PERMISSION,
     summary: "sets (or replaces, keeping its address counter) a merchant's receiving wallet: the xpub of m/44'/60'/N'",
     args: MERCHANT,
     options: { xpub: { value: "XPUB", required: true } },

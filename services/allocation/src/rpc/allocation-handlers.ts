@@ -1,4 +1,5 @@
-import type { ServiceImpl } from "@connectrpc/connect";
+import type { KeyObject } from "node:crypto";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { systemClock, type Clock, type Queryable } from "@payin/db";
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
@@ -14,7 +15,8 @@ import type { Logger } from "@payin/logging";
 import { observerHealth } from "../store/observer-health.js";
 import { railControl } from "../store/rail-control.js";
 import { isRail } from "@payin/money";
-import { callerNameOf, toTimestamp } from "@payin/rpc";
+import { callerNameOf, toTimestamp, vouchedPerson, type PersonRefusal } from "@payin/rpc";
+import { WALLET_PERMISSION } from "@payin/permissions";
 import type { RailHalt } from "../store/observation-repository.js";
 import { allocationBatcher, WalletRepository } from "../store/wallet-repository.js";
 
@@ -25,6 +27,29 @@ function uuid(field: string, value: string): string {
 
 /** Most allocations in one BatchAllocateAddresses call. */
 export const MAX_BATCH_ALLOCATIONS = 1000;
+
+const WALLET_REFUSALS: Readonly<Record<PersonRefusal, [AllocationReason, string]>> = {
+  not_vouched: [AllocationReason.Forbidden, "setting a wallet needs a person signed in with a second factor (actor_assertion)"],
+  malformed: [AllocationReason.Forbidden, "the actor's assertion is not one identity signed"],
+  bad_signature: [AllocationReason.Forbidden, "the actor's assertion is not one identity signed"],
+  expired: [AllocationReason.Forbidden, "the actor's assertion has expired; authenticate again"],
+  lacks_permission: [AllocationReason.Forbidden, `setting a wallet needs the ${WALLET_PERMISSION} permission`],
+  mfa_not_recent: [AllocationReason.MfaRequired, "setting a wallet needs a second factor completed within the last 15 minutes"],
+};
+
+/**
+ * A wallet decides where a merchant's money goes: the person setting it must be
+ * vouched for by identity, with the permission and a recent second factor
+ * (vouchedPerson), whoever calls.
+ */
+function requireWalletSetter(key: KeyObject | undefined, assertion: string, ctx: HandlerContext, now: Date): void {
+  const caller = callerNameOf(ctx.values);
+  const checked = vouchedPerson(key, { caller, assertion }, WALLET_PERMISSION, now.getTime());
+  if (!checked.ok) {
+    const [reason, message] = WALLET_REFUSALS[checked.refusal];
+    throw new DomainError(reason, message);
+  }
+}
 
 /**
  * AllocationService handlers: proto in, domain call, proto out. `deriveRange`
@@ -37,7 +62,7 @@ export function allocationHandlers(
   logger: Logger,
   merchants: MerchantReadinessSource,
   deriveRange: DeriveRange = deriveRangeInline,
-  options: { observerStallMs?: number; clock?: Clock } = {},
+  options: { observerStallMs?: number; clock?: Clock; assertionKey?: KeyObject } = {},
 ): ServiceImpl<typeof allocationV1.AllocationService> {
   const clock = options.clock ?? systemClock;
   const readiness: Pick<ReadinessDeps, "observerStallMs" | "now"> = { observerStallMs: options.observerStallMs ?? DEFAULT_OBSERVER_STALL_MS, now: () => clock.now() };
@@ -81,8 +106,9 @@ export function allocationHandlers(
       if (cleared) logger.warn({ rail: req.rail, halt: cleared.kind, reason: cleared.reason, caller: callerNameOf(ctx.values) }, "rail resumed by an operator");
       return { resumed: cleared !== null, cleared: haltToPb(cleared) };
     },
-    async setWallet(req) {
+    async setWallet(req, ctx) {
       const merchantUuid = uuid("merchant_uuid", req.merchantUuid);
+      requireWalletSetter(options.assertionKey, req.actorAssertion, ctx, clock.now());
       const wallet = await setWallet(repo(), { merchantUuid, xpub: req.xpub, now: clock.now() });
       await pool.ensure(merchantUuid); // derive the first addresses now, not on the first pay-in
       return { wallet: walletToPb(wallet) };

@@ -10,4 +10,6 @@ export const reasonCodes: Record<AllocationReason, Code> = {
   [AllocationReason.WalletXpubInUse]: Code.FailedPrecondition,
   [AllocationReason.MerchantNotFound]: Code.NotFound,
   [AllocationReason.PayinNotReady]: Code.FailedPrecondition,
+  [AllocationReason.Forbidden]: Code.PermissionDenied,
+  [AllocationReason.MfaRequired]: Code.PermissionDenied,
 };

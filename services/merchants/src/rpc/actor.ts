@@ -28,16 +28,27 @@ const REFUSALS: Readonly<Record<StampRefusal, [MerchantsReason, string]>> = {
 
 /**
  * The actor of a change requested with `actor`, or undefined when the test
- * harness asks for none. FORBIDDEN when nothing vouches for one;
- * INVALID_ARGUMENT for a malformed OS user.
+ * harness asks for none. FORBIDDEN when nothing vouches for one, and for the
+ * operator CLI without a signed-in person unless `operatorAlone` (a record of
+ * its break-glass work, never a change here); INVALID_ARGUMENT for a malformed
+ * OS user.
  */
-export function actorOfCall(key: KeyObject, actor: merchantsV1.Actor | undefined, ctx: HandlerContext, now: Date): ActorInput | undefined {
+export function actorOfCall(
+  key: KeyObject,
+  actor: merchantsV1.Actor | undefined,
+  ctx: HandlerContext,
+  now: Date,
+  options: { operatorAlone?: boolean } = {},
+): ActorInput | undefined {
   const caller = callerNameOf(ctx.values);
   if (!actor && unaudited(caller)) return undefined;
   const stamped = stampActor(key, { caller, assertion: actor?.assertion ?? "", osUser: actor?.osUser ?? "" }, now.getTime());
   if (!stamped.ok) {
     const [reason, message] = REFUSALS[stamped.refusal];
     throw new DomainError(reason, message);
+  }
+  if (stamped.actor.kind === "operator_cli" && !options.operatorAlone) {
+    throw new DomainError(MerchantsReason.Forbidden, "a change from the operator CLI needs a person signed in with a second factor (payinctl session login)");
   }
   return { kind: stamped.actor.kind, uuid: stamped.actor.uuid ?? "", requestId: currentContext()?.requestId ?? "", osUser: stamped.actor.osUser };
 }

@@ -27,7 +27,7 @@ import {
   setReceivingWallet,
   walletView,
 } from "@payin/operations";
-import { CAPABILITIES, UNKNOWN_CAPABILITY_MESSAGE } from "@payin/permissions";
+import { CAPABILITIES, UNKNOWN_CAPABILITY_MESSAGE, WALLET_PERMISSION } from "@payin/permissions";
 import { ADMIN_PREFIX, type AdminRoute, type FieldSpec } from "./table.js";
 
 /** The merchants service's operating modes and policy scopes, as the document states them. */
@@ -327,7 +327,7 @@ export const CONFIGURATION_ROUTES: readonly AdminRoute[] = [
   {
     method: "PUT",
     path: "/merchants/{uuid}/wallet",
-    permission: "provider.manage",
+    permission: WALLET_PERMISSION,
     mfa: "recent",
     body: { name: "WalletRequest", fields: { xpub: { min: 1, max: 200, description: "account-level xpub of m/44'/60'/N', any hardened account N" } } },
     doc: {

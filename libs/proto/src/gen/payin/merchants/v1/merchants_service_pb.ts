@@ -21,10 +21,12 @@ export const file_payin_merchants_v1_merchants_service: GenFile = /*@__PURE__*/
  * `os_user`. The service stamps kind, uuid and request_id itself (from the
  * verified assertion, the authenticated internal caller and the call's
  * x-request-id); a caller's values of those three are ignored. Without an
- * assertion only the operator CLI may act (as "operator_cli"); from any other
- * caller, and with an assertion that does not verify or has expired, the call
- * is PERMISSION_DENIED (ACTOR_NOT_VOUCHED). In answers (AuditEvent) every field
- * but `assertion` is the stamped one.
+ * assertion only npm start's own provisioning (caller `stack`, as "system")
+ * may change anything, and the operator CLI may record its break-glass work
+ * (RecordAuditEvent, as "operator_cli"); from any other caller, and with an
+ * assertion that does not verify or has expired, the call is
+ * PERMISSION_DENIED (FORBIDDEN). In answers (AuditEvent) every field but
+ * `assertion` is the stamped one.
  *
  * @generated from message payin.merchants.v1.Actor
  */
