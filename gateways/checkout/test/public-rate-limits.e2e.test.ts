@@ -268,10 +268,16 @@ describe("the payment deadline", () => {
       // A transfer after the deadline is late: it pays nothing, and the page says so.
       await transferToken(local, e2e.chains!.payer, "usdt", intent.address as Address, "2.5");
       await mineBlocks(local, 3);
+      // The chain keeps making blocks while the observer catches up, as a live one does.
       await eventually(
-        async () => (await e2e.payins.listPayInTransfers({ merchantUuid, intentUuid: intent.intentUuid })).transfers,
+        async () => {
+          await mineBlocks(local, 1);
+          return (await e2e.payins.listPayInTransfers({ merchantUuid, intentUuid: intent.intentUuid })).transfers;
+        },
         (transfers) => transfers.some((t) => t.late && t.state === payinsV1.TransferState.SETTLED),
         "the late transfer to be recorded",
+        60_000,
+        1_000,
       );
       const late = await payer.get(`/c/${token}/status`);
       expect(late.json).toMatchObject({ paid: false, presentation_state: "expired_for_payment", pay_in_status: "awaiting_payment" });
@@ -280,7 +286,7 @@ describe("the payment deadline", () => {
       expect(textOfHtml(latePage.text)).toMatch(/late|after the deadline/i);
       expect(elementById(latePage.text, "receipt")).toBeNull();
     },
-    180_000,
+    240_000,
   );
 });
 
