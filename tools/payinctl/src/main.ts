@@ -2,9 +2,10 @@
  * payinctl: the operator CLI (beside the admin API of the gateway). Talks to the running
  * services over gRPC with the configuration `npm start` uses (service URLs from
  * <NAME>_URL or <NAME>_PORT; its credential from SERVICE_CREDENTIAL, or derived from
- * SERVICE_TOKEN or .data/service-token; see config.ts), and acts as the platform
- * itself: no person signs in, and every change is audited with the actor
- * `operator_cli` and this invocation's request id (operator.ts).
+ * SERVICE_TOKEN or .data/service-token; see config.ts). It acts as the person
+ * signed in with `session login` (session.ts): changes beyond break-glass
+ * recovery of people need one, and every record names them (or `operator_cli`
+ * without one), the OS user and this invocation's request id (operator.ts).
  * The command and its arguments are checked before anything is read or called
  * (arguments.ts: a usage error, malformed uuids included, exits 2); then the
  * environment is read once, and a missing or malformed variable stops it with one
