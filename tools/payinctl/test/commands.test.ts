@@ -9,13 +9,14 @@ import os from "node:os";
 import path from "node:path";
 import { EVM_RPC_PROVIDER_UUID, randomXpub, setObserverCursors, startTestPlatform, type TestPlatform } from "@payin/testing";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { payinctl, platformEnv, type CliResult } from "./support.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { bootstrapTestAdmin, payinctl, platformEnv, signIn, type CliResult, type TestAdmin } from "./support.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 const MACHINE_TOKEN = /^mpk_[0-9a-f]{32}[A-Za-z0-9_-]{43}$/;
 const UNKNOWN = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+const OS_USER = /^[A-Za-z0-9._@-]{1,64}$/;
 
 // Each command is a process of its own (about a second of CPU): the longest tests run a few dozen.
 vi.setConfig({ testTimeout: 180_000 });
@@ -23,12 +24,30 @@ vi.setConfig({ testTimeout: 180_000 });
 let platform: TestPlatform;
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
+/** The person the commands act as: signed in with `payinctl session login` before the tests. */
+let admin: TestAdmin;
+let signedInAt = 0;
+
+/** Signs the admin in (again): their second factor counts as recent for 15 minutes. */
+async function signAdminIn(): Promise<void> {
+  const result = await signIn(env, admin);
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+  expect(result.json.session.identity_uuid).toBe(admin.uuid);
+  signedInAt = Date.now();
+}
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   dataDir = await mkdtemp(path.join(os.tmpdir(), "payinctl-commands-"));
   env = platformEnv(platform, dataDir);
-});
+  admin = await bootstrapTestAdmin(platform);
+  await signAdminIn();
+}, 120_000);
+
+// A long run of the file would outlive the admin's recent second factor: sign in again well before.
+beforeEach(async () => {
+  if (Date.now() - signedInAt > 10 * 60_000) await signAdminIn();
+}, 120_000);
 
 afterAll(async () => {
   await platform?.stopAll();
@@ -63,6 +82,9 @@ async function newMerchant(name = "CLI Shop"): Promise<string> {
   return (await ok("merchant", "create", "--display-name", name)).merchant.uuid;
 }
 
+/** The actor of a record of the signed-in admin's command: the person, and the OS user payinctl ran as. */
+const byAdmin = () => ({ kind: "identity", uuid: admin.uuid, os_user: expect.stringMatching(OS_USER) });
+
 /** The audit log's events of a target, newest first, through the CLI's own filter. */
 async function auditOf(targetUuid: string, ...filters: string[]): Promise<any[]> {
   return (await ok("audit", "list", "--target-uuid", targetUuid, "--limit", "100", ...filters)).data;
@@ -92,7 +114,7 @@ describe("usage errors: checked before any call", () => {
     // A well-formed unknown one is the service's answer, and its refusal is audited.
     expectRefused(await cli("merchant", "activate", unknown), "MERCHANT_NOT_FOUND");
     expect((await auditOf(unknown, "--outcome", "failed")).map((e) => [e.action, e.error_code, e.actor.kind])).toEqual([
-      ["merchant.activate", "MERCHANT_NOT_FOUND", "operator_cli"],
+      ["merchant.activate", "MERCHANT_NOT_FOUND", "identity"],
     ]);
   });
 
@@ -155,7 +177,7 @@ describe("merchants", () => {
       ["merchant.close", "succeeded"],
       ["merchant.activate", "failed"],
     ]);
-    for (const e of audited) expect(e.actor).toEqual({ kind: "operator_cli", uuid: null });
+    for (const e of audited) expect(e.actor).toEqual(byAdmin());
   });
 });
 
@@ -237,8 +259,8 @@ describe("platform configuration", () => {
       "merchant.operating_profile.ensure VALIDATION_ERROR",
     ]);
     expect((await auditOf(merchant, "--outcome", "succeeded")).map((e) => e.action)).toEqual(["merchant.close", "merchant.operating_profile.ensure", "merchant.create"]);
-    expect((await auditOf(policy.policy.policy_uuid)).map((e) => `${e.action} ${e.actor.kind}`)).toEqual(["policy.create operator_cli"]);
-    expect((await auditOf(bound.provider_binding.binding_uuid)).map((e) => `${e.action} ${e.actor.kind}`)).toEqual(["provider_binding.create operator_cli"]);
+    expect((await auditOf(policy.policy.policy_uuid)).map((e) => `${e.action} ${e.actor.kind}`)).toEqual(["policy.create identity"]);
+    expect((await auditOf(bound.provider_binding.binding_uuid)).map((e) => `${e.action} ${e.actor.kind}`)).toEqual(["provider_binding.create identity"]);
     expect((await auditOf(connectionUuid)).map((e) => `${e.action} ${e.outcome} ${e.error_code}`)).toEqual([
       "provider_connection.rotate_secret failed SECRET_REFERENCE_UNCHANGED",
       "provider_connection.rotate_secret succeeded null",
@@ -424,9 +446,9 @@ describe("identities and members", () => {
     expectRefused(await cli("member", "remove", UNKNOWN, "--identity", identity.uuid), "MERCHANT_NOT_FOUND");
     expectUsageError(await cli("member", "remove", second, "--identity", "someone"), '--identity must be a uuid, got "someone"');
 
-    expect((await auditOf(second, "--action", "merchant.member.remove")).map((e) => [e.actor.kind, e.outcome, e.error_code])).toEqual([
-      ["operator_cli", "failed", "MEMBER_NOT_FOUND"],
-      ["operator_cli", "succeeded", null],
+    expect((await auditOf(second, "--action", "merchant.member.remove")).map((e) => [e.actor, e.outcome, e.error_code])).toEqual([
+      [byAdmin(), "failed", "MEMBER_NOT_FOUND"],
+      [byAdmin(), "succeeded", null],
     ]);
     expect((await auditOf(first, "--action", "merchant.member.role_change")).map((e) => e.outcome)).toEqual(["succeeded"]);
   });
@@ -436,12 +458,12 @@ describe("audit list", () => {
   it("answers the API's view of events with pagination, filtered exactly", async () => {
     const merchant = await newMerchant("Audit Filter");
     await ok("merchant", "activate", merchant);
-    const page = await ok("audit", "list", "--target-uuid", merchant, "--action", "merchant.activate", "--actor-kind", "operator_cli", "--outcome", "succeeded");
+    const page = await ok("audit", "list", "--target-uuid", merchant, "--action", "merchant.activate", "--actor-kind", "identity", "--outcome", "succeeded");
     expect(page).toEqual({
       data: [
         {
           event_uuid: expect.stringMatching(UUID),
-          actor: { kind: "operator_cli", uuid: null, os_user: expect.stringMatching(/^[A-Za-z0-9._@-]{1,64}$/) },
+          actor: { kind: "identity", uuid: admin.uuid, os_user: expect.stringMatching(OS_USER) },
           action: "merchant.activate",
           target_type: "merchant",
           target_uuid: merchant,
@@ -453,7 +475,7 @@ describe("audit list", () => {
       ],
       pagination: { total: 1, limit: 20, offset: 0 },
     });
-    expect((await ok("audit", "list", "--target-uuid", merchant, "--actor-kind", "identity")).data).toEqual([]);
+    expect((await ok("audit", "list", "--target-uuid", merchant, "--actor-kind", "operator_cli")).data).toEqual([]);
     expect((await ok("audit", "list", "--target-uuid", merchant, "--target-type", "merchant")).pagination.total).toBe(2);
     expectRefused(await cli("audit", "list", "--action", "Merchant Activate"), "INVALID_ARGUMENT");
     expectUsageError(await cli("audit", "list", "--actor-kind", "robot"), /^--actor-kind must be one of: identity, machine_credential, operator_cli, system/);
