@@ -24,6 +24,9 @@ export default {
     "services/identity/src/domain/password.ts",
     "gateways/checkout/src/presentation/{presentation-state,payer-view,evidence,payment-terms,decimal,time,qr,start-refusal}.ts",
     "libs/operations/src/{audit,views}.ts",
+    "libs/rpc/src/actor-assertion.ts",
+    "libs/http/src/rate-limit-key.ts",
+    "libs/permissions/src/merchant-access.ts",
     "!**/*.test.ts",
   ],
   // Only what the unit tests load goes into the sandboxes.
