@@ -6,39 +6,22 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { database, migrate, openOrm, type MikroORM } from "@payin/db";
-import { createLogger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
-import { ASSERTION_TTL_MS, Code, createServiceClient, domainErrorInterceptor, reasonOf } from "@payin/rpc";
-import { createTestDatabase, failure, startTestServiceServer, testAssertions, type TestServiceServer } from "@payin/testing";
-import { CALLERS } from "../src/rpc/callers.js";
-import { reasonCodes } from "../src/rpc/reason-codes.js";
-import { createMerchantsService, SERVICE_NAMES } from "../src/service.js";
-import { ormOptions } from "../src/store/orm.js";
+import { ASSERTION_TTL_MS, Code, reasonOf } from "@payin/rpc";
+import { failure, testAssertions } from "@payin/testing";
+import { ASSERTIONS, startMerchantsServer, type MerchantsServer } from "./harness.js";
 
-const ASSERTIONS = testAssertions();
 /** Another key: what anyone but identity could sign with. */
 const FORGER = testAssertions();
 
-let orm: MikroORM;
-let service: TestServiceServer;
-const client = (caller: string, requestId?: string) =>
-  createServiceClient(merchantsV1.MerchantsService, {
-    baseUrl: service.url,
-    serviceToken: service.credential(caller),
-    interceptors: requestId ? [(next) => (req) => (req.header.set("x-request-id", requestId), next(req))] : [],
-  });
+let server: MerchantsServer;
+const client = (caller: string, requestId?: string) => server.client(caller, requestId);
 
 beforeAll(async () => {
-  const url = await createTestDatabase("merchants_actor");
-  await migrate(ormOptions(url));
-  orm = await openOrm(ormOptions(url, 5));
-  const interceptors = [domainErrorInterceptor("merchants", reasonCodes, createLogger("merchants", { level: "silent" }))];
-  service = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ db: database(orm), assertionKey: ASSERTIONS.verifyingKey }), allow: CALLERS, interceptors });
+  server = await startMerchantsServer("merchants_actor");
 });
 afterAll(async () => {
-  await service?.close();
-  await orm?.close();
+  await server?.close();
 });
 
 /** An assertion with one byte of its signature changed (mid-string: the last character also holds padding bits). */

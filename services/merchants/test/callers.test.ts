@@ -1,34 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { database, migrate, openOrm, type MikroORM } from "@payin/db";
-import { createLogger } from "@payin/logging";
-import { merchantsV1 } from "@payin/proto";
-import { Code, createServiceClient, domainErrorInterceptor, reasonOf } from "@payin/rpc";
-import { createTestDatabase, failure, startTestServiceServer, testAssertions, type TestServiceServer } from "@payin/testing";
+import { Code, reasonOf } from "@payin/rpc";
+import { failure } from "@payin/testing";
 import { CALLERS } from "../src/rpc/callers.js";
-import { reasonCodes } from "../src/rpc/reason-codes.js";
-import { createMerchantsService, SERVICE_NAMES } from "../src/service.js";
-import { ormOptions } from "../src/store/orm.js";
+import { ASSERTIONS, startMerchantsServer, type MerchantsServer } from "./harness.js";
 
-const Merchants = merchantsV1.MerchantsService;
-const ASSERTIONS = testAssertions();
 /** The operator CLI's actor: a signed-in person, and the OS user it ran as. */
 const OPERATOR = { osUser: "ops", assertion: ASSERTIONS.identity(crypto.randomUUID()) };
 
 describe("merchants' callers, on the real server", () => {
-  let orm: MikroORM;
-  let service: TestServiceServer;
-  const client = (caller: string) => createServiceClient(Merchants, { baseUrl: service.url, serviceToken: service.credential(caller) });
+  let server: MerchantsServer;
+  const client = (caller: string) => server.client(caller);
 
   beforeAll(async () => {
-    const url = await createTestDatabase("merchants");
-    await migrate(ormOptions(url));
-    orm = await openOrm(ormOptions(url, 5));
-    const interceptors = [domainErrorInterceptor("merchants", reasonCodes, createLogger("merchants", { level: "silent" }))];
-    service = await startTestServiceServer({ name: "merchants", services: SERVICE_NAMES, routes: createMerchantsService({ db: database(orm), assertionKey: ASSERTIONS.verifyingKey }), allow: CALLERS, interceptors });
+    server = await startMerchantsServer("merchants");
   });
   afterAll(async () => {
-    await service?.close();
-    await orm?.close();
+    await server?.close();
   });
 
   it("lets payins and allocation read pay-in contexts, and nothing else", async () => {

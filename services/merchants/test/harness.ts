@@ -1,10 +1,13 @@
 import type { Client } from "@connectrpc/connect";
-import { database } from "@payin/db";
+import { database, migrate, openOrm } from "@payin/db";
+import { createLogger } from "@payin/logging";
+import { createServiceClient, domainErrorInterceptor } from "@payin/rpc";
 import type { Logger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
-import { startServiceHarness, testAssertions, type ServiceHarness } from "@payin/testing";
+import { createTestDatabase, startServiceHarness, startTestServiceServer, testAssertions, type ServiceHarness } from "@payin/testing";
+import { CALLERS } from "../src/rpc/callers.js";
 import { reasonCodes } from "../src/rpc/reason-codes.js";
-import { createMerchantsService } from "../src/service.js";
+import { createMerchantsService, SERVICE_NAMES } from "../src/service.js";
 import { ormOptions } from "../src/store/orm.js";
 
 export type MerchantsClient = Client<typeof merchantsV1.MerchantsService>;
@@ -50,3 +53,37 @@ export async function closedMerchant(client: MerchantsClient, displayName = "Clo
 
 /** A well-formed uuid that names nothing. */
 export const UNKNOWN_UUID = "01a1fe6a-0000-7000-8000-000000000000";
+
+/** The merchants service on its real RPC server (the platform's callers and their allowlist), on a fresh database. */
+export interface MerchantsServer {
+  /** A client with `caller`'s credential, sending `requestId` as x-request-id when given. */
+  client(caller: string, requestId?: string): MerchantsClient;
+  close(): Promise<void>;
+}
+
+/** Starts MerchantsServer, whose assertions are ASSERTIONS'. */
+export async function startMerchantsServer(name: string): Promise<MerchantsServer> {
+  const url = await createTestDatabase(name);
+  await migrate(ormOptions(url));
+  const orm = await openOrm(ormOptions(url, 5));
+  const interceptors = [domainErrorInterceptor("merchants", reasonCodes, createLogger("merchants", { level: "silent" }))];
+  const server = await startTestServiceServer({
+    name: "merchants",
+    services: SERVICE_NAMES,
+    routes: createMerchantsService({ db: database(orm), assertionKey: ASSERTIONS.verifyingKey }),
+    allow: CALLERS,
+    interceptors,
+  });
+  return {
+    client: (caller, requestId) =>
+      createServiceClient(merchantsV1.MerchantsService, {
+        baseUrl: server.url,
+        serviceToken: server.credential(caller),
+        interceptors: requestId ? [(next) => (req) => (req.header.set("x-request-id", requestId), next(req))] : [],
+      }),
+    close: async () => {
+      await server.close();
+      await orm.close();
+    },
+  };
+}
