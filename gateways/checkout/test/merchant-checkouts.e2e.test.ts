@@ -500,4 +500,26 @@ describe("a membership's removal and its role, per merchant", () => {
     await e2e.operator.merchants.ensureMember({ merchantUuid: adminOf.uuid, identityUuid: promoted.uuid, role: "merchant_admin" });
     expect((await (await signInFor(e2e, promoted)).get("/merchant/checkouts/new")).status).toBe(200);
   });
+
+  it("refuses a form shown for a merchant the person no longer acts for (removed meanwhile): 409, and no checkout for the one left", async () => {
+    const [first, second] = [await readyMerchant(e2e, "Stale Form Shop"), await readyMerchant(e2e, "Remaining Shop")];
+    const person = await merchantPerson(e2e, [first.uuid, second.uuid]);
+    const client = await signInFor(e2e, person, first.uuid);
+    const form = await client.get("/merchant/checkouts/new");
+    expect(form.status).toBe(200);
+    // The area's forms name the merchant they were shown for.
+    expect(form.text).toContain(`name="merchant_uuid" value="${first.uuid}"`);
+    await e2e.operator.merchants.removeMember({ merchantUuid: first.uuid, identityUuid: person.uuid });
+    const stale = await client.post("/merchant/checkouts/new", { ...checkoutForm(csrfTokenIn(form.text), { reference: "STALE-1" }), merchant_uuid: first.uuid });
+    expect(stale.status, textOfHtml(stale.text)).toBe(409);
+    expect(textOfHtml(stale.text)).toMatch(/nothing was changed/i);
+    expect(await checkoutCount(e2e, second.uuid)).toBe(0);
+    expect(await checkoutCount(e2e, first.uuid)).toBe(0);
+    // A form shown for the merchant it now acts for goes through.
+    const fresh = await client.get("/merchant/checkouts/new");
+    expect(fresh.text).toContain(`name="merchant_uuid" value="${second.uuid}"`);
+    const created = await client.post("/merchant/checkouts/new", { ...checkoutForm(csrfTokenIn(fresh.text), { reference: "FRESH-1" }), merchant_uuid: second.uuid });
+    expect(created.status, textOfHtml(created.text)).toBe(201);
+    expect(await checkoutCount(e2e, second.uuid)).toBe(1);
+  });
 });

@@ -127,11 +127,17 @@ export async function pageArea(deps: AreaDeps, ctx: Context, permission: Permiss
   return permitted(ctx, deps, gated.area, permission) ? gated.area : null;
 }
 
+/** The field of every form of the area naming the merchant the page was shown for. */
+export const MERCHANT_FIELD = "merchant_uuid";
+
 /**
  * A form of the area (POST): from this site, signed in (else 303 to the
  * sign-in page, changing nothing), with the session's CSRF token (else a 403
- * page), then the gate and `permission`. Null when the request was already
- * answered; otherwise the area and the form.
+ * page), then the gate and `permission`, and, when the form names the merchant
+ * its page was shown for (the area's own forms always do), for that merchant
+ * (else a 409 page, changing nothing: the person was switched to another
+ * merchant meanwhile, e.g. removed from that one). Null when the request was
+ * already answered; otherwise the area and the form.
  */
 export async function formArea(deps: AreaDeps, ctx: Context, permission: Permission): Promise<{ area: Area; form: URLSearchParams } | null> {
   requireSameOrigin(ctx, deps.publicUrl);
@@ -144,7 +150,13 @@ export async function formArea(deps: AreaDeps, ctx: Context, permission: Permiss
   checkCsrf(form.get(CSRF_FIELD), session.csrfToken);
   const gated = await gate(deps, ctx);
   if ("answered" in gated) return null;
-  return permitted(ctx, deps, gated.area, permission) ? { area: gated.area, form } : null;
+  if (!permitted(ctx, deps, gated.area, permission)) return null;
+  const named = form.get(MERCHANT_FIELD);
+  if (named !== null && named !== gated.area.merchantUuid) {
+    renderAreaProblem(ctx, deps, gated.area, 409, "The merchant changed", `This form was for another merchant account than the one you now act for (${gated.area.merchant.displayName}). Nothing was changed; check the page and try again.`);
+    return null;
+  }
+  return { area: gated.area, form };
 }
 
 /** The merchant cookie for `merchantUuid`, living as long as the session may. */
