@@ -6,16 +6,20 @@
  * or killed with requests in flight) and after it comes back.
  */
 import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
 import net from "node:net";
+import os from "node:os";
 import { promisify } from "node:util";
 import path from "node:path";
 import { create, fromBinary, toBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { REPO_ROOT } from "@payin/launcher";
 import { healthV1, merchantsV1 } from "@payin/proto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { awaitFreshTotpStep, totpCodeAt } from "@payin/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type ApiResponse,
+  bootstrapAdmin,
   createBody,
   EVM_ADDRESS,
   expectError,
@@ -118,12 +122,33 @@ describe("gRPC interoperability (stock @grpc/grpc-js client)", () => {
 });
 
 describe("payinctl", () => {
+  /** Where `payinctl session login` keeps the operator's session: never the tester's home. */
+  let sessionDir: string;
   const cliEnv = () => ({
     ...process.env,
     MERCHANTS_URL: e2e.platform.serviceUrls.merchants!,
     IDENTITY_URL: e2e.platform.serviceUrls.identity!,
     ALLOCATION_URL: e2e.platform.serviceUrls.allocation!,
     SERVICE_TOKEN: e2e.platform.masterToken,
+    PAYINCTL_SESSION_FILE: path.join(sessionDir, "session"),
+  });
+
+  // Changes need a person signed in with TOTP: the first admin, through `payinctl session login` (password and code on stdin).
+  beforeAll(async () => {
+    sessionDir = await mkdtemp(path.join(os.tmpdir(), "payinctl-e2e-"));
+    const admin = await bootstrapAdmin(e2e.operator);
+    const code = totpCodeAt(admin.totpSecret, await awaitFreshTotpStep());
+    const login = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      const child = execFile("npm", ["run", "-s", "payinctl", "--", "session", "login", "--email", admin.email], { cwd: REPO_ROOT, env: cliEnv(), timeout: 60_000 }, (error, _stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stderr }),
+      );
+      child.stdin!.end(`${admin.password}\n${code}\n`);
+    });
+    expect(login).toEqual({ code: 0, stderr: "" });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (sessionDir) await rm(sessionDir, { recursive: true, force: true });
   });
 
   /** Runs `npm run -s payinctl -- ...args` and parses its JSON stdout. */

@@ -7,10 +7,10 @@ import os from "node:os";
 import path from "node:path";
 import { freePort } from "@payin/db-embedded";
 import { merchantsV1 } from "@payin/proto";
-import { createServiceClient } from "@payin/rpc";
-import { startTestPlatform, type TestPlatform } from "@payin/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanEnv, MAIN, payinctl, platformEnv, run } from "./support.js";
+import { createServiceClient, operatorOsUser } from "@payin/rpc";
+import { startTestPlatform, totpSecretOf, type TestPlatform } from "@payin/testing";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { cleanEnv, MAIN, payinctl, platformEnv, run, signIn } from "./support.js";
 
 let emptyDataDir: string;
 
@@ -124,7 +124,11 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL 
     for (const secret of [printed.password, printed.totp_uri, ...printed.recovery_codes]) expect(result.stdout).not.toContain(secret);
   });
 
-  it("records the operator's changes in the audit log: actor operator_cli, one request id per command", async () => {
+  it("records the signed-in operator's changes in the audit log: the person and the OS user, one request id per command", async () => {
+    // The admin just bootstrapped signs in with the password and TOTP the --out file holds (and stays signed in for the next test).
+    const admin = JSON.parse(await readFile(outFile("first-admin.json"), "utf8"));
+    const login = await signIn(env, { uuid: admin.identity.uuid, email: admin.identity.email, password: admin.password, totpSecret: totpSecretOf(admin.totp_uri) });
+    expect({ code: login.code, stderr: login.stderr }).toEqual({ code: 0, stderr: "" });
     const cli = (...args: string[]) => run(process.execPath, ["--import", "tsx", MAIN, ...args], env);
     const created = await cli("merchant", "create", "--display-name", "Audited Ltd");
     expect(created.code, created.stderr).toBe(0);
@@ -137,29 +141,47 @@ describe("admin bootstrap (npm run -s payinctl -- admin bootstrap --email EMAIL 
     const credentialUuid = JSON.parse(credential.stdout).credential.credential_uuid as string;
 
     const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: platform.serviceUrls.merchants!, serviceToken: platform.serviceToken });
-    const { events } = await merchants.listAuditEvents({ limit: 100, offset: 0 });
-    // As the admin API records them: the merchant's changes, and the credential it was issued.
-    const mine = events.filter((e) => e.targetUuid === merchantUuid || e.targetUuid === credentialUuid);
+    // As the admin API records them: the merchant's changes, and the credential it was issued (identity's
+    // records reach the log through its outbox, shortly after the command answered).
+    const ofTheTest = async () => {
+      const { events } = await merchants.listAuditEvents({ limit: 100, offset: 0 });
+      return { events, mine: events.filter((e) => e.targetUuid === merchantUuid || e.targetUuid === credentialUuid) };
+    };
+    await vi.waitFor(
+      async () => {
+        const now = await ofTheTest();
+        expect({ mine: now.mine.length, bootstrap: now.events.filter((e) => e.action === "identity.bootstrap").length }).toEqual({ mine: 3, bootstrap: 1 });
+      },
+      { timeout: 20_000, interval: 250 },
+    );
+    const { events, mine } = await ofTheTest();
     expect(mine.map((e) => `${e.action} ${e.targetType}`).sort()).toEqual(["credential.create machine_credential", "merchant.activate merchant", "merchant.create merchant"]);
     for (const e of mine) {
-      expect(e.actor?.kind).toBe("operator_cli");
+      expect({ kind: e.actor?.kind, uuid: e.actor?.uuid, osUser: e.actor?.osUser }).toEqual({ kind: "identity", uuid: admin.identity.uuid, osUser: operatorOsUser() });
       expect(e.actor?.requestId).toMatch(/^req_[0-9a-f]{32}$/);
       expect(e.outcome).toBe("succeeded");
     }
-    // Three commands, three request ids; the bootstrap before them was recorded too.
+    // Three commands, three request ids; the bootstrap before them was recorded too, with nobody signed in.
     expect(new Set(mine.map((e) => e.actor?.requestId)).size).toBe(3);
-    expect(events.some((e) => e.action === "identity.bootstrap" && e.actor?.kind === "operator_cli")).toBe(true);
+    expect(events.filter((e) => e.action === "identity.bootstrap").map((e) => [e.actor?.kind, e.actor?.uuid, e.actor?.osUser])).toEqual([["operator_cli", "", operatorOsUser()]]);
   });
 
-  it("rescues the admins without any of them signing in, never leaving the platform without an active admin", async () => {
+  it("rescues the admins with nobody signed in, never leaving the platform without an active admin", async () => {
     const first = JSON.parse(await readFile(outFile("first-admin.json"), "utf8")).identity.uuid as string;
-    const refused = await payinctl(env, "identity", "lock", first);
-    expect({ code: refused.code, error: refused.error }).toEqual({ code: 1, error: { code: "LAST_PLATFORM_ADMIN", message: expect.any(String) } });
+    // A deputy admin is made by the admin signed in in the test before; then they sign out.
     const second = await payinctl(env, "identity", "create", "--email", "deputy@example.com", "--role", "platform_admin", "--out", outFile("deputy.json"));
     expect({ code: second.code, stderr: second.stderr }).toEqual({ code: 0, stderr: "" });
     expect(second.json.identity.roles).toEqual(["platform_admin"]);
-    expect((await payinctl(env, "identity", "lock", first)).json?.identity.status).toBe("locked");
-    expect((await payinctl(env, "identity", "activate", first)).json?.identity.status).toBe("active");
+    const deputy = second.json.identity.uuid as string;
+    expect((await payinctl(env, "session", "logout")).json).toEqual({ signed_out: true });
+
+    const status = async (verb: string, uuid: string) => (await payinctl(env, "identity", verb, uuid)).json?.identity.status;
+    expect(await status("lock", deputy)).toBe("locked");
+    const refused = await payinctl(env, "identity", "lock", first);
+    expect({ code: refused.code, error: refused.error }).toEqual({ code: 1, error: { code: "LAST_PLATFORM_ADMIN", message: expect.any(String) } });
+    expect(await status("activate", deputy)).toBe("active");
+    expect(await status("lock", first)).toBe("locked");
+    expect(await status("activate", first)).toBe("active");
   });
 
   it("refuses once an admin exists: an error on stderr, nothing on stdout, a non-zero exit, no file left", async () => {
