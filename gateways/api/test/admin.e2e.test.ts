@@ -123,6 +123,14 @@ async function eventsOf(reqId: string): Promise<any[]> {
   return (await auditEvents()).filter((e) => e.request_id === reqId);
 }
 
+/**
+ * The events of a request once they are `expected`: identity records its
+ * changes in its outbox, and its relay delivers them to the log shortly after.
+ */
+async function settledEventsOf(reqId: string, expected: unknown[]): Promise<void> {
+  await vi.waitFor(async () => expect(await eventsOf(reqId)).toEqual(expected), { timeout: 10_000, interval: 100 });
+}
+
 beforeAll(async () => {
   const boot = await e2e.operator.identity.bootstrapAdmin({ email: "admin@example.com" });
   secrets.push(boot.password);
@@ -1115,19 +1123,28 @@ describe("audit log", () => {
     const email = `aud-${randomBytes(4).toString("hex")}@example.com`;
     const identity = await withId("POST", `${A}/identities`, { email, password: "audited-password-1", roles: ["merchant_member"] });
     expect(identity.res.status).toBe(201);
-    expect(await eventsOf(identity.id)).toEqual([
-      expect.objectContaining({ action: "identity.create", target_type: "identity", target_uuid: identity.res.body.identity.uuid, outcome: "succeeded" }),
+    // Exactly one event, naming the admin, once identity's relay delivered it.
+    await settledEventsOf(identity.id, [
+      expect.objectContaining({
+        actor: { kind: "identity", uuid: admin.uuid, os_user: null },
+        action: "identity.create",
+        target_type: "identity",
+        target_uuid: identity.res.body.identity.uuid,
+        outcome: "succeeded",
+        error_code: null,
+        request_id: identity.id,
+      }),
     ]);
     const identityUuid = identity.res.body.identity.uuid;
     const lock = await withId("POST", `${A}/identities/${identityUuid}/lock`);
     expect(lock.res.status).toBe(200);
-    expect(await eventsOf(lock.id)).toEqual([expect.objectContaining({ action: "identity.lock", target_uuid: identityUuid, outcome: "succeeded" })]);
+    await settledEventsOf(lock.id, [expect.objectContaining({ action: "identity.lock", target_uuid: identityUuid, outcome: "succeeded" })]);
     const relock = await withId("POST", `${A}/identities/${identityUuid}/lock`);
     expect(await eventsOf(relock.id)).toEqual([expect.objectContaining({ action: "identity.lock", outcome: "failed", error_code: "IDENTITY_ALREADY_LOCKED" })]);
     const disable = await withId("POST", `${A}/identities/${identityUuid}/disable`);
-    expect(await eventsOf(disable.id)).toEqual([expect.objectContaining({ action: "identity.disable", outcome: "succeeded" })]);
+    await settledEventsOf(disable.id, [expect.objectContaining({ action: "identity.disable", outcome: "succeeded" })]);
     const role = await withId("DELETE", `${A}/identities/${identityUuid}/roles/merchant_member`);
-    expect(await eventsOf(role.id)).toEqual([expect.objectContaining({ action: "identity.role.remove", target_uuid: identityUuid, outcome: "succeeded" })]);
+    await settledEventsOf(role.id, [expect.objectContaining({ action: "identity.role.remove", target_uuid: identityUuid, outcome: "succeeded" })]);
 
     const wallet = await withId("PUT", `${A}/merchants/${uuid}/wallet`, { xpub: randomXpub() });
     expect(wallet.res.status).toBe(200);
@@ -1137,16 +1154,14 @@ describe("audit log", () => {
     expect(cred.res.status).toBe(201);
     secrets.push(cred.res.body.credential.token);
     const credUuid = cred.res.body.credential.credential_uuid;
-    expect(await eventsOf(cred.id)).toEqual([expect.objectContaining({ action: "credential.create", target_type: "machine_credential", target_uuid: credUuid, outcome: "succeeded" })]);
+    await settledEventsOf(cred.id, [expect.objectContaining({ action: "credential.create", target_type: "machine_credential", target_uuid: credUuid, outcome: "succeeded" })]);
     const cred409 = await withId("POST", `${A}/merchants/${uuid}/machine-credentials`);
     expect(await eventsOf(cred409.id)).toEqual([
       expect.objectContaining({ action: "credential.create", target_type: "merchant", target_uuid: uuid, outcome: "failed", error_code: "CREDENTIAL_ALREADY_ACTIVE" }),
     ]);
     const rot = await withId("POST", `${A}/merchants/${uuid}/machine-credentials/rotate`);
     secrets.push(rot.res.body.credential.token);
-    expect(await eventsOf(rot.id)).toEqual([
-      expect.objectContaining({ action: "credential.rotate", target_uuid: rot.res.body.credential.credential_uuid, outcome: "succeeded" }),
-    ]);
+    await settledEventsOf(rot.id, [expect.objectContaining({ action: "credential.rotate", target_uuid: rot.res.body.credential.credential_uuid, outcome: "succeeded" })]);
     const rev = await withId("POST", `${A}/merchants/${uuid}/machine-credentials/${credUuid}/revoke`);
     expect(await eventsOf(rev.id)).toEqual([expect.objectContaining({ action: "credential.revoke", target_uuid: credUuid, outcome: "failed", error_code: "CREDENTIAL_ALREADY_REVOKED" })]);
 

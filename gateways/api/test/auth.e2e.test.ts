@@ -12,7 +12,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import net from "node:net";
 import pg from "pg";
 import { awaitFreshTotpStep, totpCodeAt, totpSecretOf, totpStepAt } from "@payin/testing";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
   bootstrapAdmin,
   type BootstrappedAdmin,
@@ -654,9 +654,14 @@ describe("signed-in people", () => {
       expect(reset.status, reset.text).toBe(200);
       expect(reset.body).toEqual({ identity: { uuid: heidi.uuid, email: heidi.email, status: "active", roles: ["merchant_member"] }, forgiven_failures: 100 });
       keep(await client.login(heidi.email, heidi.password));
-      // Audited under the admin, naming the identity.
-      const audited = (await auditEventsBy(admin.uuid)).filter((e) => e.action === "identity.sign_in_failures.reset");
-      expect(audited.map((e) => [e.outcome, e.target_type, e.target_uuid])).toEqual([["succeeded", "identity", heidi.uuid]]);
+      // Audited under the admin, naming the identity (identity's outbox relay delivers it shortly after).
+      await vi.waitFor(
+        async () => {
+          const audited = (await auditEventsBy(admin.uuid)).filter((e) => e.action === "identity.sign_in_failures.reset");
+          expect(audited.map((e) => [e.outcome, e.target_type, e.target_uuid])).toEqual([["succeeded", "identity", heidi.uuid]]);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
       // An unknown identity is 404; one without identity.manage is 403.
       expectError(await e2e.api.request("POST", `/api/v1/admin/identities/${randomUUID()}/sign-in-failures/reset`, { token: adminToken }), 404, "IDENTITY_NOT_FOUND");
       const member = keep(await from(22).login(heidi.email, heidi.password));

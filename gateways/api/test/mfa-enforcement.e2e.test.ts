@@ -12,7 +12,7 @@ import { createLogger } from "@payin/logging";
 import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
 import { totpCodeAt, totpSecretOf, totpStepAt } from "@payin/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app.js";
 import { Authenticator } from "../src/auth/authenticator.js";
 import {
@@ -385,15 +385,20 @@ describe("activate an identity", () => {
     expect(restored.body.identity.status).toBe("active");
     expect((await human.login(p.email, p.password)).status).toBe(200);
 
-    // Audited as identity.activate: successes and the refusal.
-    const events = await e2e.api.request("GET", `${A}/audit-events?limit=100`, { token: second.token });
-    const activations = (events.body.data as any[]).filter((e) => e.action === "identity.activate");
-    expect(activations).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ actor: { kind: "identity", uuid: second.uuid, os_user: null }, target_type: "identity", target_uuid: first.uuid, outcome: "succeeded", error_code: null }),
-        expect.objectContaining({ target_uuid: first.uuid, outcome: "failed", error_code: "IDENTITY_ALREADY_ACTIVE", request_id: again.headers.get("x-request-id") }),
-        expect.objectContaining({ target_uuid: p.uuid, outcome: "succeeded" }),
-      ]),
+    // Audited as identity.activate: successes (delivered by identity's outbox relay shortly after) and the refusal.
+    await vi.waitFor(
+      async () => {
+        const events = await e2e.api.request("GET", `${A}/audit-events?limit=100`, { token: second.token });
+        const activations = (events.body.data as any[]).filter((e) => e.action === "identity.activate");
+        expect(activations).toEqual(
+          expect.arrayContaining([
+            expect.objectContaining({ actor: { kind: "identity", uuid: second.uuid, os_user: null }, target_type: "identity", target_uuid: first.uuid, outcome: "succeeded", error_code: null }),
+            expect.objectContaining({ target_uuid: first.uuid, outcome: "failed", error_code: "IDENTITY_ALREADY_ACTIVE", request_id: again.headers.get("x-request-id") }),
+            expect.objectContaining({ target_uuid: p.uuid, outcome: "succeeded" }),
+          ]),
+        );
+      },
+      { timeout: 10_000, interval: 100 },
     );
 
     // A person without identity.manage may not activate.

@@ -35,7 +35,7 @@ export const PLATFORM_PROCESSES: readonly ProcessSpec[] = [...SERVICES, OBSERVER
  * launcher derives them: the processes that call services, and the operator CLI.
  * Each service's own allowlist (src/rpc/callers.ts) says what each may call.
  */
-export const INTERNAL_CALLERS: readonly string[] = ["api", "checkout", "payins", "allocation", "observer", "payinctl"];
+export const INTERNAL_CALLERS: readonly string[] = ["api", "checkout", "payins", "allocation", "observer", "identity", "payinctl"];
 
 /**
  * The environment a process starts with. When it holds the master secret

@@ -98,6 +98,16 @@ describe("audited", () => {
     ]);
   });
 
+  it("records only the refusals of a change identity records itself (its audit outbox)", async () => {
+    const { ports, events } = recorder();
+    const byIdentity: ChangeSpec = { action: "identity.lock", target: { type: "identity", uuid: MERCHANT }, successRecordedBy: "identity" };
+    expect(await audited(ports, PERSON, byIdentity, async () => "locked")).toBe("locked");
+    expect(events).toEqual([]);
+    const refusal = serviceError("IDENTITY_ALREADY_LOCKED", Code.FailedPrecondition);
+    await expect(audited(ports, PERSON, byIdentity, () => Promise.reject(refusal))).rejects.toBe(refusal);
+    expect(events).toEqual([{ event: expect.objectContaining({ action: "identity.lock", targetUuid: MERCHANT, outcome: "failed", errorCode: "IDENTITY_ALREADY_LOCKED" }) }]);
+  });
+
   it("records a success against the change's target when the result names none", async () => {
     const { ports, events } = recorder();
     await audited(ports, OPERATOR, { ...byMerchants, successRecordedBy: "operations" }, async () => undefined);

@@ -1,7 +1,8 @@
 /**
  * The audit rule, whoever makes the change (the API gateway for a person,
- * payinctl for the operator): a success the merchants service did not record
- * itself (it records its own changes, the request naming the actor), and every
+ * payinctl for the operator): a success the service that made it did not record
+ * itself (merchants records its own changes, the request naming the actor;
+ * identity its own, through its audit outbox), and every
  * refusal — any answer a client would get as a 4xx (permission, validation, not
  * found, conflict, whether the caller or a service refused) — are recorded
  * through RecordAuditEvent, refusals with their public error code. Failures with
@@ -38,8 +39,12 @@ export interface ChangeSpec<T = unknown> {
   action: string;
   /** The target recorded for a refusal, and for a success unless `succeeded` names another. */
   target: AuditTarget;
-  /** Who records a success: `merchants` its own changes; those made in identity or allocation are recorded here. */
-  successRecordedBy: "merchants" | "operations";
+  /**
+   * Who records a success: `merchants` and `identity` their own changes, in the
+   * change's transaction (identity through its audit outbox, delivered to the log
+   * shortly after); those made elsewhere (allocation) are recorded here.
+   */
+  successRecordedBy: "merchants" | "identity" | "operations";
   /** The target of a success, when only the result names it (e.g. a new identity). */
   succeeded?: (result: T) => AuditTarget;
 }

@@ -1,7 +1,8 @@
 /**
  * Identities, kept by the identity service (which re-checks a person's
- * permission and MFA from the session token passed as the caller); every
- * change is recorded here, a new identity as the target of a success.
+ * permission and MFA from the session token passed as the caller); identity
+ * records every change it makes itself (its audit outbox), refusals are
+ * recorded here.
  */
 import type { identityV1 } from "@payin/proto";
 import { audited, type Actor, type AuditPorts } from "./audit.js";
@@ -24,13 +25,13 @@ export function createIdentity(
   caller: Caller | undefined,
   prepare: Prepare<{ email: string; password: string; roles: string[] }>,
 ): Promise<identityV1.Identity> {
-  const spec = { action: "identity.create", target: { type: "identity" }, successRecordedBy: "operations", succeeded: (i: identityV1.Identity) => ({ type: "identity", uuid: i.uuid }) } as const;
+  const spec = { action: "identity.create", target: { type: "identity" }, successRecordedBy: "identity" } as const;
   return audited(ports, actor, spec, async () => (await ports.identity.createIdentity({ caller, ...(await prepare()) })).identity!);
 }
 
 /** Disables, locks or (from disabled or locked) activates an identity; disabling and locking end its sessions. */
 export function setIdentityStatus(ports: IdentityPorts, actor: Actor, caller: Caller | undefined, identityUuid: string, verb: IdentityStatusVerb, prepare?: Prepare<void>): Promise<identityV1.Identity> {
-  return audited(ports, actor, { action: `identity.${verb}`, target: { type: "identity", uuid: identityUuid }, successRecordedBy: "operations" }, async () => {
+  return audited(ports, actor, { action: `identity.${verb}`, target: { type: "identity", uuid: identityUuid }, successRecordedBy: "identity" }, async () => {
     await prepare?.();
     return (await ports.identity.setIdentityStatus({ caller, identityUuid, status: STATUS_OF[verb] })).identity!;
   });
@@ -44,7 +45,7 @@ export function resetSignInFailures(
   identityUuid: string,
   prepare?: Prepare<void>,
 ): Promise<{ identity: identityV1.Identity; forgiven: number }> {
-  const spec = { action: "identity.sign_in_failures.reset", target: { type: "identity", uuid: identityUuid }, successRecordedBy: "operations" } as const;
+  const spec = { action: "identity.sign_in_failures.reset", target: { type: "identity", uuid: identityUuid }, successRecordedBy: "identity" } as const;
   return audited(ports, actor, spec, async () => {
     await prepare?.();
     const res = await ports.identity.resetSignInFailures({ caller, identityUuid });
@@ -54,7 +55,7 @@ export function resetSignInFailures(
 
 /** Takes a role from an identity (never the last active platform_admin's). */
 export function removeRole(ports: IdentityPorts, actor: Actor, caller: Caller | undefined, identityUuid: string, prepare: Prepare<{ role: string }>): Promise<identityV1.Identity> {
-  return audited(ports, actor, { action: "identity.role.remove", target: { type: "identity", uuid: identityUuid }, successRecordedBy: "operations" }, async () => {
+  return audited(ports, actor, { action: "identity.role.remove", target: { type: "identity", uuid: identityUuid }, successRecordedBy: "identity" }, async () => {
     return (await ports.identity.removeRole({ caller, identityUuid, ...(await prepare()) })).identity!;
   });
 }

@@ -2,8 +2,9 @@
  * A merchant's machine credentials: kept by the identity service, which knows no
  * merchants, so the merchants service is asked first (404 for an unknown
  * merchant; 409 MERCHANT_CLOSED for issuing one to a closed merchant; revoking
- * is always allowed). Changes are recorded here, a new credential as the target
- * of a success. `forgetMerchant`, when given, is told after every rotate and
+ * is always allowed). Identity records the changes it makes itself (its audit
+ * outbox), a new credential as the target; refusals are recorded here.
+ * `forgetMerchant`, when given, is told after every rotate and
  * revoke (a gateway's authenticator forgets the merchant's cached tokens).
  */
 import { ApiError } from "@payin/http/errors";
@@ -41,11 +42,10 @@ export async function readMachineCredential(ports: CredentialPorts, caller: Call
 }
 
 const issued = (res: identityV1.CreateMachineCredentialResponse | identityV1.RotateMachineCredentialResponse): IssuedCredential => ({ credential: res.credential!, token: res.token });
-const newCredential = (res: IssuedCredential) => ({ type: "machine_credential", uuid: res.credential.credentialUuid });
 
 /** Issues the merchant's machine credential (409 CREDENTIAL_ALREADY_ACTIVE when it has one). */
 export function createMachineCredential(ports: CredentialPorts & AuditPorts, actor: Actor, caller: Caller | undefined, merchantUuid: string, prepare?: Prepare<void>): Promise<IssuedCredential> {
-  const spec = { action: "credential.create", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "operations", succeeded: newCredential } as const;
+  const spec = { action: "credential.create", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "identity" } as const;
   return audited(ports, actor, spec, async () => {
     await prepare?.();
     await openMerchant(ports, merchantUuid);
@@ -55,7 +55,7 @@ export function createMachineCredential(ports: CredentialPorts & AuditPorts, act
 
 /** Revokes the merchant's active credential and issues a new one at once. */
 export function rotateMachineCredential(ports: CredentialPorts & AuditPorts, actor: Actor, caller: Caller | undefined, merchantUuid: string, prepare?: Prepare<void>): Promise<IssuedCredential> {
-  const spec = { action: "credential.rotate", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "operations", succeeded: newCredential } as const;
+  const spec = { action: "credential.rotate", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "identity" } as const;
   return audited(ports, actor, spec, async () => {
     await prepare?.();
     await openMerchant(ports, merchantUuid);
@@ -72,7 +72,7 @@ export function revokeMachineCredential(
   credentialUuid: string,
   prepare?: Prepare<void>,
 ): Promise<identityV1.MachineCredential> {
-  const spec = { action: "credential.revoke", target: { type: "machine_credential", uuid: credentialUuid }, successRecordedBy: "operations" } as const;
+  const spec = { action: "credential.revoke", target: { type: "machine_credential", uuid: credentialUuid }, successRecordedBy: "identity" } as const;
   return audited(ports, actor, spec, async () => {
     await prepare?.();
     await existingMerchant(ports, merchantUuid);

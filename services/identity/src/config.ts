@@ -1,4 +1,4 @@
-import { actorAssertionSigningKey, ConfigError, int, oneOf, port, serviceBase, type Reader } from "@payin/config";
+import { actorAssertionSigningKey, ConfigError, int, oneOf, port, serviceBase, serviceCredential, serviceUrl, type Reader } from "@payin/config";
 import { parseEncryptionKey } from "./domain/secret-box.js";
 
 /**
@@ -42,6 +42,10 @@ export function encryptionKey(): Reader<Buffer> {
 export const configSchema = {
   ...serviceBase,
   IDENTITY_PORT: port(50051),
+  /** Identity's own credential: its audit outbox relay calls merchants' AppendAuditEvents. */
+  SERVICE_CREDENTIAL: serviceCredential("identity"),
+  /** Where the audit log is kept (the merchants service). */
+  MERCHANTS_URL: serviceUrl("MERCHANTS_PORT"),
   TOTP_ENCRYPTION_KEY: encryptionKey(),
   /** Identity's Ed25519 seed for actor assertions (base64url, 32 bytes): identity alone holds it. */
   ACTOR_ASSERTION_SIGNING_KEY: actorAssertionSigningKey(),

@@ -2,12 +2,14 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
 import { migrate, openDatabase, type Clock, type Database } from "@payin/db";
 import { createLogger, type Logger } from "@payin/logging";
-import { identityV1 } from "@payin/proto";
-import { domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
+import { identityV1, merchantsV1 } from "@payin/proto";
+import { createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
 import type { configSchema } from "./config.js";
 import { configurePasswordHashing } from "./domain/password.js";
 import { saltUnsaltedRecoveryCodes } from "./domain/recovery-codes.js";
+import type { OutboxEvent } from "./domain/audit-outbox.js";
 import { applyIdlePolicy, applyProcessNice, startThreadPool } from "./priority.js";
+import { outboxEventToPb, startAuditRelay } from "./rpc/audit-relay.js";
 import { CALLERS } from "./rpc/callers.js";
 import { identityHandlers, type IdentityHandlerOptions } from "./rpc/identity-handlers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
@@ -43,7 +45,8 @@ export interface IdentityDeps {
 /**
  * The identity service's composition root: the process's priorities, password
  * hashing's concurrency, migrations (MIGRATE_ON_BOOT), its Database, what must be
- * done before serving, then the RPC server with its callers.
+ * done before serving, the audit outbox's relay (to merchants), then the RPC
+ * server with its callers.
  */
 export const startService: StartService<IdentityConfig, IdentityDeps> = async (config, deps = {}) => {
   const logger = deps.logger ?? createLogger("identity", { level: config.LOG_LEVEL, mixin: requestLogFields });
@@ -65,6 +68,11 @@ export const startService: StartService<IdentityConfig, IdentityDeps> = async (c
     await db.close();
     throw error;
   }
+  const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
+  const append = async (events: OutboxEvent[]) => {
+    await merchants.appendAuditEvents({ events: events.map(outboxEventToPb) });
+  };
+  const relay = startAuditRelay({ db, append, logger });
   return serveService({
     name: "identity",
     services: SERVICE_NAMES,
@@ -75,6 +83,9 @@ export const startService: StartService<IdentityConfig, IdentityDeps> = async (c
     host: config.HOST,
     port: config.IDENTITY_PORT,
     logger,
-    onClose: () => db.close(),
+    onClose: async () => {
+      await relay.stop();
+      await db.close();
+    },
   });
 };

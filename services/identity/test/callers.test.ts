@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { Interceptor } from "@connectrpc/connect";
 import { assertionSigningKey } from "@payin/config";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { database, migrate, openOrm, type MikroORM } from "@payin/db";
@@ -35,7 +36,13 @@ describe("identity's callers", () => {
   describe("on the real server", () => {
     let orm: MikroORM;
     let service: TestServiceServer;
-    const client = (caller: string) => createServiceClient(Identity, { baseUrl: service.url, serviceToken: service.credential(caller) });
+    // payinctl reports the OS user it runs as with every call (tools/payinctl/src/operator.ts), for the audit records of its changes.
+    const osUser: Interceptor = (next) => (req) => {
+      req.header.set("x-operator-os-user", "ops");
+      return next(req);
+    };
+    const client = (caller: string) =>
+      createServiceClient(Identity, { baseUrl: service.url, serviceToken: service.credential(caller), interceptors: caller === "payinctl" ? [osUser] : [] });
 
     beforeAll(async () => {
       const url = await createTestDatabase("identity");

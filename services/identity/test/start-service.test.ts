@@ -15,6 +15,7 @@ it("starts from its configuration (migrating on boot), answers its callers, and 
   const config = parseConfig(configSchema, {
     DATABASE_URL: await createTestDatabase("identity_start"),
     SERVICE_CALLER_DIGESTS: callerDigestsFor(master, ["test"]),
+    SERVICE_CREDENTIAL: deriveCredential(master, "identity"),
     DB_POOL_MAX: "2",
     IDENTITY_PORT: "0",
     TOTP_ENCRYPTION_KEY: randomBytes(32).toString("base64url"),

@@ -494,7 +494,7 @@ const adminCommands: Command[] = [
     check: (input) => checkSecretsDestination(input.optional("out"), "admin", "the first admin's secrets"),
     async run(op, input) {
       return issueSecrets(input.optional("out"), async () => {
-        const spec = { action: "identity.bootstrap", target: { type: "identity" }, successRecordedBy: "operations", succeeded: (r: { identity?: { uuid: string } }) => ({ type: "identity", uuid: r.identity?.uuid }) } as const;
+        const spec = { action: "identity.bootstrap", target: { type: "identity" }, successRecordedBy: "identity" } as const;
         const res = await audited(op, op.actor, spec, () => op.identity.bootstrapAdmin({ email: input.text("email") }));
         return bootstrapView(res);
       });

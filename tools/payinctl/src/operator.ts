@@ -6,7 +6,7 @@
  * every record names the actor `operator_cli`. Either way each record names the
  * OS user payinctl runs as, and this invocation's request id.
  */
-import type { Client } from "@connectrpc/connect";
+import type { Client, Interceptor } from "@connectrpc/connect";
 import type { Actor, AuditOutcome, AuditPorts } from "@payin/operations";
 import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
 import { createServiceClient, operatorOsUser } from "@payin/rpc";
@@ -23,6 +23,14 @@ export interface Connection {
   sessionFile: string;
 }
 
+/** Reports the OS user payinctl runs as to identity, for the audit records of its changes. */
+function operatorOsUserHeader(osUser: string): Interceptor {
+  return (next) => (req) => {
+    req.header.set("x-operator-os-user", osUser);
+    return next(req);
+  };
+}
+
 export class Operator implements AuditPorts {
   readonly merchants: Client<typeof merchantsV1.MerchantsService>;
   readonly identity: Client<typeof identityV1.IdentityService>;
@@ -37,12 +45,14 @@ export class Operator implements AuditPorts {
   person: SignedInPerson | "ended" | null = null;
 
   constructor(connection: Connection) {
-    const options = (baseUrl: string) => ({ baseUrl, serviceToken: connection.serviceToken, protocol: "grpc" as const });
+    const osUser = operatorOsUser();
+    const options = (baseUrl: string, interceptors: Interceptor[] = []) => ({ baseUrl, serviceToken: connection.serviceToken, protocol: "grpc" as const, interceptors });
     // gRPC (HTTP/2), as the services' own clients speak Connect; both reach the same port.
     this.merchants = createServiceClient(merchantsV1.MerchantsService, options(connection.merchantsUrl));
-    this.identity = createServiceClient(identityV1.IdentityService, options(connection.identityUrl));
+    // Identity records its own changes (its audit outbox) and takes the OS user from this header.
+    this.identity = createServiceClient(identityV1.IdentityService, options(connection.identityUrl, [operatorOsUserHeader(osUser)]));
     this.allocation = createServiceClient(allocationV1.AllocationService, options(connection.allocationUrl));
-    this.actor = { assertion: "", osUser: operatorOsUser() };
+    this.actor = { assertion: "", osUser };
     this.sessionFile = connection.sessionFile;
   }
 

@@ -39,6 +39,7 @@ const PROCESSES: Record<string, { process: string; code: readonly string[] }> = 
   payins: { process: "the payins service", code: ["services/payins/src/clients"] },
   allocation: { process: "the allocation service", code: ["services/allocation/src/clients"] },
   observer: { process: "allocation's chain observer (`services/allocation/src/observer-main.ts`)", code: ["services/allocation/src/observer"] },
+  identity: { process: "the identity service (its audit outbox's relay)", code: ["services/identity/src"] },
   payinctl: { process: "the operator CLI (`tools/payinctl`)", code: ["tools/payinctl/src", "libs/operations/src"] },
   stack: {
     process: "`npm start`'s own provisioning (`tools/stack`: the first admin, the demo merchant and its checkout link): services are never given its digest in a deployment",

@@ -17,7 +17,7 @@ import { startEmbeddedPostgres, takeOverShutdownSignals, type EmbeddedPostgresHa
 import { launchPlatform, readServiceToken, readTotpEncryptionKey, type Platform } from "@payin/launcher";
 import { startLocalChains, type LocalChains } from "@payin/local-chains";
 import { bootstrapBanner, bootstrapView } from "@payin/payinctl/views";
-import { identityV1, merchantsV1 } from "@payin/proto";
+import { identityV1 } from "@payin/proto";
 import { ConnectError, createServiceClient, reasonOf, STACK_CALLER } from "@payin/rpc";
 import { stackConfigSchema } from "./config.js";
 import { databaseBanner, embeddedPsql, onPath, type DatabaseInUse } from "./database-banner.js";
@@ -242,33 +242,12 @@ async function bootstrapAdmin(env: Record<string, string>): Promise<void> {
     // On a terminal, shown before it is written: should the write fail, the one
     // chance to see the password has not been lost with it.
     if (terminal) banner.forEach(out);
-    // Recorded before the file: a failed write stops this start, and the next
-    // finds the admin already there (ADMIN_EXISTS) and records nothing.
-    await recordBootstrap(env, res.identity?.uuid ?? "");
+    // Identity records the bootstrap itself (actor `system`), with the admin, in one transaction.
     await writeFile(file, `${JSON.stringify(view, null, 2)}\n`, { mode: 0o600, flag: "wx" });
     if (!terminal) banner.forEach(out);
   } catch (error) {
     if (error instanceof ConnectError && reasonOf(error) === "ADMIN_EXISTS") return; // data from an earlier run
     throw error;
-  }
-}
-
-/**
- * Audits the bootstrap: the actor is npm start itself (`system`).
- * Best effort, like every record written after its change: the admin exists either way.
- */
-async function recordBootstrap(env: Record<string, string>, identityUuid: string): Promise<void> {
-  const merchants = createServiceClient(merchantsV1.MerchantsService, {
-    baseUrl: `http://${localServiceHost(process.env)}:${env.MERCHANTS_PORT}`,
-    serviceToken: deriveCredential(env.SERVICE_TOKEN!, STACK_CALLER),
-  });
-  const actor = {};
-  try {
-    await merchants.recordAuditEvent({
-      event: { actor, action: "identity.bootstrap", targetType: "identity", targetUuid: identityUuid, outcome: "succeeded", errorCode: "" },
-    });
-  } catch (error) {
-    out(`warning: the first platform admin was created but could not be recorded in the audit log (${(error as Error).message})`);
   }
 }
 

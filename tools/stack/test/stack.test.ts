@@ -15,7 +15,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { REPO_ROOT } from "@payin/launcher";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { onPath } from "../src/database-banner.js";
 import { alive, cmdline, descendants, exitOf, freshStackEnv, killTree, ready, sleep, startStack, type StackRun } from "./stack-process.js";
 
@@ -139,13 +139,19 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
       expect(first.stderr).not.toContain(secret);
     }
 
-    // Audited like payinctl's bootstrap, with npm start itself as the actor.
+    // Audited like payinctl's bootstrap, with npm start itself as the actor: identity's
+    // outbox relay delivers the record to the audit log shortly after.
     const client = await connectToPlatformDatabase();
     try {
-      const { rows } = await client.query(
-        "select actor_kind, target_type, target_uuid::text, outcome from merchants.audit_events where action = 'identity.bootstrap'",
+      await vi.waitFor(
+        async () => {
+          const { rows } = await client.query(
+            "select actor_kind, target_type, target_uuid::text, outcome from merchants.audit_events where action = 'identity.bootstrap'",
+          );
+          expect(rows).toEqual([{ actor_kind: "system", target_type: "identity", target_uuid: identity.uuid, outcome: "succeeded" }]);
+        },
+        { timeout: 10_000, interval: 50 },
       );
-      expect(rows).toEqual([{ actor_kind: "system", target_type: "identity", target_uuid: identity.uuid, outcome: "succeeded" }]);
     } finally {
       await client.end();
     }

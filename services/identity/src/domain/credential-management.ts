@@ -1,5 +1,6 @@
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
+import { recordChange } from "./audit-outbox.js";
 import { requireMfa, requirePermission, requireRecentMfa } from "./caller.js";
 import { issueMachineCredential, type MachineCredential } from "./machine-credential.js";
 import { generateMachineToken } from "./machine-token.js";
@@ -42,8 +43,12 @@ export async function createMachineCredential(
   input: { sessionToken: string | null; merchantUuid: string },
 ): Promise<{ credential: MachineCredential; token: string }> {
   const now = deps.clock();
-  await requireCredentialManager(deps, input.sessionToken, now, true);
-  return issueMachineCredential(deps.stores.machineCredentials, { credentialUuid: deps.newId(), merchantUuid: input.merchantUuid, now });
+  const person = await requireCredentialManager(deps, input.sessionToken, now, true);
+  return deps.stores.transaction(async (tx) => {
+    const issued = await issueMachineCredential(tx.machineCredentials, { credentialUuid: deps.newId(), merchantUuid: input.merchantUuid, now });
+    await recordChange(tx, deps, person, { action: "credential.create", targetType: "machine_credential", targetUuid: issued.credential.credentialUuid }, now);
+    return issued;
+  });
 }
 
 /** A merchant's credentials, newest first, never with a token or hash. */
@@ -67,7 +72,7 @@ export async function rotateMachineCredential(
   input: { sessionToken: string | null; merchantUuid: string },
 ): Promise<{ credential: MachineCredential; token: string }> {
   const now = deps.clock();
-  await requireCredentialManager(deps, input.sessionToken, now, true);
+  const person = await requireCredentialManager(deps, input.sessionToken, now, true);
   checkMerchantUuid(input.merchantUuid);
   const { token, keyId, secretHash } = generateMachineToken();
   const credential: MachineCredential = {
@@ -87,6 +92,7 @@ export async function rotateMachineCredential(
     if (!active) throw new DomainError(IdentityReason.NoActiveCredential, "the merchant has no active machine credential");
     await store.markRevoked(active.credentialUuid, now, credential.credentialUuid);
     if (!(await store.insertActive(credential, secretHash))) throw new Error("an active credential appeared during rotation");
+    await recordChange(tx, deps, person, { action: "credential.rotate", targetType: "machine_credential", targetUuid: credential.credentialUuid }, now);
   });
   return { credential, token };
 }
@@ -100,7 +106,7 @@ export async function revokeMachineCredential(
   input: { sessionToken: string | null; merchantUuid: string; credentialUuid: string },
 ): Promise<MachineCredential> {
   const now = deps.clock();
-  await requireCredentialManager(deps, input.sessionToken, now, true);
+  const person = await requireCredentialManager(deps, input.sessionToken, now, true);
   checkMerchantUuid(input.merchantUuid);
   if (!isUuid(input.credentialUuid)) throw credentialNotFound();
   return deps.stores.transaction(async (tx) => {
@@ -112,6 +118,7 @@ export async function revokeMachineCredential(
       throw new DomainError(IdentityReason.CredentialAlreadyRevoked, "the machine credential is already revoked");
     }
     await store.markRevoked(found.credentialUuid, now, null);
+    await recordChange(tx, deps, person, { action: "credential.revoke", targetType: "machine_credential", targetUuid: found.credentialUuid }, now);
     const { secretHash: _hash, ...credential } = found;
     return { ...credential, status: "revoked", revokedAt: now };
   });

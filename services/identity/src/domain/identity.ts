@@ -1,9 +1,11 @@
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
+import { recordChange } from "./audit-outbox.js";
 import { requirePermission, requireRecentMfa } from "./caller.js";
 import { normalizeEmail } from "./email.js";
 import { checkNewPassword, generatePassword, hashPassword } from "./password.js";
 import { isRole, ROLES, type Role } from "./permissions.js";
+import type { HumanPrincipal } from "./principal.js";
 import { IdentityReason } from "./reasons.js";
 import { issueRecoveryCodes } from "./recovery-codes.js";
 import { seal } from "./secret-box.js";
@@ -45,10 +47,16 @@ export function checkRoles(roles: readonly string[]): Role[] {
  * credential alone, which the RPC layer passes only for such a caller
  * (rpc/callers.ts, ACT_WITHOUT_PERSON).
  */
-async function requireRecentAdministrator(deps: IdentityDeps, sessionToken: string | null, permission: "identity.create" | "identity.manage", now: Date) {
-  if (sessionToken === null) return;
+async function requireRecentAdministrator(
+  deps: IdentityDeps,
+  sessionToken: string | null,
+  permission: "identity.create" | "identity.manage",
+  now: Date,
+): Promise<HumanPrincipal | null> {
+  if (sessionToken === null) return null;
   const caller = await requirePermission(deps, sessionToken, permission, now);
   requireRecentMfa(caller, now);
+  return caller;
 }
 
 /**
@@ -56,19 +64,24 @@ async function requireRecentAdministrator(deps: IdentityDeps, sessionToken: stri
  * the last 15 minutes (requireRecentAdministrator). The
  * email is stored lower-cased; a taken email (in any case) is IDENTITY_EMAIL_TAKEN.
  * A guessable password, or one containing the email's name, is INVALID_ARGUMENT
- * (checkNewPassword).
+ * (checkNewPassword). The identity and its audit record (identity.create) are
+ * written in one transaction.
  */
 export async function createIdentity(
   deps: IdentityDeps,
   input: { sessionToken: string | null; email: string; password: string; roles: readonly string[] },
 ): Promise<Identity> {
   const now = deps.clock();
-  await requireRecentAdministrator(deps, input.sessionToken, "identity.create", now);
+  const person = await requireRecentAdministrator(deps, input.sessionToken, "identity.create", now);
   const email = checkedEmail(input.email);
   await checkNewPassword(input.password, email);
   const roles = checkRoles(input.roles);
   const identity: Identity = { identityUuid: deps.newId(), email, status: "active", roles, mfaEnrolled: false, createdAt: now };
-  if (!(await deps.stores.identities.insert(identity, await hashPassword(input.password)))) throw emailTaken();
+  const passwordHash = await hashPassword(input.password);
+  await deps.stores.transaction(async (tx) => {
+    if (!(await tx.identities.insert(identity, passwordHash))) throw emailTaken();
+    await recordChange(tx, deps, person, { action: "identity.create", targetType: "identity", targetUuid: identity.identityUuid }, now);
+  });
   return identity;
 }
 
@@ -112,7 +125,7 @@ export async function setIdentityStatus(
   input: { sessionToken: string | null; identityUuid: string; status: string },
 ): Promise<Identity> {
   const now = deps.clock();
-  await requireRecentAdministrator(deps, input.sessionToken, "identity.manage", now);
+  const person = await requireRecentAdministrator(deps, input.sessionToken, "identity.manage", now);
   if (input.status !== "disabled" && input.status !== "locked" && input.status !== "active") {
     throw invalid('status must be "disabled", "locked" or "active"');
   }
@@ -125,9 +138,11 @@ export async function setIdentityStatus(
     const target = await tx.identities.findByUuid(input.identityUuid, { forUpdate: true });
     if (!target) throw notFound();
     if (target.status === status) throw alreadyInStatus(status);
+    const record = { action: `identity.${STATUS_VERB[status]}`, targetType: "identity", targetUuid: target.identityUuid };
     if (status === "active") {
       await tx.identities.setStatus(target.identityUuid, status, now);
       await tx.attempts.forgive(target.email);
+      await recordChange(tx, deps, person, record, now);
       return { ...withoutHash(target), status };
     }
     // Disabling or locking the last active platform_admin would leave the platform
@@ -141,6 +156,7 @@ export async function setIdentityStatus(
     }
     await tx.identities.setStatus(target.identityUuid, status, now);
     await tx.sessions.revokeAllOf(target.identityUuid, now);
+    await recordChange(tx, deps, person, record, now);
     return { ...withoutHash(target), status };
   });
 }
@@ -159,13 +175,20 @@ export async function resetSignInFailures(
   input: { sessionToken: string | null; identityUuid: string },
 ): Promise<{ identity: Identity; forgiven: number }> {
   const now = deps.clock();
-  await requireRecentAdministrator(deps, input.sessionToken, "identity.manage", now);
+  const person = await requireRecentAdministrator(deps, input.sessionToken, "identity.manage", now);
   if (!isUuid(input.identityUuid)) throw notFound();
   const target = await deps.stores.identities.findByUuid(input.identityUuid);
   if (!target) throw notFound();
-  const forgiven = await deps.stores.attempts.forgive(target.email);
+  const forgiven = await deps.stores.transaction(async (tx) => {
+    const count = await tx.attempts.forgive(target.email);
+    await recordChange(tx, deps, person, { action: "identity.sign_in_failures.reset", targetType: "identity", targetUuid: target.identityUuid }, now);
+    return count;
+  });
   return { identity: withoutHash(target), forgiven };
 }
+
+/** The verb of a status change, as its audit action names it (identity.disable, …). */
+const STATUS_VERB: Readonly<Record<IdentityStatus, string>> = { disabled: "disable", locked: "lock", active: "activate" };
 
 function alreadyInStatus(status: IdentityStatus): DomainError<IdentityReason> {
   const reasons: Record<IdentityStatus, IdentityReason> = {
@@ -187,7 +210,7 @@ export async function removeRole(
   input: { sessionToken: string | null; identityUuid: string; role: string },
 ): Promise<Identity> {
   const now = deps.clock();
-  await requireRecentAdministrator(deps, input.sessionToken, "identity.manage", now);
+  const person = await requireRecentAdministrator(deps, input.sessionToken, "identity.manage", now);
   const role = input.role;
   if (!isUuid(input.identityUuid)) throw notFound();
   return deps.stores.transaction(async (tx) => {
@@ -202,6 +225,7 @@ export async function removeRole(
       throw new DomainError(IdentityReason.LastPlatformAdmin, "the last active platform_admin cannot lose the role");
     }
     await tx.identities.deleteRole(target.identityUuid, role);
+    await recordChange(tx, deps, person, { action: "identity.role.remove", targetType: "identity", targetUuid: target.identityUuid }, now);
     return { ...withoutHash(target), roles: target.roles.filter((r) => r !== role) };
   });
 }
@@ -240,6 +264,7 @@ export async function bootstrapAdmin(
     await tx.identities.savePendingTotp(identity.identityUuid, sealed, now);
     await tx.identities.confirmTotp(identity.identityUuid, sealed, null, now);
     await tx.identities.replaceRecoveryCodes(identity.identityUuid, recovery.stored, now);
+    await recordChange(tx, deps, null, { action: "identity.bootstrap", targetType: "identity", targetUuid: identity.identityUuid }, now);
   });
   return { identity, password, totpUri: otpauthUri(email, secret), recoveryCodes: recovery.codes };
 }

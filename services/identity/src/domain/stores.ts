@@ -1,3 +1,4 @@
+import type { AuditOutboxStore, ChangeOrigin } from "./audit-outbox.js";
 import type { MachineCredential, MachineCredentialStore, StoredMachineCredential } from "./machine-credential.js";
 import type { Role } from "./permissions.js";
 import type { Transport } from "./principal.js";
@@ -218,6 +219,8 @@ export interface Stores {
   sessions: SessionStore;
   attempts: LoginAttemptStore;
   machineCredentials: MachineCredentialAdminStore;
+  /** The audit records of administrative changes, waiting for the relay. */
+  outbox: AuditOutboxStore;
   /** Runs `work` in one database transaction; the stores it receives act inside it. */
   transaction<T>(work: (tx: Stores) => Promise<T>): Promise<T>;
 }
@@ -235,6 +238,8 @@ export interface IdentityDeps {
   onBackgroundError: (error: unknown, credentialUuid: string) => void;
   /** Receives sign-in security events (see security-events.ts). */
   securityEvents: (event: SecurityEvent) => void;
+  /** Where the current request came from, for the audit record of a change (audit-outbox.ts). */
+  origin?: ChangeOrigin;
   /** The prefix length IPv6 clients are throttled by (countedClientIp); default 64. */
   ipv6Prefix?: number;
 }

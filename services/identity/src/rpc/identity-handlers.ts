@@ -5,7 +5,8 @@ import type { Logger } from "@payin/logging";
 import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
 import { DomainError } from "@payin/errors";
-import { ASSERTION_TTL_MS, callerNameOf, signActorAssertion } from "@payin/rpc";
+import { ASSERTION_TTL_MS, callerNameOf, currentContext, OPERATOR_CLI_CALLER, signActorAssertion } from "@payin/rpc";
+import type { ChangeOrigin } from "../domain/audit-outbox.js";
 import { authenticate } from "../domain/authenticate.js";
 import {
   createMachineCredential,
@@ -74,6 +75,21 @@ function sessionTokenOrNone(req: { caller?: identityV1.Caller }, ctx: HandlerCon
   throw new DomainError(IdentityReason.Forbidden, "this operation needs a person signed in with a second factor (payinctl login)");
 }
 
+/** The header the operator CLI reports the OS user it runs as in (docs/security.md, "Trust model"). */
+export const OPERATOR_OS_USER_HEADER = "x-operator-os-user";
+
+/**
+ * Where a change comes from, for its audit record: the internal caller, the
+ * request id of the call, and from the operator CLI alone the OS user it
+ * reports (x-operator-os-user; checked when the record is written,
+ * domain/audit-outbox.ts); the header of any other caller is ignored.
+ */
+function originOf(ctx: HandlerContext): ChangeOrigin {
+  const caller = callerNameOf(ctx.values);
+  const osUser = caller === OPERATOR_CLI_CALLER ? (ctx.requestHeader.get(OPERATOR_OS_USER_HEADER) ?? "") : null;
+  return { caller, osUser, requestId: currentContext()?.requestId || null };
+}
+
 /** IdentityService handlers: proto in, domain call, proto out. */
 export function identityHandlers(db: Database, logger: Logger, options: IdentityHandlerOptions): ServiceImpl<typeof identityV1.IdentityService> {
   const source = options.clock ?? systemClock;
@@ -83,7 +99,8 @@ export function identityHandlers(db: Database, logger: Logger, options: Identity
   };
   const securityEvents = securityEventLog(logger);
   const stores = pgStores(db);
-  const deps = (): IdentityDeps => ({
+  const deps = (ctx?: HandlerContext): IdentityDeps => ({
+    origin: ctx && originOf(ctx),
     stores,
     clock,
     newId: uuidv7,
@@ -95,7 +112,7 @@ export function identityHandlers(db: Database, logger: Logger, options: Identity
   return {
     async createMachineCredential(req, ctx) {
       const sessionToken = sessionTokenOrNone(req, ctx);
-      const { credential, token } = await createMachineCredential(deps(), { sessionToken, merchantUuid: req.merchantUuid });
+      const { credential, token } = await createMachineCredential(deps(ctx), { sessionToken, merchantUuid: req.merchantUuid });
       return { credential: credentialToPb(credential), token };
     },
     async authenticate(req) {
@@ -144,7 +161,7 @@ export function identityHandlers(db: Database, logger: Logger, options: Identity
       return confirmTotp(deps(), { sessionToken: tokenOf(req), code: req.code });
     },
     async createIdentity(req, ctx) {
-      const identity = await createIdentity(deps(), { sessionToken: sessionTokenOrNone(req, ctx), email: req.email, password: req.password, roles: req.roles });
+      const identity = await createIdentity(deps(ctx), { sessionToken: sessionTokenOrNone(req, ctx), email: req.email, password: req.password, roles: req.roles });
       return { identity: identityToPb(identity) };
     },
     async listIdentities(req, ctx) {
@@ -155,15 +172,15 @@ export function identityHandlers(db: Database, logger: Logger, options: Identity
       return { identity: identityToPb(await getIdentity(deps(), req.identityUuid)) };
     },
     async setIdentityStatus(req, ctx) {
-      const identity = await setIdentityStatus(deps(), { sessionToken: sessionTokenOrNone(req, ctx), identityUuid: req.identityUuid, status: req.status });
+      const identity = await setIdentityStatus(deps(ctx), { sessionToken: sessionTokenOrNone(req, ctx), identityUuid: req.identityUuid, status: req.status });
       return { identity: identityToPb(identity) };
     },
     async removeRole(req, ctx) {
-      const identity = await removeRole(deps(), { sessionToken: sessionTokenOrNone(req, ctx), identityUuid: req.identityUuid, role: req.role });
+      const identity = await removeRole(deps(ctx), { sessionToken: sessionTokenOrNone(req, ctx), identityUuid: req.identityUuid, role: req.role });
       return { identity: identityToPb(identity) };
     },
     async resetSignInFailures(req, ctx) {
-      const { identity, forgiven } = await resetSignInFailures(deps(), { sessionToken: sessionTokenOrNone(req, ctx), identityUuid: req.identityUuid });
+      const { identity, forgiven } = await resetSignInFailures(deps(ctx), { sessionToken: sessionTokenOrNone(req, ctx), identityUuid: req.identityUuid });
       return { identity: identityToPb(identity), forgiven };
     },
     async listMachineCredentials(req, ctx) {
@@ -171,19 +188,19 @@ export function identityHandlers(db: Database, logger: Logger, options: Identity
       return { credentials: credentials.map(credentialToPb) };
     },
     async rotateMachineCredential(req, ctx) {
-      const { credential, token } = await rotateMachineCredential(deps(), { sessionToken: sessionTokenOrNone(req, ctx), merchantUuid: req.merchantUuid });
+      const { credential, token } = await rotateMachineCredential(deps(ctx), { sessionToken: sessionTokenOrNone(req, ctx), merchantUuid: req.merchantUuid });
       return { credential: credentialToPb(credential), token };
     },
     async revokeMachineCredential(req, ctx) {
-      const credential = await revokeMachineCredential(deps(), {
+      const credential = await revokeMachineCredential(deps(ctx), {
         sessionToken: sessionTokenOrNone(req, ctx),
         merchantUuid: req.merchantUuid,
         credentialUuid: req.credentialUuid,
       });
       return { credential: credentialToPb(credential) };
     },
-    async bootstrapAdmin(req) {
-      const { identity, password, totpUri, recoveryCodes } = await bootstrapAdmin(deps(), { email: req.email });
+    async bootstrapAdmin(req, ctx) {
+      const { identity, password, totpUri, recoveryCodes } = await bootstrapAdmin(deps(ctx), { email: req.email });
       return { identity: identityToPb(identity), password, totpUri, recoveryCodes };
     },
   };

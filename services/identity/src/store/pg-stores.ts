@@ -1,5 +1,6 @@
 import type { Database, Queryable } from "@payin/db";
 import type { Stores } from "../domain/stores.js";
+import { AuditOutboxRepository } from "./audit-outbox-repository.js";
 import { IdentityRepository } from "./identity-repository.js";
 import { LoginAttemptRepository } from "./login-attempt-repository.js";
 import { MachineCredentialRepository } from "./machine-credential-repository.js";
@@ -12,6 +13,7 @@ function storesOn(db: Queryable, transaction: Stores["transaction"]): Stores {
     sessions: new SessionRepository(db),
     attempts: new LoginAttemptRepository(db),
     machineCredentials: new MachineCredentialRepository(db),
+    outbox: new AuditOutboxRepository(db),
     transaction,
   };
 }

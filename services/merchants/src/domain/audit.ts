@@ -63,6 +63,8 @@ export interface AuditFilter {
 /** Storage of the audit log. */
 export interface AuditStore {
   append(event: AuditEvent): Promise<void>;
+  /** Appends the event unless one with its event_uuid is in the log; true when it was appended. */
+  appendIfNew(event: AuditEvent): Promise<boolean>;
   /** A page of the events matching `filter`, newest first, and how many match. */
   list(page: { limit: number; offset: number }, filter: AuditFilter): Promise<{ events: AuditEvent[]; total: number }>;
 }
@@ -145,6 +147,54 @@ export async function recordAuditEvent(deps: Deps, input: AuditEventInput | unde
   const event = newAuditEvent(input, deps.newUuid(), deps.now());
   await deps.uow.read().audit.append(event);
   return event;
+}
+
+/** An operating-system user name as the operator CLI reports it (@payin/rpc's operatorOsUser). */
+const OS_USER = /^[A-Za-z0-9._@-]{1,64}$/;
+
+/** At most this many events in one AppendAuditEvents. */
+export const APPEND_BATCH_MAX = 100;
+
+/** An event another service recorded with its own change, as AppendAuditEvents receives it. */
+export interface RecordedEventInput extends AuditEventInput {
+  eventUuid: string;
+  occurredAt: Date | undefined;
+}
+
+/**
+ * Validates an event the identity service recorded in its outbox with its own
+ * change: the fields of newAuditEvent, with the event's own uuid, time and
+ * actor (identity is the authority on who acted in its changes). The OS user
+ * goes with the operator CLI (required for `operator_cli`, optional for an
+ * identity acting through it), never with the system or a machine credential.
+ */
+export function recordedAuditEvent(input: RecordedEventInput): AuditEvent {
+  const eventUuid = checkUuid("event_uuid", input.eventUuid);
+  if (!input.occurredAt || Number.isNaN(input.occurredAt.getTime())) invalid("occurred_at is required");
+  if (!input.actor) invalid("actor is required");
+  const osUser = input.actor.osUser ?? "";
+  if (osUser !== "" && !OS_USER.test(osUser)) invalid("actor.os_user must be 1 to 64 of A-Z, a-z, 0-9, '.', '_', '@', '-'");
+  const kind = input.actor.kind;
+  if (kind === "operator_cli" && osUser === "") invalid("actor.os_user is required for actor.kind operator_cli");
+  if ((kind === "system" || kind === "machine_credential") && osUser !== "") invalid(`actor.os_user must be empty for actor.kind ${kind}`);
+  return newAuditEvent({ ...input, actor: { ...input.actor, osUser: osUser === "" ? null : osUser } }, eventUuid, input.occurredAt);
+}
+
+/**
+ * Appends events another service recorded with its changes (AppendAuditEvents),
+ * each with its own uuid, time and actor, in one transaction. All are checked
+ * before any is kept; one already in the log is skipped (a repeated delivery).
+ * Answers how many were new.
+ */
+export async function appendAuditEvents(deps: Deps, inputs: readonly RecordedEventInput[]): Promise<number> {
+  if (inputs.length > APPEND_BATCH_MAX) invalid(`events must be at most ${APPEND_BATCH_MAX}`);
+  const events = inputs.map(recordedAuditEvent);
+  if (events.length === 0) return 0;
+  return deps.uow.transaction(async (stores) => {
+    let appended = 0;
+    for (const event of events) if (await stores.audit.appendIfNew(event)) appended++;
+    return appended;
+  });
 }
 
 /** A succeeded event for a change this service made itself. */

@@ -50,8 +50,7 @@ export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
   // The operator CLI: the admin surface, as the API's admin routes have it, but
   // for the reads of one resource it never makes.
   payinctl: ADMIN.filter((method) => !READ_ONE.includes(method)),
-  // npm start's own provisioning: the audit record of the first admin, and its
-  // demo merchant, bound and connected to the seeded provider so that it is
+  // npm start's own provisioning: its demo merchant, bound and connected to the seeded provider so that it is
   // ready to take pay-ins. Never given a digest in a deployment.
   stack: [
     "createRule",
@@ -61,8 +60,9 @@ export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
     "ensureOperatingProfile",
     "ensureProviderBinding",
     "ensureProviderConnection",
-    "recordAuditEvent",
   ],
+  // The identity service's outbox relay: the audit events of its own changes.
+  identity: ["appendAuditEvents"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });

@@ -3,7 +3,8 @@ import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@conn
 import { systemClock, type Clock, type Database } from "@payin/db";
 import { uuidv7 } from "@payin/ids";
 import { merchantsV1 } from "@payin/proto";
-import { listAuditEvents, recordAuditEvent } from "../domain/audit.js";
+import { fromTimestamp } from "@payin/rpc";
+import { appendAuditEvents, listAuditEvents, recordAuditEvent } from "../domain/audit.js";
 import { ensureMember, listMemberships, removeMember } from "../domain/membership.js";
 import { changeMerchantStatus, createMerchant, getMerchant, listMerchants } from "../domain/merchant.js";
 import { ensureOperatingProfile } from "../domain/operating-profile.js";
@@ -233,6 +234,23 @@ export function merchantsHandlers(
         errorCode: e.errorCode,
       };
       return { event: auditEventToPb(await recordAuditEvent(deps, input)) };
+    },
+    async appendAuditEvents(req) {
+      // Identity's outbox: the events of its own changes, with the actor identity stamped.
+      const inputs = req.events.map((e) => {
+        if (e.actor?.assertion) invalid("actor.assertion must be empty: the event's actor is the recording service's own");
+        return {
+          eventUuid: e.eventUuid,
+          occurredAt: fromTimestamp(e.occurredAt),
+          actor: e.actor && { kind: e.actor.kind, uuid: e.actor.uuid, requestId: e.actor.requestId, osUser: e.actor.osUser },
+          action: e.action,
+          targetType: e.targetType,
+          targetUuid: e.targetUuid,
+          outcome: e.outcome,
+          errorCode: e.errorCode,
+        };
+      });
+      return { appended: await appendAuditEvents(deps, inputs) };
     },
     async listAuditEvents(req) {
       const filter = {

@@ -32,6 +32,9 @@ function fromRow(row: AuditRow): AuditEvent {
 
 const APPEND = sql(`insert into audit_events (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`);
 
+/** Appends unless the event_uuid is in the log (a repeated delivery): nothing else conflicts. */
+const APPEND_IF_NEW = sql<{ event_uuid: string }>(`insert into audit_events (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict (event_uuid) do nothing returning event_uuid`);
+
 /** AuditStore on PostgreSQL: an append-only table (a trigger refuses updates and deletes). */
 export class AuditRepository implements AuditStore {
   constructor(private readonly db: Queryable) {}
@@ -50,6 +53,23 @@ export class AuditRepository implements AuditStore {
       event.occurredAt,
       event.actor.osUser,
     ]);
+  }
+
+  async appendIfNew(event: AuditEvent): Promise<boolean> {
+    const rows = await this.db.query(APPEND_IF_NEW, [
+      event.eventUuid,
+      event.actor.kind,
+      event.actor.uuid,
+      event.actor.requestId,
+      event.action,
+      event.targetType,
+      event.targetUuid,
+      event.outcome,
+      event.errorCode,
+      event.occurredAt,
+      event.actor.osUser,
+    ]);
+    return rows.length === 1;
   }
 
   async list(page: { limit: number; offset: number }, filter: AuditFilter): Promise<{ events: AuditEvent[]; total: number }> {

@@ -1341,6 +1341,17 @@ export const PrincipalKindSchema: GenEnum<PrincipalKind> = /*@__PURE__*/
  * TOTP (PERMISSION_DENIED, reason MFA_REQUIRED); changes that need recent MFA
  * refuse an older one with MFA_RECENT_REQUIRED.
  *
+ * Administrative changes (CreateIdentity, SetIdentityStatus, RemoveRole,
+ * ResetSignInFailures, Create/Rotate/RevokeMachineCredential, BootstrapAdmin)
+ * write their audit record in the change's own transaction, to an outbox the
+ * service delivers to the merchants service's audit log (AppendAuditEvents)
+ * shortly after; callers record only refusals. The record names the person of
+ * the caller's session; without one, the operator CLI (`operator_cli`) or the
+ * platform itself (`system`). The operator CLI reports the OS user it runs as
+ * in the `x-operator-os-user` header, believed from the payinctl caller only:
+ * from it a change without one, or with one other than 1 to 64 of A-Z, a-z,
+ * 0-9, '.', '_', '@', '-', is INVALID_ARGUMENT and is not made.
+ *
  * @generated from service payin.identity.v1.IdentityService
  */
 export const IdentityService: GenService<{
