@@ -40,11 +40,12 @@ export interface ChangeSpec<T = unknown> {
   /** The target recorded for a refusal, and for a success unless `succeeded` names another. */
   target: AuditTarget;
   /**
-   * Who records a success: `merchants` and `identity` their own changes, in the
-   * change's transaction (identity through its audit outbox, delivered to the log
-   * shortly after); those made elsewhere (allocation) are recorded here.
+   * Who records a success: the service that makes the change, in the change's
+   * transaction (`merchants` in its log; `identity` and `allocation` through
+   * their audit outboxes, delivered to the log shortly after); `operations`
+   * records it here, after the change (kept for changes no service records).
    */
-  successRecordedBy: "merchants" | "identity" | "operations";
+  successRecordedBy: "merchants" | "identity" | "allocation" | "operations";
   /** The target of a success, when only the result names it (e.g. a new identity). */
   succeeded?: (result: T) => AuditTarget;
 }

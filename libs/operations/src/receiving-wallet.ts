@@ -1,7 +1,8 @@
 /**
  * The receiving wallet lives in the allocation service, which knows no
  * merchants: the merchant must exist (404), and not be closed (409) for a
- * change, which is recorded here (allocation keeps no audit log).
+ * change; allocation records the change itself (its audit outbox), refusals
+ * are recorded here.
  */
 import type { allocationV1 } from "@payin/proto";
 import { audited, type Actor, type AuditPorts } from "./audit.js";
@@ -12,7 +13,7 @@ export type WalletPorts = Pick<ServicePorts, "merchants" | "allocation">;
 
 /** Sets (or replaces, keeping the address counter) the merchant's receiving wallet. */
 export function setReceivingWallet(ports: WalletPorts & AuditPorts, actor: Actor, merchantUuid: string, prepare: Prepare<{ xpub: string }>): Promise<allocationV1.Wallet> {
-  return audited(ports, actor, { action: "wallet.set", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "operations" }, async () => {
+  return audited(ports, actor, { action: "wallet.set", target: { type: "merchant", uuid: merchantUuid }, successRecordedBy: "allocation" }, async () => {
     const { xpub } = await prepare();
     const merchant = await openMerchant(ports, merchantUuid);
     // Allocation checks the person itself (permission, recent second factor) from identity's assertion.

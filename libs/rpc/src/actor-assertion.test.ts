@@ -1,7 +1,7 @@
 import { randomBytes, sign } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { assertionPublicKeyOf, assertionSigningKey, assertionVerifyingKey } from "@payin/config";
-import { ASSERTION_TTL_MS, operatorOsUser, signActorAssertion, stampActor, verifyActorAssertion, vouchedPerson, type ActorClaims } from "./actor-assertion.js";
+import { ASSERTION_TTL_MS, isOperatorOsUser, operatorOsUser, recordedActor, signActorAssertion, stampActor, verifyActorAssertion, vouchedPerson, type ActorClaims } from "./actor-assertion.js";
 
 const seed = randomBytes(32);
 const key = assertionSigningKey(seed);
@@ -159,5 +159,29 @@ describe("vouchedPerson", () => {
   it("lets only npm start's provisioning, the harness and in-process calls act without a person", () => {
     for (const caller of ["stack", "test", undefined]) expect(vouchedPerson(publicKey, { caller, assertion: "" }, "provider.manage", NOW)).toEqual({ ok: true, claims: null });
     for (const caller of ["api", "payinctl", "checkout", "payins"]) expect(vouchedPerson(publicKey, { caller, assertion: "" }, "provider.manage", NOW)).toEqual({ ok: false, refusal: "not_vouched" });
+  });
+});
+
+describe("recordedActor", () => {
+  const origin = (caller: string | undefined, osUser: string | null) => ({ caller, osUser, requestId: "req_1" });
+
+  it("names the person when one acted, with the operator CLI's OS user beside them", () => {
+    expect(recordedActor(origin("api", null), PERSON)).toEqual({ ok: true, actor: { actorKind: "identity", actorUuid: PERSON, actorOsUser: null } });
+    expect(recordedActor(origin("payinctl", "ops"), PERSON)).toEqual({ ok: true, actor: { actorKind: "identity", actorUuid: PERSON, actorOsUser: "ops" } });
+  });
+
+  it("names the operator CLI without a person, and the system for anyone else", () => {
+    expect(recordedActor(origin("payinctl", "ops"), null)).toEqual({ ok: true, actor: { actorKind: "operator_cli", actorUuid: null, actorOsUser: "ops" } });
+    for (const caller of ["stack", "test", undefined]) expect(recordedActor(origin(caller, null), null)).toEqual({ ok: true, actor: { actorKind: "system", actorUuid: null, actorOsUser: null } });
+    expect(recordedActor(undefined, null)).toEqual({ ok: true, actor: { actorKind: "system", actorUuid: null, actorOsUser: null } });
+  });
+
+  it("refuses the operator CLI's missing or malformed OS user, with a person or without", () => {
+    for (const osUser of ["", null, "a b", "x".repeat(65)]) {
+      expect(recordedActor(origin("payinctl", osUser), null)).toEqual({ ok: false, refusal: "bad_os_user" });
+      expect(recordedActor(origin("payinctl", osUser), PERSON)).toEqual({ ok: false, refusal: "bad_os_user" });
+    }
+    expect(isOperatorOsUser("ops")).toBe(true);
+    expect(isOperatorOsUser("o p")).toBe(false);
   });
 });

@@ -14,6 +14,9 @@
  */
 import { sign, verify, type KeyObject } from "node:crypto";
 import { userInfo } from "node:os";
+import type { HandlerContext } from "@connectrpc/connect";
+import { callerNameOf } from "./auth.js";
+import { currentContext } from "./context.js";
 
 /** Who an assertion vouches for: a person (by identity uuid) or a merchant's machine credential. */
 export type AssertedActorKind = "identity" | "machine_credential";
@@ -189,4 +192,58 @@ export function vouchedPerson(
   if (!claims.permissions.includes(permission)) return { ok: false, refusal: "lacks_permission" };
   if (claims.mfaRecentUntil === null || claims.mfaRecentUntil <= now) return { ok: false, refusal: "mfa_not_recent" };
   return { ok: true, claims };
+}
+
+/** The header the operator CLI reports the OS user it runs as in, to services that keep their own audit records. */
+export const OPERATOR_OS_USER_HEADER = "x-operator-os-user";
+
+/** Whether `value` is an OS user as the operator CLI reports one (1 to 64 of A-Z, a-z, 0-9, '.', '_', '@', '-'). */
+export function isOperatorOsUser(value: string): boolean {
+  return OS_USER.test(value);
+}
+
+/** Where a change comes from besides its person: the internal caller, the OS user it reported, the request id. */
+export interface ChangeOrigin {
+  /** The authenticated internal caller (payinctl, stack, test, api…); undefined in-process. */
+  caller: string | undefined;
+  /** From the operator CLI alone, the OS user it reported (OPERATOR_OS_USER_HEADER; "" when it sent none); null from any other caller. */
+  osUser: string | null;
+  requestId: string | null;
+}
+
+/** Who acted, as a service that writes its own audit record of a change names them. */
+export interface RecordedActor {
+  actorKind: "identity" | "operator_cli" | "system";
+  /** The person's identity uuid for `identity`; null otherwise. */
+  actorUuid: string | null;
+  /** The OS user the operator CLI reported, when it asked (with a person or without). */
+  actorOsUser: string | null;
+}
+
+/**
+ * The actor of a change a service records itself: the person it knows acted
+ * (identity's session, or the person an assertion vouched for); with none, the
+ * operator CLI (`operator_cli`) or the platform's own provisioning and the test
+ * harness (`system`). The operator CLI's OS user is kept with its person too;
+ * a missing or malformed one is refused (`bad_os_user`): the change it came
+ * with is not made.
+ */
+export function recordedActor(origin: ChangeOrigin | undefined, personUuid: string | null): { ok: true; actor: RecordedActor } | { ok: false; refusal: "bad_os_user" } {
+  const operator = origin?.caller === OPERATOR_CLI_CALLER;
+  const osUser = operator ? (origin.osUser ?? "") : null;
+  if (osUser !== null && !OS_USER.test(osUser)) return { ok: false, refusal: "bad_os_user" };
+  if (personUuid) return { ok: true, actor: { actorKind: "identity", actorUuid: personUuid, actorOsUser: osUser } };
+  if (operator) return { ok: true, actor: { actorKind: "operator_cli", actorUuid: null, actorOsUser: osUser } };
+  return { ok: true, actor: { actorKind: "system", actorUuid: null, actorOsUser: null } };
+}
+
+/**
+ * Where a change a handler serves comes from: its internal caller, its request
+ * id, and from the operator CLI alone the OS user it reports
+ * (OPERATOR_OS_USER_HEADER; any other caller's is ignored).
+ */
+export function changeOriginOf(ctx: HandlerContext): ChangeOrigin {
+  const caller = callerNameOf(ctx.values);
+  const osUser = caller === OPERATOR_CLI_CALLER ? (ctx.requestHeader.get(OPERATOR_OS_USER_HEADER) ?? "") : null;
+  return { caller, osUser, requestId: currentContext()?.requestId || null };
 }

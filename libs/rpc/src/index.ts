@@ -1,4 +1,5 @@
 export * from "./actor-assertion.js";
+export * from "./audit-log.js";
 export * from "./auth.js";
 export * from "./client.js";
 export * from "./coalesce.js";

@@ -1,10 +1,10 @@
 import type { KeyObject } from "node:crypto";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
-import { migrate, openDatabase, type Clock, type Database } from "@payin/db";
+import { migrate, openDatabase, startAuditRelay, type Clock, type Database } from "@payin/db";
 import { createLogger, type Logger } from "@payin/logging";
 import { allocationV1, merchantsV1 } from "@payin/proto";
-import { createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
+import { appendToAuditLog, createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
 import { merchantReadinessSource } from "./clients/merchants.js";
 import type { configSchema } from "./config.js";
 import { WorkerDeriver } from "./derivation/worker-deriver.js";
@@ -64,9 +64,10 @@ export const startService: StartService<AllocationConfig, AllocationDeps> = asyn
   const logger = deps.logger ?? createLogger("allocation", { level: config.LOG_LEVEL, mixin: requestLogFields });
   if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
   const db = await openDatabase(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
-  const merchants =
-    deps.merchants ??
-    merchantReadinessSource(createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL }));
+  const merchantsClient = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
+  const merchants = deps.merchants ?? merchantReadinessSource(merchantsClient);
+  // The audit records of wallets set and rails resumed go to merchants' log through the outbox (@payin/db, audit-outbox.ts).
+  const relay = startAuditRelay({ db, append: appendToAuditLog(merchantsClient), logger });
   const deriver = new WorkerDeriver((error) => logger.error({ err: error }, "address derivation thread failed"));
   return serveService({
     name: "allocation",
@@ -87,6 +88,7 @@ export const startService: StartService<AllocationConfig, AllocationDeps> = asyn
     port: config.ALLOCATION_PORT,
     logger,
     onClose: async () => {
+      await relay.stop();
       await deriver.close();
       await db.close();
     },

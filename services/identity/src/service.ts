@@ -1,15 +1,13 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
-import { migrate, openDatabase, type Clock, type Database } from "@payin/db";
+import { migrate, openDatabase, startAuditRelay, type Clock, type Database } from "@payin/db";
 import { createLogger, type Logger } from "@payin/logging";
 import { identityV1, merchantsV1 } from "@payin/proto";
-import { createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
+import { appendToAuditLog, createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
 import type { configSchema } from "./config.js";
 import { configurePasswordHashing } from "./domain/password.js";
 import { saltUnsaltedRecoveryCodes } from "./domain/recovery-codes.js";
-import type { OutboxEvent } from "./domain/audit-outbox.js";
 import { applyIdlePolicy, applyProcessNice, startThreadPool } from "./priority.js";
-import { outboxEventToPb, startAuditRelay } from "./rpc/audit-relay.js";
 import { CALLERS } from "./rpc/callers.js";
 import { identityHandlers, type IdentityHandlerOptions } from "./rpc/identity-handlers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
@@ -69,10 +67,8 @@ export const startService: StartService<IdentityConfig, IdentityDeps> = async (c
     throw error;
   }
   const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
-  const append = async (events: OutboxEvent[]) => {
-    await merchants.appendAuditEvents({ events: events.map(outboxEventToPb) });
-  };
-  const relay = startAuditRelay({ db, append, logger });
+  // Identity's audit records go to merchants' log through its outbox (@payin/db, audit-outbox.ts).
+  const relay = startAuditRelay({ db, append: appendToAuditLog(merchants), logger });
   return serveService({
     name: "identity",
     services: SERVICE_NAMES,

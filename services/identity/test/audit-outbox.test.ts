@@ -125,6 +125,30 @@ describe("each change writes exactly one outbox row", () => {
     ]);
   });
 
+  it("records a person's own changes (password, TOTP enrolment, a session revoked, sign-out), naming the person", async () => {
+    const token = await signIn(h, admin);
+    const person = await createPerson(h, token, ["merchant_member"]);
+    const first = await signIn(h, person);
+    await signIn(h, person); // a second session, to revoke
+    const { sessions } = await h.client.listSessions({ ...caller(first) });
+    const secondUuid = sessions.find((s) => !s.csrfToken)!.sessionUuid;
+    const newPassword = `pw-${randomBytes(12).toString("base64url")}`;
+    h.secrets.add(newPassword);
+    expect(
+      await written(async () => {
+        await h.client.enrollTotp({ ...caller(first), currentPassword: person.password });
+        await h.client.revokeSession({ ...caller(first), sessionUuid: secondUuid });
+        await h.client.changePassword({ ...caller(first), currentPassword: person.password, newPassword });
+        await h.client.logout({ ...caller(first) });
+      }),
+    ).toEqual([
+      byPerson(person.uuid, "identity.totp.start", "identity", person.uuid),
+      byPerson(person.uuid, "session.revoke", "session", secondUuid),
+      byPerson(person.uuid, "identity.password.change", "identity", person.uuid),
+      expect.objectContaining({ actor_uuid: person.uuid, action: "session.logout", target_type: "session" }),
+    ]);
+  });
+
   it("writes nothing for a refusal or a read", async () => {
     const token = await signIn(h, admin);
     const someone = await createPerson(h, token, ["platform_operator"]);

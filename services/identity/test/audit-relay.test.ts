@@ -6,10 +6,9 @@ import { uuidv7 } from "@payin/ids";
 import { SERVICES, startProcess, stopProcess, type RunningProcess } from "@payin/launcher";
 import { createLogger } from "@payin/logging";
 import { merchantsV1 } from "@payin/proto";
-import { createServiceClient, fromTimestamp } from "@payin/rpc";
+import { createServiceClient, fromTimestamp, outboxRecordToPb } from "@payin/rpc";
+import { startAuditRelay, type AuditRelay, type OutboxEvent } from "@payin/db";
 import { createTestDatabase, freePort } from "@payin/testing";
-import type { OutboxEvent } from "../src/domain/audit-outbox.js";
-import { outboxEventToPb, startAuditRelay, type AuditRelay } from "../src/rpc/audit-relay.js";
 import { caller, signIn, useAdmin, useHarness } from "./support.js";
 
 // The relay delivers identity's outbox to a real merchants service (its own
@@ -29,7 +28,7 @@ let failures = 0;
 /** What identity's process sends: AppendAuditEvents with identity's own credential. */
 async function append(events: OutboxEvent[]): Promise<void> {
   try {
-    await merchants.appendAuditEvents({ events: events.map(outboxEventToPb) }, { timeoutMs: 2_000 });
+    await merchants.appendAuditEvents({ events: events.map(outboxRecordToPb) }, { timeoutMs: 2_000 });
   } catch (error) {
     failures++;
     throw error;
@@ -124,7 +123,7 @@ describe("the audit relay", () => {
     } finally {
       await relay.stop();
     }
-    expect((await merchants.appendAuditEvents({ events: [outboxEventToPb(event)] })).appended).toBe(0);
+    expect((await merchants.appendAuditEvents({ events: [outboxRecordToPb(event)] })).appended).toBe(0);
     expect((await loggedFor([target!])).map((e) => e.eventUuid)).toEqual([row!.event_uuid]);
   });
 

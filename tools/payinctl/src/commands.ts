@@ -533,7 +533,8 @@ const railCommands: Command[] = [
     args: RAIL,
     async run(op, input) {
       const rail = input.args[0]!;
-      const res = await audited(op, op.actor, { action: "rail.resume", target: { type: "rail" }, successRecordedBy: "operations" }, () => op.allocation.resumeRail({ rail }));
+      const spec = { action: "rail.resume", target: { type: "rail" }, successRecordedBy: "allocation" } as const;
+      const res = await audited(op, op.actor, spec, () => op.allocation.resumeRail({ rail, actorAssertion: op.actor.assertion }));
       return { resumed: res.resumed, cleared: res.cleared ? { kind: res.cleared.kind, reason: res.cleared.reason } : null };
     },
   },

@@ -9,7 +9,7 @@
 import type { Client, Interceptor } from "@connectrpc/connect";
 import type { Actor, AuditOutcome, AuditPorts } from "@payin/operations";
 import { allocationV1, identityV1, merchantsV1 } from "@payin/proto";
-import { createServiceClient, operatorOsUser } from "@payin/rpc";
+import { createServiceClient, OPERATOR_OS_USER_HEADER, operatorOsUser } from "@payin/rpc";
 import type { SignedInPerson } from "./session.js";
 
 /** Where the services are and the credential to present. */
@@ -23,10 +23,10 @@ export interface Connection {
   sessionFile: string;
 }
 
-/** Reports the OS user payinctl runs as to identity, for the audit records of its changes. */
+/** Reports the OS user payinctl runs as to identity and allocation, for the audit records of their changes. */
 function operatorOsUserHeader(osUser: string): Interceptor {
   return (next) => (req) => {
-    req.header.set("x-operator-os-user", osUser);
+    req.header.set(OPERATOR_OS_USER_HEADER, osUser);
     return next(req);
   };
 }
@@ -51,7 +51,8 @@ export class Operator implements AuditPorts {
     this.merchants = createServiceClient(merchantsV1.MerchantsService, options(connection.merchantsUrl));
     // Identity records its own changes (its audit outbox) and takes the OS user from this header.
     this.identity = createServiceClient(identityV1.IdentityService, options(connection.identityUrl, [operatorOsUserHeader(osUser)]));
-    this.allocation = createServiceClient(allocationV1.AllocationService, options(connection.allocationUrl));
+    // So does allocation (a wallet set, a rail resumed).
+    this.allocation = createServiceClient(allocationV1.AllocationService, options(connection.allocationUrl, [operatorOsUserHeader(osUser)]));
     this.actor = { assertion: "", osUser };
     this.sessionFile = connection.sessionFile;
   }

@@ -181,8 +181,14 @@ describe("session login", () => {
 
     const xpub = randomXpub();
     expect((await ok("wallet", "set", merchant, "--xpub", xpub)).wallet).toMatchObject({ merchant_uuid: merchant, xpub });
-    const audited = await ok("audit", "list", "--action", "wallet.set", "--target-uuid", merchant);
-    expect(audited.data.map((e: any) => [e.outcome, e.actor])).toEqual([["succeeded", { kind: "identity", uuid: admin.uuid, os_user: operatorOsUser() }]]);
+    // Allocation's record of the change, delivered by its relay shortly after.
+    await vi.waitFor(
+      async () => {
+        const audited = await ok("audit", "list", "--action", "wallet.set", "--target-uuid", merchant);
+        expect(audited.data.map((e: any) => [e.outcome, e.actor])).toEqual([["succeeded", { kind: "identity", uuid: admin.uuid, os_user: operatorOsUser() }]]);
+      },
+      { timeout: 20_000, interval: 500 },
+    );
 
     const kept = await readFile(sessionFile, "utf8");
     expect(await ok("session", "logout")).toEqual({ signed_out: true });

@@ -192,7 +192,7 @@ export function authRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | 
     try {
       const principal = await auth.authenticateHuman(ctx);
       const target = { type: "session", uuid: principal.sessionUuid };
-      await change(deps, ctx, principal, { action: "session.logout", target, successRecordedBy: "operations" }, async () => {
+      await change(deps, ctx, principal, { action: "session.logout", target, successRecordedBy: "identity" }, async () => {
         await identity.logout({ caller: { sessionToken: principal.sessionToken } });
       });
     } catch (error) {
@@ -219,7 +219,7 @@ export function authRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | 
     const currentPassword = requiredString(body, "current_password");
     const newPassword = requiredString(body, "new_password", { min: PASSWORD_MIN, max: PASSWORD_MAX });
     const target = { type: "identity", uuid: principal.identityUuid };
-    await change(deps, ctx, principal, { action: "identity.password.change", target, successRecordedBy: "operations" }, async () => {
+    await change(deps, ctx, principal, { action: "identity.password.change", target, successRecordedBy: "identity" }, async () => {
       await identity.changePassword({ caller: { sessionToken: principal.sessionToken }, currentPassword, newPassword, clientIp: clientIp(ctx) });
     });
     ctx.status = 204;
@@ -242,7 +242,7 @@ export function authRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | 
     const principal = await auth.authenticateHuman(ctx);
     requireMfaIfPrivileged(principal);
     const target = { type: "session", uuid: ctx.params.uuid };
-    await change(deps, ctx, principal, { action: "session.revoke", target, successRecordedBy: "operations" }, async () => {
+    await change(deps, ctx, principal, { action: "session.revoke", target, successRecordedBy: "identity" }, async () => {
       await identity.revokeSession({ caller: { sessionToken: principal.sessionToken }, sessionUuid: ctx.params.uuid! });
     });
     if (ctx.params.uuid === principal.sessionUuid && principal.transport === "cookie") ctx.append("Set-Cookie", clearedSessionCookie());
@@ -260,7 +260,7 @@ export function authRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | 
     const currentPassword = requiredString(body, "current_password");
     let otpauthUri = "";
     const target = { type: "identity", uuid: principal.identityUuid };
-    await change(deps, ctx, principal, { action: "identity.totp.start", target, successRecordedBy: "operations" }, async () => {
+    await change(deps, ctx, principal, { action: "identity.totp.start", target, successRecordedBy: "identity" }, async () => {
       otpauthUri = (await identity.enrollTotp({ caller: { sessionToken: principal.sessionToken }, currentPassword, clientIp: clientIp(ctx) })).otpauthUri;
     });
     ctx.body = { otpauth_uri: otpauthUri };
@@ -277,7 +277,7 @@ export function authRoutes(deps: Pick<AppDeps, "logger" | "auth" | "identity" | 
     const code = requiredString(body, "code", { min: 1, max: CODE_MAX });
     let recoveryCodes: string[] = [];
     const target = { type: "identity", uuid: principal.identityUuid };
-    await change(deps, ctx, principal, { action: "identity.totp.confirm", target, successRecordedBy: "operations" }, async () => {
+    await change(deps, ctx, principal, { action: "identity.totp.confirm", target, successRecordedBy: "identity" }, async () => {
       recoveryCodes = [...(await identity.confirmTotp({ caller: { sessionToken: principal.sessionToken }, code })).recoveryCodes];
     });
     ctx.body = { recovery_codes: recoveryCodes };

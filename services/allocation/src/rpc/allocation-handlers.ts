@@ -1,8 +1,8 @@
 import type { KeyObject } from "node:crypto";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { systemClock, type Clock, type Queryable } from "@payin/db";
+import { AuditOutboxRepository, systemClock, type Clock, type Database } from "@payin/db";
 import { DomainError } from "@payin/errors";
-import { isUuid } from "@payin/ids";
+import { isUuid, uuidv7 } from "@payin/ids";
 import { allocationV1 } from "@payin/proto";
 import { settleBatch } from "@payin/rpc";
 import { reasonCodes } from "./reason-codes.js";
@@ -15,7 +15,18 @@ import type { Logger } from "@payin/logging";
 import { observerHealth } from "../store/observer-health.js";
 import { railControl } from "../store/rail-control.js";
 import { isRail } from "@payin/money";
-import { callerNameOf, toTimestamp, vouchedPerson, type PersonRefusal } from "@payin/rpc";
+import {
+  callerNameOf,
+  changeOriginOf,
+  OPERATOR_OS_USER_HEADER,
+  recordedActor,
+  toTimestamp,
+  verifyActorAssertion,
+  vouchedPerson,
+  type ActorClaims,
+  type ChangeOrigin,
+  type PersonRefusal,
+} from "@payin/rpc";
 import { WALLET_PERMISSION } from "@payin/permissions";
 import type { RailHalt } from "../store/observation-repository.js";
 import { allocationBatcher, WalletRepository } from "../store/wallet-repository.js";
@@ -42,13 +53,29 @@ const WALLET_REFUSALS: Readonly<Record<PersonRefusal, [AllocationReason, string]
  * vouched for by identity, with the permission and a recent second factor
  * (vouchedPerson), whoever calls.
  */
-function requireWalletSetter(key: KeyObject | undefined, assertion: string, ctx: HandlerContext, now: Date): void {
+function requireWalletSetter(key: KeyObject | undefined, assertion: string, ctx: HandlerContext, now: Date): ActorClaims | null {
   const caller = callerNameOf(ctx.values);
   const checked = vouchedPerson(key, { caller, assertion }, WALLET_PERMISSION, now.getTime());
   if (!checked.ok) {
     const [reason, message] = WALLET_REFUSALS[checked.refusal];
     throw new DomainError(reason, message);
   }
+  return checked.claims;
+}
+
+/** The person identity's assertion vouches for, if one was sent (FORBIDDEN when it does not verify or names no person). */
+function assertedPerson(key: KeyObject | undefined, assertion: string, now: Date): string | null {
+  if (assertion === "") return null;
+  const verified = key ? verifyActorAssertion(key, assertion, now.getTime()) : null;
+  if (!verified?.ok || verified.claims.kind !== "identity") throw new DomainError(AllocationReason.Forbidden, "the actor's assertion is not one identity signed for a person");
+  return verified.claims.uuid;
+}
+
+/** The actor of a change recorded here, with its request id (@payin/rpc's recordedActor); a bad OS user from the operator CLI is INVALID_ARGUMENT. */
+function recordedActorOf(origin: ChangeOrigin, personUuid: string | null) {
+  const recorded = recordedActor(origin, personUuid);
+  if (!recorded.ok) throw new DomainError(AllocationReason.InvalidArgument, `${OPERATOR_OS_USER_HEADER} must be 1 to 64 of A-Z, a-z, 0-9, '.', '_', '@', '-' from the operator CLI`);
+  return { ...recorded.actor, requestId: origin.requestId };
 }
 
 /**
@@ -58,7 +85,7 @@ function requireWalletSetter(key: KeyObject | undefined, assertion: string, ctx:
  * progress; `clock` is what every instant (allocations, wallets, readiness) is read from.
  */
 export function allocationHandlers(
-  db: Queryable,
+  db: Database,
   logger: Logger,
   merchants: MerchantReadinessSource,
   deriveRange: DeriveRange = deriveRangeInline,
@@ -102,14 +129,29 @@ export function allocationHandlers(
     },
     async resumeRail(req, ctx) {
       if (!isRail(req.rail)) throw new DomainError(AllocationReason.InvalidArgument, "rail must be one routing serves (bep20, erc20)");
-      const cleared = await rails.resume(req.rail, clock.now());
+      const rail = req.rail;
+      const now = clock.now();
+      const actor = recordedActorOf(changeOriginOf(ctx), assertedPerson(options.assertionKey, req.actorAssertion, now));
+      // The change and its audit record in one transaction (the relay sends it to merchants' log).
+      const cleared = await db.transaction(async (tx) => {
+        const halt = await railControl(tx, () => now.getTime()).resume(rail, now);
+        await new AuditOutboxRepository(tx).insert({ eventUuid: uuidv7(), ...actor, action: "rail.resume", targetType: "rail", targetUuid: null, occurredAt: now });
+        return halt;
+      });
       if (cleared) logger.warn({ rail: req.rail, halt: cleared.kind, reason: cleared.reason, caller: callerNameOf(ctx.values) }, "rail resumed by an operator");
       return { resumed: cleared !== null, cleared: haltToPb(cleared) };
     },
     async setWallet(req, ctx) {
       const merchantUuid = uuid("merchant_uuid", req.merchantUuid);
-      requireWalletSetter(options.assertionKey, req.actorAssertion, ctx, clock.now());
-      const wallet = await setWallet(repo(), { merchantUuid, xpub: req.xpub, now: clock.now() });
+      const now = clock.now();
+      const person = requireWalletSetter(options.assertionKey, req.actorAssertion, ctx, now);
+      const actor = recordedActorOf(changeOriginOf(ctx), person?.uuid ?? null);
+      // The change and its audit record in one transaction (the relay sends it to merchants' log).
+      const wallet = await db.transaction(async (tx) => {
+        const set = await setWallet(new WalletRepository(tx, allocateTogether), { merchantUuid, xpub: req.xpub, now });
+        await new AuditOutboxRepository(tx).insert({ eventUuid: uuidv7(), ...actor, action: "wallet.set", targetType: "merchant", targetUuid: merchantUuid, occurredAt: now });
+        return set;
+      });
       await pool.ensure(merchantUuid); // derive the first addresses now, not on the first pay-in
       return { wallet: walletToPb(wallet) };
     },

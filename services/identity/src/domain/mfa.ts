@@ -1,4 +1,5 @@
 import { DomainError } from "@payin/errors";
+import { recordChange } from "./audit-outbox.js";
 import { callerSession } from "./caller.js";
 import { verifyCurrentPassword } from "./own-sessions.js";
 import { IdentityReason } from "./reasons.js";
@@ -52,9 +53,12 @@ export async function enrollTotp(
   await verifyCurrentPassword(deps, identity, { password: input.currentPassword, clientIp: input.clientIp, purpose: "totp_enrollment" }, now);
   const secret = generateTotpSecret();
   const sealed = seal(deps.totpKey, secret, identity.identityUuid);
-  if (!(await deps.stores.identities.savePendingTotp(identity.identityUuid, sealed, now))) {
-    throw new DomainError(IdentityReason.TotpAlreadyEnrolled, "TOTP is already enrolled");
-  }
+  await deps.stores.transaction(async (tx) => {
+    if (!(await tx.identities.savePendingTotp(identity.identityUuid, sealed, now))) {
+      throw new DomainError(IdentityReason.TotpAlreadyEnrolled, "TOTP is already enrolled");
+    }
+    await recordChange(tx, deps, identity, { action: "identity.totp.start", targetType: "identity", targetUuid: identity.identityUuid }, now);
+  });
   return { otpauthUri: otpauthUri(identity.email, secret) };
 }
 
@@ -83,6 +87,7 @@ export async function confirmTotp(deps: IdentityDeps, input: { sessionToken: str
     }
     await tx.identities.replaceRecoveryCodes(identity.identityUuid, stored, now);
     await tx.sessions.revokeAllOf(identity.identityUuid, now, session.sessionUuid);
+    await recordChange(tx, deps, identity, { action: "identity.totp.confirm", targetType: "identity", targetUuid: identity.identityUuid }, now);
   });
   return { recoveryCodes };
 }

@@ -1,6 +1,7 @@
 import { DomainError } from "@payin/errors";
 import { isUuid } from "@payin/ids";
 import { callerSession, callerSessionAfterMfa, requireRecentMfa } from "./caller.js";
+import { recordChange } from "./audit-outbox.js";
 import { checkClientIp } from "./login.js";
 import { checkNewPassword, hashPassword, verifyPassword } from "./password.js";
 import { IdentityReason } from "./reasons.js";
@@ -19,7 +20,10 @@ export async function getSession(deps: IdentityDeps, input: { sessionToken: stri
 export async function logout(deps: IdentityDeps, input: { sessionToken: string }): Promise<void> {
   const now = deps.clock();
   const { session } = await callerSession(deps, input.sessionToken, now);
-  await deps.stores.sessions.revoke(session.sessionUuid, now);
+  await deps.stores.transaction(async (tx) => {
+    await tx.sessions.revoke(session.sessionUuid, now);
+    await recordChange(tx, deps, session, { action: "session.logout", targetType: "session", targetUuid: session.sessionUuid }, now);
+  });
 }
 
 /** The caller's live sessions, newest first; only the caller's own carries its CSRF token. */
@@ -41,7 +45,10 @@ export async function revokeSession(deps: IdentityDeps, input: { sessionToken: s
   if (!isUuid(input.sessionUuid)) throw notFound();
   const target = await deps.stores.sessions.findByUuid(input.sessionUuid);
   if (!target || target.identityUuid !== identity.identityUuid || !isSessionLive(target, now)) throw notFound();
-  if (!(await deps.stores.sessions.revoke(target.sessionUuid, now))) throw notFound();
+  await deps.stores.transaction(async (tx) => {
+    if (!(await tx.sessions.revoke(target.sessionUuid, now))) throw notFound();
+    await recordChange(tx, deps, identity, { action: "session.revoke", targetType: "session", targetUuid: target.sessionUuid }, now);
+  });
 }
 
 /**
@@ -101,5 +108,6 @@ export async function changePassword(
   await deps.stores.transaction(async (tx) => {
     await tx.identities.setPasswordHash(identity.identityUuid, passwordHash, now);
     await tx.sessions.revokeAllOf(identity.identityUuid, now, session.sessionUuid);
+    await recordChange(tx, deps, identity, { action: "identity.password.change", targetType: "identity", targetUuid: identity.identityUuid }, now);
   });
 }

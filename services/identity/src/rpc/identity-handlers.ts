@@ -5,8 +5,7 @@ import type { Logger } from "@payin/logging";
 import { uuidv7 } from "@payin/ids";
 import { identityV1 } from "@payin/proto";
 import { DomainError } from "@payin/errors";
-import { ASSERTION_TTL_MS, callerNameOf, currentContext, OPERATOR_CLI_CALLER, signActorAssertion } from "@payin/rpc";
-import type { ChangeOrigin } from "../domain/audit-outbox.js";
+import { ASSERTION_TTL_MS, callerNameOf, changeOriginOf, signActorAssertion } from "@payin/rpc";
 import { authenticate } from "../domain/authenticate.js";
 import {
   createMachineCredential,
@@ -75,21 +74,6 @@ function sessionTokenOrNone(req: { caller?: identityV1.Caller }, ctx: HandlerCon
   throw new DomainError(IdentityReason.Forbidden, "this operation needs a person signed in with a second factor (payinctl login)");
 }
 
-/** The header the operator CLI reports the OS user it runs as in (docs/security.md, "Trust model"). */
-export const OPERATOR_OS_USER_HEADER = "x-operator-os-user";
-
-/**
- * Where a change comes from, for its audit record: the internal caller, the
- * request id of the call, and from the operator CLI alone the OS user it
- * reports (x-operator-os-user; checked when the record is written,
- * domain/audit-outbox.ts); the header of any other caller is ignored.
- */
-function originOf(ctx: HandlerContext): ChangeOrigin {
-  const caller = callerNameOf(ctx.values);
-  const osUser = caller === OPERATOR_CLI_CALLER ? (ctx.requestHeader.get(OPERATOR_OS_USER_HEADER) ?? "") : null;
-  return { caller, osUser, requestId: currentContext()?.requestId || null };
-}
-
 /** IdentityService handlers: proto in, domain call, proto out. */
 export function identityHandlers(db: Database, logger: Logger, options: IdentityHandlerOptions): ServiceImpl<typeof identityV1.IdentityService> {
   const source = options.clock ?? systemClock;
@@ -100,7 +84,7 @@ export function identityHandlers(db: Database, logger: Logger, options: Identity
   const securityEvents = securityEventLog(logger);
   const stores = pgStores(db);
   const deps = (ctx?: HandlerContext): IdentityDeps => ({
-    origin: ctx && originOf(ctx),
+    origin: ctx && changeOriginOf(ctx),
     stores,
     clock,
     newId: uuidv7,

@@ -1,6 +1,5 @@
-import type { Database, Queryable } from "@payin/db";
+import { AuditOutboxRepository, type Database, type Queryable } from "@payin/db";
 import type { Stores } from "../domain/stores.js";
-import { AuditOutboxRepository } from "./audit-outbox-repository.js";
 import { IdentityRepository } from "./identity-repository.js";
 import { LoginAttemptRepository } from "./login-attempt-repository.js";
 import { MachineCredentialRepository } from "./machine-credential-repository.js";

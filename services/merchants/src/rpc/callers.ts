@@ -46,7 +46,7 @@ export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
   payins: ["getPayinContext", "watchPayinContextChanges", "getPayinContextFeedPosition"],
   // allocation reads what a merchant's readiness is made of: the same pay-in
   // context payins decides a create from (in a jurisdiction, or merchant-wide).
-  allocation: ["getPayinContext"],
+  allocation: ["getPayinContext", "appendAuditEvents"],
   // The operator CLI: the admin surface, as the API's admin routes have it, but
   // for the reads of one resource it never makes.
   payinctl: ADMIN.filter((method) => !READ_ONE.includes(method)),
