@@ -451,14 +451,20 @@ describe("signed-in people", () => {
       keep(await from(9).login(bob.email, next));
       bob.password = next;
 
-      // Audited: the refused attempts (401) and the change, never a password.
-      const events = (await auditEventsBy(bob.uuid)).filter((e) => e.action === "identity.password.change");
-      expect(events.map((e) => [e.outcome, e.error_code, e.target_type, e.target_uuid])).toEqual([
-        ["failed", "AUTH_INVALID_CREDENTIALS", "identity", bob.uuid],
-        ["failed", "AUTH_INVALID_CREDENTIALS", "identity", bob.uuid],
-        ["failed", "AUTH_INVALID_CREDENTIALS", "identity", bob.uuid],
-        ["succeeded", null, "identity", bob.uuid],
-      ]);
+      // Audited: the refused attempts (401) and the change (identity's record, delivered by its relay), never a password.
+      const events = await vi.waitFor(
+        async () => {
+          const found = (await auditEventsBy(bob.uuid)).filter((e) => e.action === "identity.password.change");
+          expect(found.map((e) => [e.outcome, e.error_code, e.target_type, e.target_uuid])).toEqual([
+            ["failed", "AUTH_INVALID_CREDENTIALS", "identity", bob.uuid],
+            ["failed", "AUTH_INVALID_CREDENTIALS", "identity", bob.uuid],
+            ["failed", "AUTH_INVALID_CREDENTIALS", "identity", bob.uuid],
+            ["succeeded", null, "identity", bob.uuid],
+          ]);
+          return found;
+        },
+        { timeout: 10_000, interval: 200 },
+      );
       expect(JSON.stringify(events)).not.toContain(next);
     });
 
@@ -580,13 +586,19 @@ describe("signed-in people", () => {
       expect(bearer.setCookies).toEqual([]);
 
       // Audited: enrolment started, the wrong code, the confirmation, the repeat (a CSRF refusal stops before any change is tried).
-      const events = (await auditEventsBy(carol.uuid)).filter((e) => e.action.startsWith("identity.totp."));
-      expect(events.map((e) => [e.action, e.outcome, e.error_code])).toEqual([
-        ["identity.totp.start", "succeeded", null],
-        ["identity.totp.confirm", "failed", "TOTP_CODE_INVALID"],
-        ["identity.totp.confirm", "succeeded", null],
-        ["identity.totp.confirm", "failed", "TOTP_ALREADY_ENROLLED"],
-      ]);
+      const events = await vi.waitFor(
+        async () => {
+          const found = (await auditEventsBy(carol.uuid)).filter((e) => e.action.startsWith("identity.totp."));
+          expect(found.map((e) => [e.action, e.outcome, e.error_code])).toEqual([
+            ["identity.totp.start", "succeeded", null],
+            ["identity.totp.confirm", "failed", "TOTP_CODE_INVALID"],
+            ["identity.totp.confirm", "succeeded", null],
+            ["identity.totp.confirm", "failed", "TOTP_ALREADY_ENROLLED"],
+          ]);
+          return found;
+        },
+        { timeout: 10_000, interval: 200 },
+      );
       const recorded = JSON.stringify(events);
       for (const code of codes) expect(recorded).not.toContain(code);
     });
