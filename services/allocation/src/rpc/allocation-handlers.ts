@@ -152,9 +152,7 @@ export function allocationHandlers(
         await new AuditOutboxRepository(tx).insert({ eventUuid: uuidv7(), ...actor, action: "wallet.set", targetType: "merchant", targetUuid: merchantUuid, occurredAt: now });
         return set;
       });
-      // Derive the first addresses now, not on the first pay-in, but without holding the answer:
-      // deriving a batch takes seconds on a busy machine, and an allocation on an empty pool derives its own.
-      pool.ensure(merchantUuid).catch((error: unknown) => logger.warn({ err: error, merchantUuid }, "address pool top-up failed"));
+      await pool.ensure(merchantUuid); // derive the first addresses now, not on the first pay-in
       return { wallet: walletToPb(wallet) };
     },
     async getWallet(req) {
