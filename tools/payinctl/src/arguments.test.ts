@@ -28,8 +28,9 @@ function help(...argv: string[]): HelpRequested {
 describe("payinctl's commands", () => {
   it("cover what an operator does in an emergency and in onboarding", () => {
     expect(COMMANDS.map((c) => `${c.group} ${c.action}`)).toEqual([
+      "session login", "session show", "session logout",
       "merchant create", "merchant list", "merchant get", "merchant activate", "merchant deactivate", "merchant suspend", "merchant close",
-      "member attach", "member list",
+      "member attach", "member remove", "member list",
       "rule set", "rule list", "profile set", "policy set", "provider create", "provider list",
       "binding ensure", "connection ensure", "connection rotate-secret",
       "wallet set", "wallet get", "readiness get",
@@ -37,6 +38,29 @@ describe("payinctl's commands", () => {
       "identity create", "identity list", "identity disable", "identity lock", "identity activate", "identity remove-role", "identity reset-sign-in-failures",
       "audit list", "rail list", "rail resume", "admin bootstrap",
     ]);
+  });
+
+  it("need a signed-in person, with the admin API's permission, for every change but break-glass recovery of people", () => {
+    expect(Object.fromEntries(COMMANDS.filter((c) => c.person).map((c) => [`${c.group} ${c.action}`, c.person]))).toEqual({
+      "merchant create": "merchant.manage",
+      "merchant activate": "merchant.manage",
+      "merchant deactivate": "merchant.manage",
+      "merchant suspend": "merchant.manage",
+      "merchant close": "merchant.manage",
+      "member attach": "merchant.manage",
+      "member remove": "merchant.manage",
+      "rule set": "rule.manage",
+      "profile set": "policy.manage",
+      "policy set": "policy.manage",
+      "provider create": "provider.manage",
+      "binding ensure": "provider.manage",
+      "connection ensure": "provider.manage",
+      "connection rotate-secret": "provider.manage",
+      "wallet set": "provider.manage",
+      "credential create": "credential.manage",
+      "credential rotate": "credential.manage",
+      "identity create": "identity.create",
+    });
   });
 
   it("list every command with its arguments and options in the help, and a group's in the group's help", () => {
