@@ -37,9 +37,9 @@ const PROCESSES: Record<string, { process: string; code: readonly string[] }> = 
   api: { process: "the API gateway (`gateways/api`)", code: ["gateways/api/src", "libs/operations/src"] },
   checkout: { process: "the hosted checkout gateway (`gateways/checkout`)", code: ["gateways/checkout/src", "libs/operations/src"] },
   payins: { process: "the payins service", code: ["services/payins/src/clients"] },
-  allocation: { process: "the allocation service", code: ["services/allocation/src/clients"] },
+  allocation: { process: "the allocation service (and its audit outbox's relay)", code: ["services/allocation/src/clients", "libs/rpc/src/audit-log.ts"] },
   observer: { process: "allocation's chain observer (`services/allocation/src/observer-main.ts`)", code: ["services/allocation/src/observer"] },
-  identity: { process: "the identity service (its audit outbox's relay)", code: ["services/identity/src"] },
+  identity: { process: "the identity service (its audit outbox's relay)", code: ["services/identity/src", "libs/rpc/src/audit-log.ts"] },
   payinctl: { process: "the operator CLI (`tools/payinctl`)", code: ["tools/payinctl/src", "libs/operations/src"] },
   stack: {
     process: "`npm start`'s own provisioning (`tools/stack`: the first admin, the demo merchant and its checkout link): services are never given its digest in a deployment",
@@ -127,7 +127,9 @@ export function allowedButNotCalled(): string[] {
   return unused;
 }
 
+/** The source files under `dir`, or `dir` itself when it names one file. */
 function sourceFiles(dir: string): string[] {
+  if (dir.endsWith(".ts")) return [dir];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const file = path.join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(file);
