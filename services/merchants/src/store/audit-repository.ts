@@ -35,40 +35,22 @@ const APPEND = sql(`insert into audit_events (${COLUMNS}) values ($1, $2, $3, $4
 /** Appends unless the event_uuid is in the log (a repeated delivery): nothing else conflicts. */
 const APPEND_IF_NEW = sql<{ event_uuid: string }>(`insert into audit_events (${COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict (event_uuid) do nothing returning event_uuid`);
 
+/** An event's values in COLUMNS order. */
+function rowOf(event: AuditEvent): unknown[] {
+  const { actor } = event;
+  return [event.eventUuid, actor.kind, actor.uuid, actor.requestId, event.action, event.targetType, event.targetUuid, event.outcome, event.errorCode, event.occurredAt, actor.osUser];
+}
+
 /** AuditStore on PostgreSQL: an append-only table (a trigger refuses updates and deletes). */
 export class AuditRepository implements AuditStore {
   constructor(private readonly db: Queryable) {}
 
   async append(event: AuditEvent): Promise<void> {
-    await this.db.query(APPEND, [
-      event.eventUuid,
-      event.actor.kind,
-      event.actor.uuid,
-      event.actor.requestId,
-      event.action,
-      event.targetType,
-      event.targetUuid,
-      event.outcome,
-      event.errorCode,
-      event.occurredAt,
-      event.actor.osUser,
-    ]);
+    await this.db.query(APPEND, rowOf(event));
   }
 
   async appendIfNew(event: AuditEvent): Promise<boolean> {
-    const rows = await this.db.query(APPEND_IF_NEW, [
-      event.eventUuid,
-      event.actor.kind,
-      event.actor.uuid,
-      event.actor.requestId,
-      event.action,
-      event.targetType,
-      event.targetUuid,
-      event.outcome,
-      event.errorCode,
-      event.occurredAt,
-      event.actor.osUser,
-    ]);
+    const rows = await this.db.query(APPEND_IF_NEW, rowOf(event));
     return rows.length === 1;
   }
 
