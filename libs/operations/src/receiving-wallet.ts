@@ -9,6 +9,13 @@ import { audited, type Actor, type AuditPorts } from "./audit.js";
 import { existingMerchant, openMerchant } from "./merchant-state.js";
 import type { Prepare, ServicePorts } from "./ports.js";
 
+/**
+ * How long a wallet set may take: allocation derives the first pool of
+ * addresses before it answers, which takes seconds on a busy machine, longer
+ * than the default deadline of an internal call.
+ */
+export const WALLET_SET_TIMEOUT_MS = 30_000;
+
 export type WalletPorts = Pick<ServicePorts, "merchants" | "allocation">;
 
 /** Sets (or replaces, keeping the address counter) the merchant's receiving wallet. */
@@ -17,7 +24,8 @@ export function setReceivingWallet(ports: WalletPorts & AuditPorts, actor: Actor
     const { xpub } = await prepare();
     const merchant = await openMerchant(ports, merchantUuid);
     // Allocation checks the person itself (permission, recent second factor) from identity's assertion.
-    return (await ports.allocation.setWallet({ merchantUuid: merchant.uuid, xpub, actorAssertion: actor.assertion })).wallet!;
+    const request = { merchantUuid: merchant.uuid, xpub, actorAssertion: actor.assertion };
+    return (await ports.allocation.setWallet(request, { timeoutMs: WALLET_SET_TIMEOUT_MS })).wallet!;
   });
 }
 
