@@ -9,6 +9,7 @@ export * as identityV1 from "./gen/payin/identity/v1/identity_service_pb.js";
 export * as merchantsV1 from "./gen/payin/merchants/v1/merchants_service_pb.js";
 export * as payinsV1 from "./gen/payin/payins/v1/payins_service_pb.js";
 export * as allocationV1 from "./gen/payin/allocation/v1/allocation_service_pb.js";
+export * as notificationsV1 from "./gen/payin/notifications/v1/notifications_service_pb.js";
 export * as healthV1 from "./gen/grpc/health/v1/health_pb.js";
 export * from "./names.js";
 

@@ -1,4 +1,5 @@
-import { PAY_IN_STATUS, PAY_IN_STATUS_NAMES, payInStatusName, payinsV1, TRANSFER_STATE } from "@payin/proto";
+import { PAY_IN_STATUS, PAY_IN_STATUS_NAMES, payInStatusName, payinsV1 } from "@payin/proto";
+import { intentReadView, paymentFields, transferView } from "@payin/events";
 import { coalesce, ConnectError, connectErrorOfItem, isoFromTimestamp, reasonOf, toTimestamp } from "@payin/rpc";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Context } from "koa";
@@ -17,17 +18,6 @@ const REQUIRED_FIELDS = ["asset", "amount", "jurisdiction", "expires_at"];
 /** RFC 3339 date-time in UTC: `Z`, or the offset `+00:00` that RFC 3339 makes the same. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|\+00:00)$/;
 
-/** What to pay and where, as both the create and the read responses show it (in this order). */
-function paymentFields(i: payinsV1.PayInIntent) {
-  return {
-    status: payInStatusName(i.status),
-    asset: i.asset,
-    rail: i.rail,
-    expected_amount: i.expectedAmount,
-    address: i.address ?? null,
-  };
-}
-
 /** Create response: exactly the contract's fields (docs/api.md). */
 export function createView(i: payinsV1.PayInIntent) {
   return {
@@ -38,18 +28,8 @@ export function createView(i: payinsV1.PayInIntent) {
   };
 }
 
-/** Read response: the full representation. */
-export function readView(i: payinsV1.PayInIntent) {
-  return {
-    intent_uuid: i.intentUuid,
-    merchant_uuid: i.merchantUuid,
-    ...paymentFields(i),
-    reference: i.reference ?? null,
-    created_at: isoFromTimestamp(i.createdAt),
-    expires_at: isoFromTimestamp(i.expiresAt),
-    updated_at: isoFromTimestamp(i.updatedAt),
-  };
-}
+/** Read response: the full representation (@payin/events: events carry the same). */
+export const readView = intentReadView;
 
 /** List item: no address, merchant_uuid or updated_at. */
 export function listItemView(i: payinsV1.PayInIntent) {
@@ -65,25 +45,7 @@ export function listItemView(i: payinsV1.PayInIntent) {
   };
 }
 
-/** One transfer seen for an intent, with why it does or does not count. */
-export function transferView(t: payinsV1.PayInTransfer) {
-  const state = TRANSFER_STATE.nameOf(t.state);
-  if (!state) throw new Error(`payins answered a transfer in an unknown state (${t.state})`);
-  return {
-    chain_id: Number(t.chainId),
-    rail: t.rail,
-    asset: t.asset,
-    tx_hash: t.txHash,
-    log_index: t.logIndex,
-    // Block numbers are far below 2^53: a JSON integer is exact.
-    block_number: Number(t.blockNumber),
-    block_time: isoFromTimestamp(t.blockTime),
-    from_address: t.fromAddress,
-    amount: t.amount,
-    state,
-    flags: { late: t.late, wrong_network: t.wrongNetwork, wrong_token: t.wrongToken, dust: t.dust, after_paid: t.afterPaid, vanished: t.vanished },
-  };
-}
+export { transferView };
 
 /**
  * Transfers response: the intent's terms, what counts so far, what came after

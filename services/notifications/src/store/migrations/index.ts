@@ -1,0 +1,4 @@
+import { InitialNotifications } from "./migration-2026-11-27-initial.js";
+
+/** Every migration of the notifications schema, oldest first. Never edit a shipped one. */
+export const migrations = [{ name: "2026-11-27-initial", class: InitialNotifications }];
