@@ -98,5 +98,15 @@ export class InitialNotifications extends Migration {
         constraint audit_outbox_actor_uuid check ((actor_kind = 'identity') = (actor_uuid is not null))
       )`);
     this.addSql(`create index audit_outbox_oldest_idx on audit_outbox (occurred_at, event_uuid)`);
+
+    // The notifier processes alive: each one's queue worker (graphile-worker pool) id and
+    // when it last said so. A notifier whose beat is stale has died: the sweeper of another
+    // hands its locked jobs back (graphile_worker.force_unlock_workers) and deletes its row.
+    this.addSql(`
+      create table notifier_heartbeats (
+        worker_id text primary key,
+        started_at timestamptz not null,
+        beat_at timestamptz not null
+      )`);
   }
 }
