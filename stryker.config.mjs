@@ -27,6 +27,7 @@ export default {
     "libs/rpc/src/actor-assertion.ts",
     "libs/http/src/rate-limit-key.ts",
     "libs/permissions/src/merchant-access.ts",
+    "services/notifications/src/domain/{retry-schedule,signing,webhook-url}.ts",
     "!**/*.test.ts",
   ],
   // Only what the unit tests load goes into the sandboxes.

@@ -23,6 +23,7 @@ export default defineConfig({
       "libs/rpc/src/actor-assertion.test.ts",
       "libs/http/src/rate-limit-key.test.ts",
       "libs/permissions/src/merchant-access.test.ts",
+      "services/notifications/src/domain/{retry-schedule,signing,webhook-url}.test.ts",
     ],
     testTimeout: 60_000,
     reporters: ["default"],

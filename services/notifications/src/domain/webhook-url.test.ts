@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { addressRefusal, checkWebhookUrl, MAX_WEBHOOK_URL_LENGTH, type HostLookup } from "./webhook-url.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDnsTestServer, type DnsTestServer } from "../notifier/dns-test-server.js";
+import { addressRefusal, checkWebhookUrl, dnsServersLookup, MAX_WEBHOOK_URL_LENGTH, type HostLookup } from "./webhook-url.js";
 
 const strict = { allowInsecure: false };
 const local = { allowInsecure: true };
@@ -173,5 +174,45 @@ describe("addressRefusal", () => {
     expect(addressRefusal("::", true)).toContain("(unspecified)");
     expect(addressRefusal("::1", true)).toBeNull();
     expect(addressRefusal("::2", false)).toContain("IPv4-compatible");
+  });
+});
+
+describe("dnsServersLookup (a real resolver asking a DNS server on 127.0.0.1)", () => {
+  let dns: DnsTestServer;
+  beforeAll(async () => {
+    dns = await startDnsTestServer({ "inside.test": ["10.1.2.3"], "public.test": ["93.184.215.14", "93.184.215.15"] });
+  });
+  afterAll(async () => {
+    await dns.close();
+  });
+
+  it("answers every A record of a name", async () => {
+    expect(await dnsServersLookup([dns.address])("public.test")).toEqual(["93.184.215.14", "93.184.215.15"]);
+  });
+
+  it("makes checkWebhookUrl refuse a name resolving to a private address, and accept a public one", async () => {
+    const lookup = dnsServersLookup([dns.address]);
+    expect(await reason("https://inside.test/hook", { ...strict, lookup })).toBe(
+      "the host inside.test resolves to a refused address: 10.1.2.3 is not a public address (private)",
+    );
+    expect((await checkWebhookUrl("https://public.test/hook", { ...strict, lookup })).ok).toBe(true);
+  });
+
+  it("sees a name's new address at once (nothing is cached between checks)", async () => {
+    const lookup = dnsServersLookup([dns.address]);
+    dns.set("moving.test", ["93.184.215.14"]);
+    expect((await checkWebhookUrl("https://moving.test/", { ...strict, lookup })).ok).toBe(true);
+    dns.set("moving.test", ["169.254.169.254"]);
+    expect(await reason("https://moving.test/", { ...strict, lookup })).toContain("(linkLocal)");
+  });
+
+  it("fails for an unknown name with the resolver's code", async () => {
+    await expect(dnsServersLookup([dns.address])("nowhere.test")).rejects.toMatchObject({ code: "ENOTFOUND" });
+    expect(await reason("https://nowhere.test/", { ...strict, lookup: dnsServersLookup([dns.address]) })).toBe("the host nowhere.test could not be resolved (ENOTFOUND)");
+  });
+
+  it("fails for a name with records of neither family", async () => {
+    dns.set("empty.test", []);
+    await expect(dnsServersLookup([dns.address])("empty.test")).rejects.toMatchObject({ code: "ENODATA" });
   });
 });
