@@ -18,6 +18,7 @@ export const PERMISSIONS = [
   "merchant.payin.create",
   "merchant.payin.read",
   "checkout.manage",
+  "webhook.manage",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -27,7 +28,7 @@ export type Permission = (typeof PERMISSIONS)[number];
  * people and machine credentials do. Every other permission is administrative:
  * a person holding one acts only through a session that completed MFA.
  */
-export const MERCHANT_PERMISSIONS: readonly Permission[] = ["merchant.payin.create", "merchant.payin.read", "checkout.manage"];
+export const MERCHANT_PERMISSIONS: readonly Permission[] = ["merchant.payin.create", "merchant.payin.read", "checkout.manage", "webhook.manage"];
 
 /** True for a permission this platform knows (exact, case-sensitive). */
 export function isPermission(value: string): value is Permission {

@@ -14,7 +14,7 @@ export type MerchantRole = (typeof MERCHANT_ROLES)[number];
  * (an identity's own roles) and by the gateways (a membership's role).
  */
 export const MERCHANT_ROLE_PERMISSIONS: Readonly<Record<MerchantRole, readonly Permission[]>> = {
-  merchant_admin: ["merchant.payin.create", "merchant.payin.read", "checkout.manage"],
+  merchant_admin: ["merchant.payin.create", "merchant.payin.read", "checkout.manage", "webhook.manage"],
   merchant_member: ["merchant.payin.create", "merchant.payin.read"],
 };
 
