@@ -15,6 +15,7 @@ export const configSchema = {
   PAYINS_URL: serviceUrl("PAYINS_PORT"),
   MERCHANTS_URL: serviceUrl("MERCHANTS_PORT"),
   ALLOCATION_URL: serviceUrl("ALLOCATION_PORT"),
+  NOTIFICATIONS_URL: serviceUrl("NOTIFICATIONS_PORT"),
   /** Rate-limit counters go to this Redis when set (shared by every replica); to memory otherwise. */
   REDIS_URL: optionalUrl(["redis:", "rediss:"]),
   /** Public routes (page, start, status): requests per window, per action, for one client address. */

@@ -1,16 +1,21 @@
 import type { IncomingMessage } from "node:http";
+import type { Client } from "@connectrpc/connect";
 import type { ServicePorts } from "@payin/operations";
 import type { Logger } from "@payin/logging";
+import type { notificationsV1 } from "@payin/proto";
 import type { RailsConfig } from "@payin/rails";
 import type { RateLimits } from "./http/rate-limit.js";
 import type { Views } from "./views.js";
 
-/** One client per service the checkout gateway calls: the operations layer's ports. */
-export type ServiceClients = ServicePorts;
+/** One client per service the checkout gateway calls: the operations layer's ports, and notifications (the webhook pages). */
+export interface ServiceClients extends ServicePorts {
+  notifications: Client<typeof notificationsV1.NotificationsService>;
+}
 
 /**
  * Everything the checkout gateway's routes use. It holds no state of its own:
- * sessions are identity's, checkouts payins', readiness allocation's, and the
+ * sessions are identity's, checkouts payins', readiness allocation's, webhook
+ * endpoints and their deliveries notifications', and the
  * rate-limit counters live in Redis (or in memory without REDIS_URL).
  */
 export interface AppDeps extends ServiceClients {

@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { ConfigError, loadConfig, localServiceHost } from "@payin/config";
 import { clientAddressOf, clientErrorHandler } from "@payin/http";
 import { createLogger } from "@payin/logging";
-import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
+import { allocationV1, identityV1, merchantsV1, notificationsV1, payinsV1 } from "@payin/proto";
 import { railsFromEnv } from "@payin/rails";
 import { createServiceClient, requestLogFields } from "@payin/rpc";
 import { createApp } from "./app.js";
@@ -39,6 +39,7 @@ const app = createApp({
   identity: client(identityV1.IdentityService, config.IDENTITY_URL),
   merchants: client(merchantsV1.MerchantsService, config.MERCHANTS_URL),
   allocation: client(allocationV1.AllocationService, config.ALLOCATION_URL),
+  notifications: client(notificationsV1.NotificationsService, config.NOTIFICATIONS_URL),
   clientAddress: clientAddressOf(config.TRUSTED_PROXIES),
   now: () => new Date(),
 });

@@ -41,6 +41,12 @@ export interface MerchantSession {
   sessionToken: string;
   csrfToken: string;
   /**
+   * Identity's signed word on who the person is (Principal.actor_assertion,
+   * fresh with each request): passed with a change to a service that stamps
+   * who acted from it (notifications' webhook endpoints).
+   */
+  actorAssertion: string;
+  /**
    * What the person may do for the merchant they act for: @payin/permissions'
    * permissionsForMerchant of their membership there (its role, else their own
    * roles' merchant permissions); no merchant permission while a choice is needed.
@@ -79,6 +85,7 @@ export async function currentSession(deps: Pick<AppDeps, "identity" | "merchants
     identityUuid: principal.identityUuid,
     sessionToken,
     csrfToken: principal.csrfToken,
+    actorAssertion: principal.actorAssertion,
     permissions: permissionsForMerchant(principal.permissions, membership),
     merchantUuids,
     merchantUuid,

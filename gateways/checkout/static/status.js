@@ -1,13 +1,13 @@
-// The payer page's one script. The page works without it; with it the page
-// follows the payment by itself (polls /status, reloads when the payload
-// changes, refreshes what has been seen now and then and reloads when the
-// amount still to send changed), counts down from the
-// server's clock, copies with an announced confirmation, switches QR codes
-// without a reload and prints the receipt.
+// The checkout's one script. Every page works without it. On any page that
+// loads it, it shows the controls that need it and copies with an announced
+// confirmation (the payer's amount and address, a webhook signing secret);
+// on the payer page it also follows the payment by itself (polls /status,
+// reloads when the payload changes, refreshes what has been seen now and
+// then and reloads when the amount still to send changed), counts down from
+// the server's clock, switches QR codes without a reload and prints the
+// receipt.
 (function () {
   "use strict";
-  var root = document.getElementById("payer");
-  if (!root) return;
 
   // Controls that need this script are hidden until it runs.
   document.querySelectorAll("[data-js-only]").forEach(function (el) {
@@ -58,6 +58,10 @@
     if (button) return copy(button);
     if (target && target.closest("[data-print]")) window.print();
   });
+
+  // ---- the rest is the payer page's
+  var root = document.getElementById("payer");
+  if (!root) return;
 
   // ---- QR switch: the payment request or the bare address, without a reload
   var qrSwitch = document.getElementById("qr-switch");

@@ -19,6 +19,8 @@ export type AreaDeps = Pick<AppDeps, "identity" | "merchants" | "views" | "publi
 export const VIEW_PERMISSION: Permission = "merchant.payin.read";
 /** The permission to create and disable checkouts (merchant_admin). */
 export const MANAGE_PERMISSION: Permission = "checkout.manage";
+/** The permission to see and manage webhook endpoints, their secrets and deliveries (merchant_admin). */
+export const WEBHOOK_PERMISSION: Permission = "webhook.manage";
 
 /** A request of the merchant area that passed its checks. */
 export interface Area {
@@ -34,6 +36,7 @@ const NAVIGATION = [
   { key: "checkouts", href: "/merchant/checkouts", label: "Checkouts" },
   { key: "new", href: "/merchant/checkouts/new", label: "New checkout", manage: true },
   { key: "onboarding", href: "/merchant/onboarding", label: "Readiness" },
+  { key: "webhooks", href: "/merchant/webhooks", label: "Webhooks", permission: WEBHOOK_PERMISSION },
   { key: "profile", href: "/merchant/profile", label: "Profile" },
 ] as const;
 
@@ -62,7 +65,8 @@ export function frameOf(area: Area, current: NavigationKey | null): Record<strin
       csrfToken: area.session.csrfToken,
       canManage,
       canSwitch: area.session.merchantUuids.length > 1,
-      navigation: NAVIGATION.filter((item) => !("manage" in item) || canManage).map((item) => ({ ...item, current: item.key === current })),
+      canManageWebhooks: area.session.permissions.has(WEBHOOK_PERMISSION),
+      navigation: NAVIGATION.filter((item) => (!("manage" in item) || canManage) && (!("permission" in item) || area.session.permissions.has(item.permission))).map((item) => ({ ...item, current: item.key === current })),
     },
   };
 }
@@ -115,7 +119,9 @@ function permitted(ctx: Context, deps: AreaDeps, area: Area, permission: Permiss
   const message =
     permission === MANAGE_PERMISSION
       ? "Your role lets you see checkouts but not create or disable them. Ask an administrator of your merchant account."
-      : "Your account may not see this merchant's pages. Ask an administrator of your merchant account.";
+      : permission === WEBHOOK_PERMISSION
+        ? "Your role does not let you see or manage this merchant's webhooks. Ask an administrator of your merchant account."
+        : "Your account may not see this merchant's pages. Ask an administrator of your merchant account.";
   renderAreaProblem(ctx, deps, area, 403, "Not allowed", message);
   return false;
 }

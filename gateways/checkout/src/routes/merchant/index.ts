@@ -6,15 +6,16 @@ import { dashboardRoutes } from "./dashboard.js";
 import { onboardingRoutes } from "./onboarding.js";
 import { profileRoutes } from "./profile.js";
 import { signInRoutes } from "./sign-in.js";
+import { webhookRoutes } from "./webhooks.js";
 
 /**
  * The merchant area under /merchant: sign-in (and the choice of merchant),
- * overview, readiness, profile and checkouts. Every page needs a signed-in
+ * overview, readiness, profile, checkouts and webhooks. Every page needs a signed-in
  * member of the merchant; every form carries the session's CSRF token.
  */
 export function merchantRoutes(deps: AppDeps): Router {
   const router = strictRouter();
-  for (const routes of [signInRoutes(deps), dashboardRoutes(deps), onboardingRoutes(deps), profileRoutes(deps), checkoutRoutes(deps)]) {
+  for (const routes of [signInRoutes(deps), dashboardRoutes(deps), onboardingRoutes(deps), profileRoutes(deps), checkoutRoutes(deps), webhookRoutes(deps)]) {
     router.use(routes.routes());
     router.use(routes.allowedMethods({ throw: false }));
   }
