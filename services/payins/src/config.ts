@@ -12,11 +12,13 @@ const railMinimums: Reader<RailMinimums> = (env) => payableTermsOf(railsFromEnv(
 
 export const configSchema = {
   ...serviceBase,
-  /** This service's own credential for its calls to merchants and allocation. */
+  /** This service's own credential for its calls to merchants, allocation and notifications. */
   SERVICE_CREDENTIAL: serviceCredential("payins"),
   PAYINS_PORT: port(50053),
   MERCHANTS_URL: serviceUrl("MERCHANTS_PORT"),
   ALLOCATION_URL: serviceUrl("ALLOCATION_PORT"),
+  /** The notifications service, which payins' event relay hands the events of its changes to. */
+  NOTIFICATIONS_URL: serviceUrl("NOTIFICATIONS_PORT"),
   /**
    * How long a merchant's pay-in context (status, rule, policy, profile, provider connection) is used
    * at most; a change announced by the merchants schema drops it at once. 0 asks

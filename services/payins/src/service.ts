@@ -1,11 +1,14 @@
 import type { Client, ConnectRouter } from "@connectrpc/connect";
 import type { ConfigOf } from "@payin/config";
-import { migrate, openDatabase, type Clock } from "@payin/db";
+import { migrate, openDatabase, systemClock, type Clock } from "@payin/db";
 import { createLogger, oncePerCause, type Logger } from "@payin/logging";
-import { allocationV1, merchantsV1, payinsV1 } from "@payin/proto";
+import { allocationV1, merchantsV1, notificationsV1, payinsV1 } from "@payin/proto";
 import { createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
 import { addressAllocator } from "./clients/allocation.js";
 import { merchantDirectory } from "./clients/merchants.js";
+import { eventRecorder } from "./clients/notifications.js";
+import { startDeadlineScanner } from "./events/deadline-scanner.js";
+import { startEventRelay } from "./events/relay.js";
 import { followPayinContextFeed, type FeedFollower } from "./clients/payin-context-feed.js";
 import type { configSchema } from "./config.js";
 import { PayinContextCache } from "./domain/payin-context-cache.js";
@@ -35,14 +38,17 @@ export interface PayinsServiceDeps {
   merchants?: Client<typeof merchantsV1.MerchantsService>;
   /** The allocation service (default: a client of ALLOCATION_URL). */
   allocation?: Client<typeof allocationV1.AllocationService>;
-  /** The clock creates, observations and checkout sessions read the time from (default: the system's). */
+  /** The notifications service, which the event relay hands events to (default: a client of NOTIFICATIONS_URL). */
+  notifications?: Client<typeof notificationsV1.NotificationsService>;
+  /** The clock creates, observations, checkout sessions and the deadline scan read the time from (default: the system's). */
   clock?: Clock;
 }
 
 /**
  * The payins service's composition root: migrations (MIGRATE_ON_BOOT), its Database,
- * its clients of merchants and allocation, merchants' pay-in contexts kept
- * while their feed is followed, the RPC server with its callers.
+ * its clients of merchants, allocation and notifications, merchants' pay-in
+ * contexts kept while their feed is followed, the event relay (the outbox to
+ * notifications) and the deadline scan, the RPC server with its callers.
  */
 export const startService: StartService<PayinsConfig, PayinsServiceDeps> = async (config, deps = {}) => {
   const logger = deps.logger ?? createLogger("payins", { level: config.LOG_LEVEL, mixin: requestLogFields });
@@ -52,6 +58,11 @@ export const startService: StartService<PayinsConfig, PayinsServiceDeps> = async
     deps.merchants ?? createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
   const allocation =
     deps.allocation ?? createServiceClient(allocationV1.AllocationService, { baseUrl: config.ALLOCATION_URL, serviceToken: config.SERVICE_CREDENTIAL });
+  const notifications =
+    deps.notifications ??
+    createServiceClient(notificationsV1.NotificationsService, { baseUrl: config.NOTIFICATIONS_URL, serviceToken: config.SERVICE_CREDENTIAL });
+  const relay = startEventRelay({ db, record: eventRecorder(notifications), logger });
+  const deadlines = startDeadlineScanner({ db, clock: deps.clock ?? systemClock, logger });
   // Merchants' pay-in contexts, kept while merchants' feed of their changes is followed.
   let feed: FeedFollower | undefined;
   const contexts = new PayinContextCache(merchantDirectory(merchants), {
@@ -84,6 +95,7 @@ export const startService: StartService<PayinsConfig, PayinsServiceDeps> = async
       allocator: addressAllocator(allocation),
       rails: config.rails,
       checkoutPaymentWindowS: config.CHECKOUT_PAYMENT_WINDOW_S,
+      onEvents: () => relay.wake(),
     }),
     interceptors: [domainErrorInterceptor("payins", serviceReasonCodes, logger)],
     callers: config.SERVICE_CALLER_DIGESTS,
@@ -92,6 +104,7 @@ export const startService: StartService<PayinsConfig, PayinsServiceDeps> = async
     port: config.PAYINS_PORT,
     logger,
     onClose: async () => {
+      await Promise.all([relay.stop(), deadlines.stop()]);
       await feed?.close();
       await db.close();
     },

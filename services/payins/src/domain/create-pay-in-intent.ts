@@ -57,7 +57,7 @@ export interface PayInStore {
    * address out again rather than a new one.
    */
   claimKey(input: { merchantUuid: string; key: string; requestHash: string; newIntentUuid: string; now: Date }): Promise<KeyClaim>;
-  /** Stores the intent and marks its key completed, in one statement. */
+  /** Stores the intent, marks its key completed and writes its created event, in one statement. */
   completeKey(intent: PayInIntent, key: string): Promise<void>;
   /**
    * Gives up a pending claim after a failure, so the client may retry with the

@@ -116,11 +116,16 @@ function fakeStore(intents: Record<string, ObservedIntent>) {
           const existing = draft.transfers.get(keyOf(t));
           if (!existing) {
             draft.transfers.set(keyOf(t), { intentUuid, transfer: { ...t }, afterPaid, recordedAt: now, updatedAt: now });
-          } else if (existing.transfer.version < t.version) {
+            return { transfer: { ...t, afterPaid }, previous: null };
+          }
+          if (existing.transfer.version < t.version) {
+            const previous = { state: existing.transfer.state };
             const { blockNumber, blockHash, blockTime, state: transferState, version } = t;
             existing.transfer = { ...existing.transfer, blockNumber, blockHash, blockTime, state: transferState, version };
             existing.updatedAt = now;
+            return { transfer: { ...existing.transfer, afterPaid: existing.afterPaid }, previous };
           }
+          return null;
         },
         async transfersOf(intentUuid) {
           mustHold(intentUuid);
@@ -132,6 +137,14 @@ function fakeStore(intents: Record<string, ObservedIntent>) {
           const row = draft.intents.get(intentUuid)!;
           row.intent.status = status;
           row.updatedAt = now;
+        },
+        async writeEvents(intentUuid, events) {
+          mustHold(intentUuid);
+          log.writes.push(...events.map((e) => `event ${intentUuid} ${e.type}`));
+        },
+        async checkoutPaid(intentUuid) {
+          mustHold(intentUuid);
+          log.writes.push(`checkout paid ${intentUuid}`);
         },
       };
       const result = await work(tx);
@@ -445,11 +458,13 @@ describe("recordObservations", () => {
       { locked: [], committed: true },
       { locked: [C], committed: true },
     ]);
+    // Each transaction writes its intent's events with its change: intent-events.ts decides which.
+    const events = (uuid: string, ...types: string[]) => types.map((type) => `event ${uuid} pay_in_intent.${type}`);
     expect(fake.transactions.map((t) => t.writes)).toEqual([
-      [`transfer ${A}`, `status ${A}`],
-      [`transfer ${B}`, `transfer ${B}`, `status ${B}`],
+      [`transfer ${A}`, `status ${A}`, ...events(A, "awaiting_payment", "transfer_settled")],
+      [`transfer ${B}`, `transfer ${B}`, `status ${B}`, ...events(B, "awaiting_payment", "transfer_settled", "transfer_settled", "paid"), `checkout paid ${B}`],
       [],
-      [`transfer ${C}`, `status ${C}`],
+      [`transfer ${C}`, `status ${C}`, ...events(C, "awaiting_payment", "transfer_settled")],
     ]);
     expect([fake.status(A), fake.status(B), fake.status(C)]).toEqual(["awaiting_payment", "paid", "awaiting_payment"]);
   });

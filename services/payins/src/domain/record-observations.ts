@@ -1,6 +1,7 @@
 import type { Rail } from "@payin/money";
 import type { PayInStatus } from "./pay-in-intent.js";
 import { decidePayment, type IntentTerms, type TransferEvidence } from "./settlement.js";
+import { observationEvents, type IntentEvent, type TransferChange } from "./intent-events.js";
 
 /** A transfer as the observer reports it: the evidence (but what payins decides on recording it), with where it is on its chain. */
 export interface ReportedTransfer extends Omit<TransferEvidence, "afterPaid"> {
@@ -40,11 +41,17 @@ export interface IntentObservationTx {
   /**
    * Keeps the transfer unless a version at least as high is recorded. `afterPaid`
    * is kept from its first record: a later version changes its block, state and
-   * version only.
+   * version only. Answers the change it made (the transfer as recorded now, and
+   * its state before; null before for a first record), or null when it changed
+   * nothing (a version at least as high was recorded).
    */
-  saveTransfer(intentUuid: string, transfer: ReportedTransfer, afterPaid: boolean, now: Date): Promise<void>;
+  saveTransfer(intentUuid: string, transfer: ReportedTransfer, afterPaid: boolean, now: Date): Promise<TransferChange<ReportedTransfer & TransferEvidence> | null>;
   transfersOf(intentUuid: string): Promise<TransferEvidence[]>;
   setStatus(intentUuid: string, status: PayInStatus, now: Date): Promise<void>;
+  /** Writes the intent's events in this order, numbered on from its count (the intent as changed by this transaction). */
+  writeEvents(intentUuid: string, events: readonly IntentEvent<ReportedTransfer & TransferEvidence>[], now: Date): Promise<void>;
+  /** Writes checkout.paid for the checkout whose intent this is, if one is. */
+  checkoutPaid(intentUuid: string, now: Date): Promise<void>;
 }
 
 export interface ObservationStore {
@@ -76,9 +83,10 @@ export function recordedAfterPaid(status: PayInStatus): boolean {
 
 /**
  * Records the observer's reports, one transaction per intent (its row locked,
- * its transfers kept by version, its status decided from all of them), and
+ * its transfers kept by version, its status decided from all of them, and the
+ * events of what changed written with it: intent-events.ts decides which), and
  * answers each intent's watch state, in the order intents were first named.
- * Replaying a report changes nothing.
+ * Replaying a report changes nothing and writes no event.
  */
 export async function recordObservations(store: ObservationStore, observations: readonly Observation[], now: Date): Promise<WatchState[]> {
   const byIntent = new Map<string, Observation[]>();
@@ -94,12 +102,20 @@ export async function recordObservations(store: ObservationStore, observations: 
         const intent = await tx.lockIntent(intentUuid);
         if (!intent) return { intentUuid, known: false, expiresAt: null, paid: false };
         const afterPaid = recordedAfterPaid(intent.status);
-        for (const report of reports) if (report.kind === "transfer") await tx.saveTransfer(intentUuid, report.transfer, afterPaid, now);
+        const changes: TransferChange<ReportedTransfer & TransferEvidence>[] = [];
+        for (const report of reports) {
+          if (report.kind !== "transfer") continue;
+          const change = await tx.saveTransfer(intentUuid, report.transfer, afterPaid, now);
+          if (change) changes.push(change);
+        }
         const evidence = await tx.transfersOf(intentUuid);
         const decision = decidePayment(intent, evidence);
         const watched = reports.some((r) => r.kind === "armed") || evidence.length > 0;
         const status = nextStatus(intent.status, watched, decision.paid);
         if (status !== intent.status) await tx.setStatus(intentUuid, status, now);
+        const events = observationEvents({ terms: intent, before: intent.status, after: status, changes, decision });
+        if (events.length > 0) await tx.writeEvents(intentUuid, events, now);
+        if (status === "paid" && intent.status !== "paid") await tx.checkoutPaid(intentUuid, now);
         return { intentUuid, known: true, expiresAt: intent.expiresAt, paid: status === "paid" };
       }),
     );

@@ -8,7 +8,7 @@ import { sessionState, type CheckoutRecord, type CheckoutState } from "../domain
 import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
 import { PayinsReason } from "../domain/reasons.js";
 import type { Observation, ReportedTransfer } from "../domain/record-observations.js";
-import { countsNow, flagsOf, type TransferEvidence } from "../domain/settlement.js";
+import { countsNow, flagsOf, type IntentTerms, type TransferEvidence } from "../domain/settlement.js";
 import type { TransferListing } from "../domain/list-transfers.js";
 
 
@@ -111,28 +111,31 @@ export function transfersToPb(listing: TransferListing<ReportedTransfer & Transf
     afterPaidAmount: inTokenUnits(decision.afterPaid),
     total: BigInt(listing.total),
     dustCount: BigInt(listing.dustCount),
-    transfers: listing.transfers.map((t) => {
-      const flags = flagsOf(terms, t);
-      return {
-        rail: t.rail,
-        chainId: BigInt(t.chainId),
-        asset: t.asset,
-        txHash: t.txHash,
-        logIndex: t.logIndex,
-        blockNumber: t.blockNumber,
-        blockTime: toTimestamp(t.blockTime),
-        fromAddress: t.fromAddress,
-        amount: fromBaseUnits(t.amount, t.decimals),
-        state: TRANSFER_STATE.byName[t.state],
-        late: flags.late,
-        wrongNetwork: flags.wrongNetwork,
-        wrongToken: flags.wrongToken,
-        dust: flags.dust,
-        afterPaid: flags.afterPaid,
-        vanished: t.vanished,
-        counts: countsNow(terms, t),
-      };
-    }),
+    transfers: listing.transfers.map((t) => transferToPb(terms, t)),
+  });
+}
+
+/** One transfer of an intent as its message, with why it does or does not count. */
+export function transferToPb(terms: IntentTerms, t: ReportedTransfer & TransferEvidence): payinsV1.PayInTransfer {
+  const flags = flagsOf(terms, t);
+  return create(payinsV1.PayInTransferSchema, {
+    rail: t.rail,
+    chainId: BigInt(t.chainId),
+    asset: t.asset,
+    txHash: t.txHash,
+    logIndex: t.logIndex,
+    blockNumber: t.blockNumber,
+    blockTime: toTimestamp(t.blockTime),
+    fromAddress: t.fromAddress,
+    amount: fromBaseUnits(t.amount, t.decimals),
+    state: TRANSFER_STATE.byName[t.state],
+    late: flags.late,
+    wrongNetwork: flags.wrongNetwork,
+    wrongToken: flags.wrongToken,
+    dust: flags.dust,
+    afterPaid: flags.afterPaid,
+    vanished: t.vanished,
+    counts: countsNow(terms, t),
   });
 }
 

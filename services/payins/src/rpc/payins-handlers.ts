@@ -41,6 +41,8 @@ export interface PayinsDeps {
   checkoutPaymentWindowS?: number;
   /** What creates, observations and checkout sessions read the time from (the system's when not given). */
   clock?: Clock;
+  /** Called after a change that may have written events committed (the relay then looks at once). */
+  onEvents?: () => void;
 }
 
 /** Most creates in one BatchCreatePayInIntents call. */
@@ -76,8 +78,10 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
     session: checkoutSessionToPb(record),
     intent: intent ? payInIntentToPb(intent) : undefined,
   });
+  /** The change's promise, telling the relay when it ends (its events, if any, are committed then). */
+  const thenTell = <T>(change: Promise<T>): Promise<T> => change.finally(() => deps.onEvents?.());
   const createOne = async (req: payinsV1.CreatePayInIntentRequest) => {
-    const result = await createPayInIntent(
+    const result = await thenTell(createPayInIntent(
       createDeps,
       {
         merchantUuid: req.merchantUuid,
@@ -88,7 +92,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
         expiresAt: fromTimestamp(req.expiresAt),
         reference: req.reference,
       },
-    );
+    ));
     return { intent: payInIntentToPb(result.intent), replayed: result.replayed };
   };
   return {
@@ -127,7 +131,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
         throw new DomainError(PayinsReason.ValidationError, `a call records 1 to ${MAX_OBSERVATIONS} observations`);
       }
       const parsed = req.observations.map(observationFromPb);
-      const states = await recordObservations(observations, parsed, now());
+      const states = await thenTell(recordObservations(observations, parsed, now()));
       return {
         intents: states.map((s) => ({ intentUuid: s.intentUuid, known: s.known, expiresAt: s.expiresAt ? toTimestamp(s.expiresAt) : undefined, paid: s.paid })),
       };
@@ -139,7 +143,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
       );
     },
     async createCheckoutSession(req) {
-      const { session, token } = await createCheckoutSession(
+      const { session, token } = await thenTell(createCheckoutSession(
         {
           store: checkouts,
           newUuid: uuidv7,
@@ -155,7 +159,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
           jurisdiction: req.jurisdiction,
           pairs: req.pairs,
         },
-      );
+      ));
       return { session: checkoutSessionToPb({ session, intentStatus: null, start: null }), token };
     },
     async getCheckoutSession(req) {
@@ -168,7 +172,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
       return { sessions: records.map(checkoutSessionToPb), total: BigInt(total) };
     },
     async disableCheckoutSession(req) {
-      return { session: checkoutSessionToPb(await disableCheckoutSession(checkouts, req.merchantUuid, req.checkoutUuid, now())) };
+      return { session: checkoutSessionToPb(await thenTell(disableCheckoutSession(checkouts, req.merchantUuid, req.checkoutUuid, now()))) };
     },
     async getCheckoutByToken(req) {
       const { record, intent } = await getCheckoutByToken(startDeps, req.token);
@@ -179,7 +183,7 @@ export function payinsHandlers(deps: PayinsDeps): ServiceImpl<typeof payinsV1.Pa
       return { results: found.map((f) => (f ? withIntent(f.record, f.intent) : {})) };
     },
     async startCheckout(req) {
-      const { record, intent } = await startCheckout(startDeps, { token: req.token, pair: req.pair });
+      const { record, intent } = await thenTell(startCheckout(startDeps, { token: req.token, pair: req.pair }));
       return withIntent(record, intent);
     },
   };

@@ -1,7 +1,9 @@
-import { found, prepared, type Nullable, type Queryable } from "@payin/db";
+import { found, prepared, sql, type Database, type Nullable, type Queryable } from "@payin/db";
 import type { Asset, Rail } from "@payin/money";
 import type { CheckoutPair, CheckoutRecord, CheckoutSession, CheckoutStore, StartTerms, StoredCheckoutState } from "../domain/checkout-session.js";
 import type { PayInStatus } from "../domain/pay-in-intent.js";
+import { checkoutOutboxEvent, type CheckoutEventType } from "../events/outbox-events.js";
+import { writeEvents } from "./event-outbox.js";
 
 
 /** A session's columns (alias s) with its intent's status (alias i). */
@@ -59,11 +61,16 @@ function toRecord(row: SessionRow): CheckoutRecord {
   return { session, intentStatus: row.intent_status, start };
 }
 
+/** Stores a session with its checkout.created event ($11 its uuid, $12 its data; sequence 1), in one statement. */
 const INSERT = prepared(
   "payins.checkout-insert",
-  `insert into checkout_sessions (uuid, merchant_uuid, token_hash, reference, description, amount, pairs, jurisdiction, state,
-           payment_window_s, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6::numeric, $7::jsonb, $8, 'open', $9, $10, $10)`,
+  `with s as (
+         insert into checkout_sessions (uuid, merchant_uuid, token_hash, reference, description, amount, pairs, jurisdiction, state,
+           payment_window_s, created_at, updated_at, event_sequence)
+         values ($1, $2, $3, $4, $5, $6::numeric, $7::jsonb, $8, 'open', $9, $10, $10, 1)
+         returning uuid)
+       insert into event_outbox (event_uuid, merchant_uuid, type, sequence, intent_uuid, checkout_uuid, created_at, data)
+       select $11, $2, 'checkout.created', 1, null, s.uuid, $10, $12 from s`,
 );
 
 const GET = prepared<SessionRow>(
@@ -91,12 +98,12 @@ const LIST = prepared<MaybeSessionRow & { total: string }>(
          ) page on true`,
 );
 
-/** Disables an open session that no start has used. */
-const DISABLE = prepared<{ disabled: number }>(
+/** Disables an open session that no start has used, counting its event. */
+const DISABLE = prepared<{ event_sequence: number }>(
   "payins.checkout-disable",
-  `update checkout_sessions set state = 'disabled', updated_at = $3
+  `update checkout_sessions set state = 'disabled', updated_at = $3, event_sequence = event_sequence + 1
           where uuid = $1 and merchant_uuid = $2 and state = 'open' and intent_uuid is null and start_claimed_at is null
-          returning 1 as disabled`,
+          returning event_sequence`,
 );
 
 /** Fixes a start's terms ($2–$5) unless a start got there first ($6: the claim replaced, or null). */
@@ -115,21 +122,57 @@ const RELEASE_TERMS = prepared(
           where uuid = $1 and start_claimed_at = $2 and intent_uuid is null`,
 );
 
-const LINK = prepared<{ linked: number }>(
+/** Records a session's intent (started), counting its event; no row when it is disabled or has its intent already. */
+const LINK = prepared<{ event_sequence: number }>(
   "payins.checkout-link",
-  `update checkout_sessions set state = 'started', intent_uuid = $2, updated_at = $3
-          where uuid = $1 and state <> 'disabled' and (intent_uuid is null or intent_uuid = $2)
-          returning 1 as linked`,
+  `update checkout_sessions set state = 'started', intent_uuid = $2, updated_at = $3, event_sequence = event_sequence + 1
+          where uuid = $1 and state <> 'disabled' and intent_uuid is null
+          returning event_sequence`,
 );
 
-/** CheckoutStore on PostgreSQL: one prepared statement per operation. */
+const LINKED = prepared<{ linked: number }>(
+  "payins.checkout-linked",
+  `select 1 as linked from checkout_sessions where uuid = $1 and intent_uuid = $2`,
+);
+
+const GET_ANY = prepared<SessionRow>("payins.checkout-get-any", `select ${COLUMNS} from ${FROM} where s.uuid = $1`);
+
+/** Counts checkout.paid for the session of an intent just paid, answering the session as it now reads. */
+const COUNT_PAID = sql<SessionRow & { event_sequence: number }>(
+  `update checkout_sessions s set event_sequence = s.event_sequence + 1
+          from pay_in_intents i where s.intent_uuid = $1 and i.intent_uuid = s.intent_uuid
+          returning ${COLUMNS}, s.event_sequence`,
+);
+
+/**
+ * Writes checkout.paid for the session whose intent this is, if one is (in
+ * the transaction that paid the intent, which holds the intent's row).
+ */
+export async function writeCheckoutPaid(trx: Queryable, intentUuid: string, now: Date): Promise<void> {
+  const [row] = await trx.query(COUNT_PAID, [intentUuid]);
+  if (row) await writeEvents(trx, [checkoutOutboxEvent(toRecord(row), "checkout.paid", row.event_sequence, now)]);
+}
+
+/** Writes a checkout's event after its change (in the change's transaction), read as the change left it. */
+async function writeChangeEvent(trx: Queryable, checkoutUuid: string, type: CheckoutEventType, sequence: number, now: Date): Promise<void> {
+  const [row] = await trx.query(GET_ANY, [checkoutUuid]);
+  if (!row) throw new Error(`checkout ${checkoutUuid} vanished within its own change`);
+  await writeEvents(trx, [checkoutOutboxEvent(toRecord(row), type, sequence, now)]);
+}
+
+/**
+ * CheckoutStore on PostgreSQL: one prepared statement per operation, or one
+ * transaction where a change writes its event (disable, link).
+ */
 export class CheckoutRepository implements CheckoutStore {
-  constructor(private readonly db: Queryable) {}
+  constructor(private readonly db: Database) {}
 
   async insert(s: CheckoutSession, tokenHash: string): Promise<void> {
+    const event = checkoutOutboxEvent({ session: s, intentStatus: null, start: null }, "checkout.created", 1, s.createdAt);
     await this.db.query(INSERT, [
       s.checkoutUuid, s.merchantUuid, tokenHash, s.reference, s.description, s.amount,
       JSON.stringify(s.pairs.map((p) => ({ asset: p.asset, rail: p.rail }))), s.jurisdiction, s.paymentWindowS, s.createdAt,
+      event.eventUuid, event.data,
     ]);
   }
 
@@ -154,7 +197,12 @@ export class CheckoutRepository implements CheckoutStore {
   }
 
   async disable(merchantUuid: string, checkoutUuid: string, now: Date): Promise<boolean> {
-    return (await this.db.query(DISABLE, [checkoutUuid, merchantUuid, now])).length > 0;
+    return this.db.transaction(async (trx) => {
+      const [row] = await trx.query(DISABLE, [checkoutUuid, merchantUuid, now]);
+      if (!row) return false;
+      await writeChangeEvent(trx, checkoutUuid, "checkout.disabled", row.event_sequence, now);
+      return true;
+    });
   }
 
   async claimTerms(checkoutUuid: string, terms: StartTerms, previous: Date | null): Promise<boolean> {
@@ -167,6 +215,12 @@ export class CheckoutRepository implements CheckoutStore {
   }
 
   async link(checkoutUuid: string, intentUuid: string, now: Date): Promise<boolean> {
-    return (await this.db.query(LINK, [checkoutUuid, intentUuid, now])).length > 0;
+    return this.db.transaction(async (trx) => {
+      const [row] = await trx.query(LINK, [checkoutUuid, intentUuid, now]);
+      // Linked to this intent already (a concurrent or retried start): told once, by the start that linked it.
+      if (!row) return (await trx.query(LINKED, [checkoutUuid, intentUuid])).length > 0;
+      await writeChangeEvent(trx, checkoutUuid, "checkout.started", row.event_sequence, now);
+      return true;
+    });
   }
 }

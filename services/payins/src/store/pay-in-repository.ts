@@ -5,6 +5,8 @@ import type { ClaimedKey, KeyClaim, PayInStore } from "../domain/create-pay-in-i
 import type { PayInIntent, PayInStatus } from "../domain/pay-in-intent.js";
 import type { ListFilter, PayInReader } from "../domain/read-pay-in-intents.js";
 import type { Asset, Rail } from "@payin/money";
+import type { EventType } from "@payin/events";
+import { intentOutboxEvent, type OutboxEvent } from "../events/outbox-events.js";
 
 
 /**
@@ -14,6 +16,14 @@ import type { Asset, Rail } from "@payin/money";
  */
 export const CLAIM_LEASE_MS = 30_000;
 
+/** The type of the event every create writes with its intent. */
+const CREATED = "pay_in_intent.created" satisfies EventType;
+
+/** An intent's created event: sequence 1, the intent as its create answers it. */
+function createdEvent(intent: PayInIntent): OutboxEvent {
+  return intentOutboxEvent(intent, 1, intent.createdAt, { type: CREATED });
+}
+
 /** Selected columns, optionally qualified by a table alias. */
 function columns(alias = ""): string {
   const p = alias ? `${alias}.` : "";
@@ -21,9 +31,11 @@ function columns(alias = ""): string {
     ${p}address, ${p}allocation_reference, ${p}reference, ${p}jurisdiction, ${p}created_at, ${p}expires_at, ${p}updated_at`;
 }
 const COLUMNS = columns();
+/** An intent's columns (IntentRow), for the other stores of the schema. */
+export const INTENT_COLUMNS = COLUMNS;
 
 /** A row of COLUMNS, as the driver answers it (numeric and timestamps as text). */
-interface IntentRow {
+export interface IntentRow {
   intent_uuid: string;
   merchant_uuid: string;
   status: PayInStatus;
@@ -42,7 +54,7 @@ interface IntentRow {
 /** COLUMNS of a left join that may have found no intent. */
 type MaybeIntentRow = Nullable<IntentRow>;
 
-function toIntent(row: IntentRow): PayInIntent {
+export function toIntent(row: IntentRow): PayInIntent {
   return {
     intentUuid: row.intent_uuid,
     merchantUuid: row.merchant_uuid,
@@ -111,14 +123,21 @@ const READ_KEY = prepared<MaybeIntentRow & { request_hash: string; state: "pendi
         where k.merchant_uuid = $1 and k.idempotency_key = $2`,
 );
 
-/** Stores the intent and completes its key ($14), in one statement. Also run as is by tools/bench (B1). */
+/**
+ * Stores the intent, completes its key ($14) and writes its created event ($15
+ * its uuid, $16 its data; sequence 1, the intent's count set to it), in one
+ * statement. Also run as is by tools/bench (B1).
+ */
 export const COMPLETE_KEY = prepared(
   "payins.complete-key",
   `with i as (
          insert into pay_in_intents (intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address,
-           allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at)
-         values ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11, $12, $13)
-         returning intent_uuid)
+           allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at, event_sequence)
+         values ($1, $2, $3, $4, $5, $6::numeric, $7, $8, $9, $10, $11, $12, $13, 1)
+         returning intent_uuid),
+       e as (
+         insert into event_outbox (event_uuid, merchant_uuid, type, sequence, intent_uuid, checkout_uuid, created_at, data)
+         select $15, $2, '${CREATED}', 1, i.intent_uuid, null, $11, $16 from i)
        update idempotency_keys k set state = 'completed'
          from i where k.merchant_uuid = $2 and k.idempotency_key = $14 and k.intent_uuid = i.intent_uuid`,
 );
@@ -136,20 +155,25 @@ const CLAIM_KEYS = prepared<ClaimedRow & { merchant_uuid: string; idempotency_ke
        returning merchant_uuid, idempotency_key, intent_uuid, claimed_at`,
 );
 
-/** COMPLETE_KEY for several intents at once; any failure stores none of them. */
+/** COMPLETE_KEY for several intents at once (with their created events); any failure stores none of them. */
 const COMPLETE_KEYS = prepared(
   "payins.complete-keys",
   `with v as (
          select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                              $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::text[])
+                              $9::text[], $10::text[], $11::timestamptz[], $12::timestamptz[], $13::timestamptz[], $14::text[],
+                              $15::uuid[], $16::text[])
            as t(intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address, allocation_reference,
-                reference, jurisdiction, created_at, expires_at, updated_at, idempotency_key)),
+                reference, jurisdiction, created_at, expires_at, updated_at, idempotency_key, event_uuid, event_data)),
        i as (
          insert into pay_in_intents (intent_uuid, merchant_uuid, status, asset, rail, expected_amount, address,
-           allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at)
+           allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at, event_sequence)
          select intent_uuid, merchant_uuid, status, asset, rail, expected_amount::numeric, address,
-           allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at from v
-         returning intent_uuid)
+           allocation_reference, reference, jurisdiction, created_at, expires_at, updated_at, 1 from v
+         returning intent_uuid),
+       e as (
+         insert into event_outbox (event_uuid, merchant_uuid, type, sequence, intent_uuid, checkout_uuid, created_at, data)
+         select v.event_uuid, v.merchant_uuid, '${CREATED}', 1, v.intent_uuid, null, v.created_at, v.event_data
+           from v join i on i.intent_uuid = v.intent_uuid)
        update idempotency_keys k set state = 'completed'
          from v join i on i.intent_uuid = v.intent_uuid
         where k.merchant_uuid = v.merchant_uuid and k.idempotency_key = v.idempotency_key and k.intent_uuid = v.intent_uuid`,
@@ -254,12 +278,13 @@ export class PayInRepository implements PayInStore, PayInReader {
   private async completeMany(items: { intent: PayInIntent; key: string }[]): Promise<boolean[]> {
     if (items.length < 2) return items.map(() => false);
     const column = <T>(pick: (i: PayInIntent) => T) => items.map(({ intent }) => pick(intent));
+    const events = items.map(({ intent }) => createdEvent(intent));
     try {
       await this.db.query(COMPLETE_KEYS, [
         column((i) => i.intentUuid), column((i) => i.merchantUuid), column((i) => i.status), column((i) => i.asset), column((i) => i.rail),
         column((i) => i.expectedAmount), column((i) => i.address), column((i) => i.allocationReference), column((i) => i.reference),
         column((i) => i.jurisdiction), column((i) => i.createdAt), column((i) => i.expiresAt), column((i) => i.updatedAt),
-        items.map((i) => i.key),
+        items.map((i) => i.key), events.map((e) => e.eventUuid), events.map((e) => e.data),
       ]);
       return items.map(() => true);
     } catch (error) {
@@ -294,10 +319,11 @@ export class PayInRepository implements PayInStore, PayInReader {
   async completeKey(intent: PayInIntent, key: string): Promise<void> {
     // One statement stores the intent and completes its key.
     if (await this.completeTogether({ intent, key })) return;
+    const event = createdEvent(intent);
     await this.db.query(COMPLETE_KEY, [
       intent.intentUuid, intent.merchantUuid, intent.status, intent.asset, intent.rail, intent.expectedAmount,
       intent.address, intent.allocationReference, intent.reference, intent.jurisdiction, intent.createdAt,
-      intent.expiresAt, intent.updatedAt, key,
+      intent.expiresAt, intent.updatedAt, key, event.eventUuid, event.data,
     ]);
   }
 

@@ -5,6 +5,7 @@ import { Transfers } from "./migration-2026-11-25-transfers.js";
 import { CheckoutSessions } from "./migration-2026-11-25-checkout-sessions.js";
 import { AfterPaidTransfers } from "./migration-2026-11-27-after-paid-transfers.js";
 import { VanishedTransfers } from "./migration-2026-11-27-vanished-transfers.js";
+import { EventOutbox } from "./migration-2026-11-27-event-outbox.js";
 
 /** Every migration of the payins schema, oldest first. Never edit a shipped one. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   { name: "2026-11-25-checkout-sessions", class: CheckoutSessions },
   { name: "2026-11-27-after-paid-transfers", class: AfterPaidTransfers },
   { name: "2026-11-27-vanished-transfers", class: VanishedTransfers },
+  { name: "2026-11-27-event-outbox", class: EventOutbox },
 ];
