@@ -7,6 +7,7 @@ import { callerDigests } from "./credentials.js";
 
 export * from "./credentials.js";
 export * from "./actor-keys.js";
+export * from "./sealing-keys.js";
 
 /** Raised for a missing or malformed variable; `loadConfig` turns it into an exit. */
 export class ConfigError extends Error {
@@ -172,6 +173,8 @@ export const DEFAULT_PORTS = {
   PAYINS_PORT: 50053,
   ALLOCATION_PORT: 50054,
   OBSERVER_PORT: 50055,
+  NOTIFICATIONS_PORT: 50056,
+  NOTIFIER_PORT: 50057,
 } as const;
 
 /**

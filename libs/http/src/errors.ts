@@ -17,6 +17,10 @@ export const PUBLIC_ERRORS = {
   BAD_REQUEST: 400,
   WALLET_XPUB_INVALID: 400,
   TOTP_CODE_INVALID: 400,
+  /** An event handed to the notifications service is malformed (a fault of the sender; never a merchant's). */
+  EVENT_INVALID: 400,
+  WEBHOOK_URL_INVALID: 400,
+  WEBHOOK_EVENT_TYPES_INVALID: 400,
   // 401: the contract's one code; the message tells the cases apart.
   AUTH_INVALID_CREDENTIALS: 401,
   // 403
@@ -39,6 +43,8 @@ export const PUBLIC_ERRORS = {
   RULE_NOT_FOUND: 404,
   POLICY_NOT_FOUND: 404,
   BINDING_NOT_FOUND: 404,
+  EVENT_NOT_FOUND: 404,
+  WEBHOOK_ENDPOINT_NOT_FOUND: 404,
   // 405
   METHOD_NOT_ALLOWED: 405,
   // 409
@@ -70,6 +76,8 @@ export const PUBLIC_ERRORS = {
   ADMIN_EXISTS: 409,
   TOTP_ALREADY_ENROLLED: 409,
   TOTP_NOT_PENDING: 409,
+  WEBHOOK_ENDPOINT_LIMIT: 409,
+  WEBHOOK_ENDPOINT_DISABLED: 409,
   // Other 4xx
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
