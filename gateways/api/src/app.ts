@@ -5,6 +5,7 @@ import { adminRoutes } from "./routes/admin.js";
 import { authRoutes } from "./routes/auth.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { payInIntentRoutes } from "./routes/pay-in-intents.js";
+import { webhookRoutes } from "./routes/webhooks/routes.js";
 
 export type { AppDeps } from "./deps.js";
 
@@ -21,7 +22,7 @@ export function createApp(deps: AppDeps): Koa {
   // The merchant pay-in routes (the hot path) come first, so their requests are
   // answered without being matched against every admin route. No two routers
   // share a path, so the order changes nothing else.
-  for (const router of [payInIntentRoutes(deps), health, authRoutes(deps), adminRoutes(deps), openApiRoutes()]) {
+  for (const router of [payInIntentRoutes(deps), webhookRoutes(deps), health, authRoutes(deps), adminRoutes(deps), openApiRoutes()]) {
     app.use(router.routes());
     // Not thrown: the router then sets the `Allow` header of a 405 (RFC 9110
     // §15.5.6), and the error middleware writes the error body.

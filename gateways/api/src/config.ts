@@ -10,6 +10,7 @@ export const configSchema = {
   PAYINS_URL: serviceUrl("PAYINS_PORT"),
   MERCHANTS_URL: serviceUrl("MERCHANTS_PORT"),
   ALLOCATION_URL: serviceUrl("ALLOCATION_PORT"),
+  NOTIFICATIONS_URL: serviceUrl("NOTIFICATIONS_PORT"),
   /** How long an authenticated machine token is trusted without asking identity again. */
   AUTH_CACHE_TTL_MS: int(4_000, 0, 5_000),
   /**

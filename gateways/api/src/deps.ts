@@ -1,10 +1,14 @@
 import type { IncomingMessage } from "node:http";
+import type { Client } from "@connectrpc/connect";
 import type { ServicePorts } from "@payin/operations";
+import type { notificationsV1 } from "@payin/proto";
 import type { Logger } from "@payin/logging";
 import type { Authenticator } from "./auth/authenticator.js";
 
-/** One client per service the gateway calls: the operations layer's ports. */
-export type ServiceClients = ServicePorts;
+/** One client per service the gateway calls: the operations layer's ports, and notifications (events and webhook endpoints). */
+export interface ServiceClients extends ServicePorts {
+  notifications: Client<typeof notificationsV1.NotificationsService>;
+}
 
 /**
  * Everything the gateway's routes use: the authenticator and the service

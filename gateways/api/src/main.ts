@@ -1,7 +1,7 @@
 import http from "node:http";
 import { loadConfig } from "@payin/config";
 import { createLogger } from "@payin/logging";
-import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
+import { allocationV1, identityV1, merchantsV1, notificationsV1, payinsV1 } from "@payin/proto";
 import { createServiceClient, requestLogFields } from "@payin/rpc";
 import { createApp } from "./app.js";
 import { Authenticator } from "./auth/authenticator.js";
@@ -14,6 +14,7 @@ const identity = createServiceClient(identityV1.IdentityService, { baseUrl: conf
 const payins = createServiceClient(payinsV1.PayinsService, { baseUrl: config.PAYINS_URL, serviceToken: config.SERVICE_CREDENTIAL });
 const merchants = createServiceClient(merchantsV1.MerchantsService, { baseUrl: config.MERCHANTS_URL, serviceToken: config.SERVICE_CREDENTIAL });
 const allocation = createServiceClient(allocationV1.AllocationService, { baseUrl: config.ALLOCATION_URL, serviceToken: config.SERVICE_CREDENTIAL });
+const notifications = createServiceClient(notificationsV1.NotificationsService, { baseUrl: config.NOTIFICATIONS_URL, serviceToken: config.SERVICE_CREDENTIAL });
 const app = createApp({
   logger,
   auth: new Authenticator(identity, config.AUTH_CACHE_TTL_MS),
@@ -21,6 +22,7 @@ const app = createApp({
   identity,
   merchants,
   allocation,
+  notifications,
   clientAddress: clientAddressOf(config.TRUSTED_PROXIES),
 });
 

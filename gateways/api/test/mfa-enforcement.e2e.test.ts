@@ -9,7 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes, randomUUID } from "node:crypto";
 import { createLogger } from "@payin/logging";
-import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
+import { allocationV1, identityV1, merchantsV1, notificationsV1, payinsV1 } from "@payin/proto";
 import { createServiceClient } from "@payin/rpc";
 import { totpCodeAt, totpSecretOf, totpStepAt } from "@payin/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -271,6 +271,7 @@ function useShiftedGateway(): { api: Api; offsetMs: number } {
       payins: createServiceClient(payinsV1.PayinsService, options("payins")),
       merchants: createServiceClient(merchantsV1.MerchantsService, options("merchants")),
       allocation: createServiceClient(allocationV1.AllocationService, options("allocation")),
+      notifications: createServiceClient(notificationsV1.NotificationsService, options("notifications")),
     });
     const listening = http.createServer(app.callback());
     server = listening;

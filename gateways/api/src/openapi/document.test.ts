@@ -12,27 +12,37 @@ import { PUBLIC_ERRORS } from "@payin/http/errors";
 import { ASSETS, RAIL_FOR_ASSET } from "@payin/money";
 import { IDENTITY_STATUSES, PERMISSIONS, ROLES } from "@payin/permissions";
 import {
-  allocationV1, identityV1, MERCHANT_STATUS_NAMES, merchantsV1, PAY_IN_STATUS_NAMES, payinsV1, READINESS_REASON_NAMES, TRANSFER_STATE_NAMES,
+  allocationV1, identityV1, MERCHANT_STATUS_NAMES, merchantsV1, notificationsV1, PAY_IN_STATUS_NAMES, payinsV1, READINESS_REASON_NAMES, TRANSFER_STATE_NAMES,
 } from "@payin/proto";
-import { createServiceClient, REQUEST_ID_PATTERN } from "@payin/rpc";
+import { createServiceClient, REQUEST_ID_PATTERN, toTimestamp } from "@payin/rpc";
+import { create } from "@bufbuild/protobuf";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { checkoutView, EVENT_TYPE_INFO, EVENT_TYPES, eventData, intentReadView, transferView, webhookBody, type EventFacts, type EventType } from "@payin/events";
 import { createApp, type AppDeps } from "../app.js";
 import { Authenticator, type HumanPrincipal, type Principal } from "../auth/authenticator.js";
 import { testPerson } from "../auth/test-principals.js";
 import { documentedOperations, openApiDocument } from "./document.js";
+import { eventSchemaName, webhookSchemaName } from "./events.js";
 
 const doc = openApiDocument() as any;
 
-/** The app on service clients that reach nothing, with `auth` in place of the authenticator when given. */
-function appWith(auth?: Pick<Authenticator, "authenticate" | "authenticateHuman">) {
+/**
+ * The app on service clients that reach nothing, with `auth` in place of the
+ * authenticator when given, and `merchants` in place of its client.
+ */
+function appWith(auth?: Pick<Authenticator, "authenticate" | "authenticateHuman">, merchants?: Partial<AppDeps["merchants"]>) {
   const options = { baseUrl: "http://127.0.0.1:9", serviceToken: "x".repeat(32) };
   const identity = createServiceClient(identityV1.IdentityService, options);
+  const merchantsClient = createServiceClient(merchantsV1.MerchantsService, options);
   return createApp({
     logger: createLogger("test", { level: "silent" }),
     auth: (auth ?? new Authenticator(identity, 0)) as AppDeps["auth"],
     identity,
     payins: createServiceClient(payinsV1.PayinsService, options),
-    merchants: createServiceClient(merchantsV1.MerchantsService, options),
+    merchants: { ...merchantsClient, ...merchants },
     allocation: createServiceClient(allocationV1.AllocationService, options),
+    notifications: createServiceClient(notificationsV1.NotificationsService, options),
   });
 }
 
@@ -174,11 +184,18 @@ describe("OpenAPI query parameters", () => {
   let server: http.Server;
   let base: string;
 
+  // Webhook endpoints (and an event's deliveries and resend) refuse machine
+  // credentials first: there the person, a platform admin, acts for a merchant
+  // the stand-in merchants client says exists.
+  const managedByPeople = (path: string) => /\/(webhook-endpoints|deliveries|resend)(\/|$)/.test(path);
   beforeAll(async () => {
-    const app = appWith({
-      authenticate: async (ctx) => (ctx.path.startsWith("/api/v1/merchants/") ? machine : person),
-      authenticateHuman: async () => person,
-    });
+    const app = appWith(
+      {
+        authenticate: async (ctx) => (ctx.path.startsWith("/api/v1/merchants/") && !managedByPeople(ctx.path) ? machine : person),
+        authenticateHuman: async () => person,
+      },
+      { getMerchant: (async () => ({ merchant: { uuid: MERCHANT } })) as unknown as AppDeps["merchants"]["getMerchant"] },
+    );
     server = http.createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -262,6 +279,128 @@ describe("OpenAPI permissions of the admin table", () => {
       const none = await ask({ "x-mfa": "none" });
       if (op["x-mfa"] === "none") expect(none, key).toMatchObject(probed);
       else expect(none, key).toMatchObject({ status: 403, error: { code: "MFA_REQUIRED" } });
+    }
+  });
+});
+
+/**
+ * Every event type of the one catalogue (@payin/events) is documented under
+ * the top-level `webhooks` (OpenAPI 3.1): its version and description, the
+ * three Standard Webhooks headers, and a payload schema that an event built
+ * by @payin/events for that type satisfies (as the events API's Event does).
+ */
+describe("OpenAPI webhooks", () => {
+  const resolve = (schema: any) => (schema.$ref ? doc.components.schemas[String(schema.$ref).split("/").pop()!] : schema);
+  const COMPONENTS_ID = "urn:payin:openapi-components";
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  addFormats(ajv as unknown as Parameters<typeof addFormats>[0]);
+  ajv.addSchema({ $id: COMPONENTS_ID, $defs: JSON.parse(JSON.stringify(doc.components.schemas).replaceAll('"#/components/schemas/', `"${COMPONENTS_ID}#/$defs/`)) });
+  const validator = (name: string) => ajv.compile({ $ref: `${COMPONENTS_ID}#/$defs/${name}` });
+
+  const at = toTimestamp(new Date("2030-01-02T03:04:05.678Z"));
+  const intent = intentReadView(
+    create(payinsV1.PayInIntentSchema, {
+      intentUuid: "01a2008d-7400-7000-8000-000000000001",
+      merchantUuid: "01a2008d-7400-7000-8000-00000000000a",
+      status: payinsV1.PayInStatus.AWAITING_PAYMENT,
+      asset: "usdt",
+      rail: "bep20",
+      expectedAmount: "10.5",
+      address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+      reference: "order-1",
+      createdAt: at,
+      expiresAt: at,
+      updatedAt: at,
+    }),
+  );
+  const transfer = transferView(
+    create(payinsV1.PayInTransferSchema, {
+      chainId: 97n,
+      rail: "bep20",
+      asset: "usdt",
+      txHash: `0x${"ab".repeat(32)}`,
+      logIndex: 3,
+      blockNumber: 123n,
+      blockTime: at,
+      fromAddress: `0x${"cd".repeat(20)}`,
+      amount: "10.5",
+      state: payinsV1.TransferState.SETTLED,
+    }),
+  );
+  const checkout = checkoutView(
+    create(payinsV1.CheckoutSessionSchema, {
+      checkoutUuid: "01a2008d-7400-7000-8000-000000000002",
+      merchantUuid: "01a2008d-7400-7000-8000-00000000000a",
+      state: payinsV1.CheckoutState.OPEN,
+      amount: "25",
+      pairs: [{ asset: "usdc", rail: "erc20" }],
+      jurisdiction: "DE",
+      paymentWindowSeconds: 3600,
+      createdAt: at,
+      updatedAt: at,
+    }),
+  );
+  /** An event of `type` as the platform builds it, with what its catalogue entry says it carries. */
+  function sampleEvent(type: EventType) {
+    const info = EVENT_TYPE_INFO[type];
+    const facts: EventFacts = { id: "01a2008d-7400-7000-8000-0000000000e1", type, createdAt: new Date("2030-01-02T03:04:05.678Z"), merchantUuid: intent.merchant_uuid, sequence: 4 };
+    if (info.resource === "pay_in_intent") facts.intent = intent;
+    if (info.resource === "checkout") facts.checkout = checkout;
+    if (info.withTransfer) facts.transfer = transfer;
+    if (type === "pay_in_intent.transfer_flagged") facts.flag = "late";
+    if (type === "pay_in_intent.deadline_passed") Object.assign(facts, { outcome: "underpaid", receivedAmount: "4.25" });
+    return eventData(facts);
+  }
+
+  it("has one entry per event type of the catalogue, and nothing else", () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_TYPES].sort());
+  });
+
+  it("gives each type its version, description, the three Standard Webhooks headers and its payload schema", () => {
+    const declared = (doc.tags as { name: string }[]).map((t) => t.name);
+    for (const type of EVENT_TYPES) {
+      const info = EVENT_TYPE_INFO[type];
+      const op = doc.webhooks[type]?.post;
+      expect(op, type).toBeDefined();
+      expect(op["x-event-version"], type).toBe(info.version);
+      expect(op.summary, type).toContain(type);
+      expect(op.description, type).toContain(info.description);
+      expect(declared, type).toContain(op.tags[0]);
+      const headers = (op.parameters as any[]).map((p) => doc.components.parameters[String(p.$ref).split("/").pop()!]);
+      expect(headers.map((h) => [h.name, h.in, h.required]), type).toEqual([
+        ["webhook-id", "header", true],
+        ["webhook-timestamp", "header", true],
+        ["webhook-signature", "header", true],
+      ]);
+      const payload = resolve(op.requestBody.content["application/json"].schema);
+      expect(op.requestBody.content["application/json"].schema, type).toEqual({ $ref: `#/components/schemas/${webhookSchemaName(type)}` });
+      expect(Object.keys(payload.properties), type).toEqual(["type", "timestamp", "data"]);
+      expect(payload.properties.type, type).toEqual({ type: "string", const: type });
+      const data = resolve(payload.properties.data);
+      expect(payload.properties.data, type).toEqual({ $ref: `#/components/schemas/${eventSchemaName(type)}` });
+      expect(data.properties.type, type).toEqual({ type: "string", const: type });
+      expect(data.properties.version.const, type).toBe(info.version);
+      expect(data.required, type).toEqual(expect.arrayContaining(["id", "type", "version", "created_at", "merchant_uuid", "sequence"]));
+      if (info.resource === "pay_in_intent") expect(data.properties.pay_in_intent.$ref, type).toBe("#/components/schemas/PayInIntent");
+      if (info.withTransfer) expect(data.properties.transfer.$ref, type).toBe("#/components/schemas/PayInTransfer");
+      if (info.resource === "checkout") expect(data.properties.checkout.$ref, type).toBe("#/components/schemas/Checkout");
+    }
+  });
+
+  it("makes the events API's Event one of the types' data, each type once", () => {
+    expect(doc.components.schemas.Event.oneOf).toEqual(EVENT_TYPES.map((type) => ({ $ref: `#/components/schemas/${eventSchemaName(type)}` })));
+  });
+
+  it("gives payload schemas that the events the platform builds satisfy, and that refuse another type's data", () => {
+    const event = validator("Event");
+    for (const type of EVENT_TYPES) {
+      const data = sampleEvent(type);
+      const body = JSON.parse(webhookBody(type, new Date(data.created_at), JSON.stringify(data)));
+      const webhook = validator(webhookSchemaName(type));
+      expect(webhook(body), `${type}: ${JSON.stringify(webhook.errors)}`).toBe(true);
+      expect(event(data), `${type}: ${JSON.stringify(event.errors)}`).toBe(true);
+      const other = EVENT_TYPES.find((t) => EVENT_TYPE_INFO[t].resource !== EVENT_TYPE_INFO[type].resource)!;
+      expect(validator(eventSchemaName(other))(data), `${type} as ${other}`).toBe(false);
     }
   });
 });

@@ -24,25 +24,14 @@ import { IDENTITY_ROUTES } from "../routes/admin/identities.js";
 import { MERCHANT_ROUTES } from "../routes/admin/merchants.js";
 import { ADMIN_PREFIX, bodySchema, querySchema, type AdminRoute } from "../routes/admin/table.js";
 import { CHALLENGE_TOKEN_MAX, CODE_MAX, PASSWORD_MAX, PASSWORD_MIN, TRANSPORTS } from "../routes/auth.js";
-import {
-  ASSETS, ERROR_CODES, IDENTITY_STATUSES, MERCHANT_ROLES, MERCHANT_STATUSES, PAY_IN_STATUSES, RAILS, READINESS_REASONS, ROLES, TRANSFER_STATES,
-} from "./value-sets.js";
-
-type Schema = Record<string, unknown>;
+import { DELIVERY_STATUSES, LISTED_EVENT_TYPES } from "../routes/webhooks/input.js";
+import { eventSchemas, WEBHOOK_HEADER_PARAMETERS, webhooksSection } from "./events.js";
+import { asset, dateTime, int, jurisdiction, nullable, object, oneOf, rail, ref, str, uuid, type Schema } from "./schema.js";
+import { ERROR_CODES, IDENTITY_STATUSES, MERCHANT_ROLES, MERCHANT_STATUSES, PAY_IN_STATUSES, READINESS_REASONS, ROLES, TRANSFER_STATES } from "./value-sets.js";
 
 /** Every admin route declared as a table (routes/admin/table.ts). */
 const ADMIN_TABLE: readonly AdminRoute[] = [...IDENTITY_ROUTES, ...MERCHANT_ROUTES, ...CREDENTIAL_ROUTES, ...CONFIGURATION_ROUTES, ...AUDIT_ROUTES];
 
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const str = (extra: Schema = {}): Schema => ({ type: "string", ...extra });
-const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: "null" }] });
-const uuid = str({ format: "uuid" });
-const dateTime = str({ format: "date-time" });
-const int = (extra: Schema = {}): Schema => ({ type: "integer", ...extra });
-const jurisdiction = str({ pattern: "^[A-Z]{2}$", description: "ISO 3166-1 alpha-2, upper case" });
-const oneOf = (values: readonly string[], extra: Schema = {}): Schema => str({ enum: [...values], ...extra });
-const asset = (extra: Schema = {}) => oneOf(ASSETS, extra);
-const rail = (extra: Schema = {}) => oneOf(RAILS, extra);
 const payInStatus = () => oneOf(PAY_IN_STATUSES);
 const role = () => oneOf(ROLES);
 const transport = () => oneOf(TRANSPORTS);
@@ -51,16 +40,6 @@ const effect = () => oneOf(["allow", "deny"]);
 const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 /** An email as identity accepts it (@payin/ids' isEmailAddress): every one is a JSON Schema `format: email`. */
 const email = (extra: Schema = {}) => str({ format: "email", maxLength: EMAIL_MAX_LENGTH, ...extra });
-
-/** An object whose listed properties are all present and nothing else is allowed. */
-function object(properties: Record<string, Schema>, optional: string[] = []): Schema {
-  return {
-    type: "object",
-    additionalProperties: false,
-    required: Object.keys(properties).filter((k) => !optional.includes(k)),
-    properties,
-  };
-}
 
 const envelope = (item: string): Schema =>
   object({ data: { type: "array", items: ref(item) }, pagination: ref("Pagination") });
@@ -358,23 +337,31 @@ const schemas: Record<string, Schema> = {
     },
   },
   AuditEventList: envelope("AuditEvent"),
+  // Events, webhook endpoints, deliveries and every event type's data and webhook payload (events.ts).
+  ...eventSchemas(),
   // The request bodies of the admin routes declared as a table, from their declarations.
   ...Object.fromEntries(
     ADMIN_TABLE.flatMap((route) => (route.body && route.body !== "empty" ? [[route.body.name, bodySchema(route.body)]] : [])),
   ),
 };
 
-type Tag = "health" | "pay-ins" | "auth" | "identities" | "merchants" | "machine-credentials" | "configuration" | "audit";
+type Tag = "health" | "pay-ins" | "events" | "webhook-endpoints" | "webhooks" | "auth" | "identities" | "merchants" | "machine-credentials" | "configuration" | "audit";
 
 const TAGS: { name: Tag; description: string }[] = [
   { name: "health", description: "Liveness and this document" },
   { name: "pay-ins", description: "A merchant's pay-in intents and the transfers seen for them (machine credential or member)" },
+  { name: "events", description: "A merchant's events, oldest first: what webhooks deliver, to read or poll (machine credential or member, merchant.payin.read)" },
+  {
+    name: "webhook-endpoints",
+    description: "Where a merchant's events are sent, their signing secrets, deliveries and redelivery (a signed-in person holding webhook.manage, or a platform admin)",
+  },
   { name: "auth", description: "Sign-in, MFA, the caller's own session, sessions, password and TOTP enrolment" },
   { name: "identities", description: "People's accounts and roles (platform administration)" },
   { name: "merchants", description: "Merchants, their lifecycle, members and pay-in readiness (platform administration)" },
   { name: "machine-credentials", description: "A merchant's machine credentials (platform_admin with MFA)" },
   { name: "configuration", description: "Rules, policies, operating profiles, providers, bindings, connections and the receiving wallet" },
   { name: "audit", description: "The platform audit log" },
+  { name: "webhooks", description: "What the platform POSTs to a webhook endpoint: one entry per event type (the document's webhooks section)" },
 ];
 
 /** Statuses an operation answers only where it says so; the others follow from what it reads (see operation()). */
@@ -396,6 +383,10 @@ interface Op {
   auth: "credential" | "session" | "none" | "static";
   /** The JSON body it reads, or "empty": none or `{}` (anything else is refused like a body). */
   body?: string;
+  /** The body may be left out (every field of it then takes its default). */
+  optionalBody?: boolean;
+  /** Takes an Idempotency-Key (required) and may answer a replay (Idempotent-Replayed). */
+  idempotent?: boolean;
   query?: Schema[];
   /** Success statuses and their body schema (null: no body). */
   ok: Record<number, string | null>;
@@ -441,6 +432,17 @@ const queryParam = (name: string, schema: Schema, description?: string): Schema 
 });
 const PAGE = [{ $ref: "#/components/parameters/limit" }, { $ref: "#/components/parameters/offset" }];
 
+/** Who may use the webhook-endpoint operations, as their descriptions say. */
+const WEBHOOK_MANAGERS =
+  "A signed-in person holding webhook.manage for the merchant (a member whose role grants it), or a platform admin (merchant.manage; the merchant must " +
+  "exist, else 404 MERCHANT_NOT_FOUND); a machine credential is refused 403, whatever it holds.";
+/** The deliveries lists' query. */
+const DELIVERY_QUERY = [
+  queryParam("status", oneOf(DELIVERY_STATUSES), "only deliveries in this status"),
+  queryParam("before", uuid, "a delivery uuid: only deliveries older than it (the previous answer's next_before)"),
+  { $ref: "#/components/parameters/limit" },
+];
+
 /** Every operation: "METHOD /path" (paths relative to the server root). */
 const OPERATIONS: Record<string, Op> = {
   "GET /health": { id: "getHealth", tag: "health", summary: "Liveness (unversioned)", auth: "static", ok: { 200: "Health" } },
@@ -457,6 +459,7 @@ const OPERATIONS: Record<string, Op> = {
       "(e.g. provider_not_ready: no provider bound for crypto.payin in the jurisdiction with a connection to it). A lagging chain observer refuses no create. " +
       "A replay (same key, same payload) answers 201 with the first answer, field for field (status created, whatever the intent's status now), and Idempotent-Replayed: true.",
     auth: "credential",
+    idempotent: true,
     body: "PayInIntentCreateRequest",
     ok: { 201: "PayInIntentCreated" },
     refusals: [409],
@@ -493,6 +496,159 @@ const OPERATIONS: Record<string, Op> = {
     query: [...PAGE],
     ok: { 200: "PayInTransferList" },
     refusals: [404],
+  },
+  "GET /api/v1/merchants/{merchant_uuid}/events": {
+    id: "listEvents",
+    tag: "events",
+    summary: "List events, oldest first (merchant.payin.read)",
+    description:
+      "The merchant's events kept for the retention period (at least 30 days), oldest first; each is the object a webhook delivers as its `data`. " +
+      "Page with `after`: send the answer's next_after. When has_more is false, the same next_after later answers only newer events, so a client " +
+      "can poll instead of (or besides) receiving webhooks. `type` is one type or a comma-separated list of types (each once; the parameter itself once). " +
+      "Same access as the pay-in reads: 403 for another merchant's credential, before any lookup. webhook.test events are never listed.",
+    auth: "credential",
+    query: [
+      queryParam("after", { ...uuid, description: "an event id: only events after it" }, "an event id: only events recorded after it (the previous answer's next_after)"),
+      queryParam(
+        "type",
+        str({ pattern: `^(${LISTED_EVENT_TYPES.map((t) => t.replace(/\./g, "\\.")).join("|")})(,(${LISTED_EVENT_TYPES.map((t) => t.replace(/\./g, "\\.")).join("|")}))*$` }),
+        `only events of these types: one, or a comma-separated list of: ${LISTED_EVENT_TYPES.join(", ")}`,
+      ),
+      queryParam("intent_uuid", uuid, "only the events of this pay-in intent"),
+      { $ref: "#/components/parameters/limit" },
+    ],
+    ok: { 200: "EventList" },
+  },
+  "GET /api/v1/merchants/{merchant_uuid}/events/{event_id}": {
+    id: "getEvent",
+    tag: "events",
+    summary: "Read an event (merchant.payin.read)",
+    description: "404 EVENT_NOT_FOUND: no such event, a malformed id, another merchant's event, one older than the retention period, or a webhook.test event.",
+    auth: "credential",
+    ok: { 200: "Event" },
+    refusals: [404],
+  },
+  "GET /api/v1/merchants/{merchant_uuid}/events/{event_id}/deliveries": {
+    id: "listEventDeliveries",
+    tag: "webhook-endpoints",
+    summary: "List the deliveries of an event, newest first (webhook.manage)",
+    description: `${WEBHOOK_MANAGERS} 404 EVENT_NOT_FOUND.`,
+    auth: "credential",
+    query: DELIVERY_QUERY,
+    ok: { 200: "DeliveryList" },
+    refusals: [404],
+  },
+  "POST /api/v1/merchants/{merchant_uuid}/events/{event_id}/resend": {
+    id: "resendEvent",
+    tag: "webhook-endpoints",
+    summary: "Send an event again (webhook.manage)",
+    description:
+      `${WEBHOOK_MANAGERS} To one endpoint (endpoint_uuid), or to every enabled endpoint that receives its type; the webhook-id stays the event's id. ` +
+      "404 EVENT_NOT_FOUND, WEBHOOK_ENDPOINT_NOT_FOUND. 409 WEBHOOK_ENDPOINT_DISABLED: the endpoint named is disabled.",
+    auth: "credential",
+    body: "EventResendRequest",
+    optionalBody: true,
+    ok: { 202: "DeliveryBatch" },
+    refusals: [404, 409],
+  },
+  "POST /api/v1/merchants/{merchant_uuid}/webhook-endpoints": {
+    id: "createWebhookEndpoint",
+    tag: "webhook-endpoints",
+    summary: "Add a webhook endpoint; its signing secret is answered this once (webhook.manage)",
+    description:
+      `${WEBHOOK_MANAGERS} 400 WEBHOOK_URL_INVALID: not https, credentials in it, a name that does not resolve, or an address that is not public ` +
+      "(private, loopback, link-local, metadata…); WEBHOOK_EVENT_TYPES_INVALID: an unknown type, one named twice, webhook.test, or an empty list. " +
+      "409 WEBHOOK_ENDPOINT_LIMIT: the merchant has as many endpoints as it may.",
+    auth: "credential",
+    body: "WebhookEndpointCreateRequest",
+    ok: { 201: "WebhookEndpointWithSecret" },
+    refusals: [409],
+    location: "the endpoint's path",
+  },
+  "GET /api/v1/merchants/{merchant_uuid}/webhook-endpoints": {
+    id: "listWebhookEndpoints",
+    tag: "webhook-endpoints",
+    summary: "List the webhook endpoints, oldest first, never their secrets (webhook.manage)",
+    description: WEBHOOK_MANAGERS,
+    auth: "credential",
+    ok: { 200: "WebhookEndpointList" },
+    refusals: [404],
+  },
+  "GET /api/v1/merchants/{merchant_uuid}/webhook-endpoints/{endpoint_uuid}": {
+    id: "getWebhookEndpoint",
+    tag: "webhook-endpoints",
+    summary: "Read a webhook endpoint, never its secret (webhook.manage)",
+    description: `${WEBHOOK_MANAGERS} 404 WEBHOOK_ENDPOINT_NOT_FOUND: no such endpoint, a malformed uuid, or another merchant's.`,
+    auth: "credential",
+    ok: { 200: "WebhookEndpoint" },
+    refusals: [404],
+  },
+  "PATCH /api/v1/merchants/{merchant_uuid}/webhook-endpoints/{endpoint_uuid}": {
+    id: "updateWebhookEndpoint",
+    tag: "webhook-endpoints",
+    summary: "Change a webhook endpoint's URL, types, description or whether it is enabled (webhook.manage)",
+    description: `${WEBHOOK_MANAGERS} 400 as on create; VALIDATION_ERROR for an empty body. 404 WEBHOOK_ENDPOINT_NOT_FOUND.`,
+    auth: "credential",
+    body: "WebhookEndpointUpdateRequest",
+    ok: { 200: "WebhookEndpoint" },
+    refusals: [404],
+  },
+  "DELETE /api/v1/merchants/{merchant_uuid}/webhook-endpoints/{endpoint_uuid}": {
+    id: "deleteWebhookEndpoint",
+    tag: "webhook-endpoints",
+    summary: "Remove a webhook endpoint, its pending deliveries and its log (webhook.manage)",
+    description: `${WEBHOOK_MANAGERS} 404 WEBHOOK_ENDPOINT_NOT_FOUND.`,
+    auth: "credential",
+    body: "empty",
+    ok: { 204: null },
+    refusals: [404],
+  },
+  "POST /api/v1/merchants/{merchant_uuid}/webhook-endpoints/{endpoint_uuid}/rotate-secret": {
+    id: "rotateWebhookSecret",
+    tag: "webhook-endpoints",
+    summary: "Replace the signing secret; the new one is answered this once (webhook.manage)",
+    description:
+      `${WEBHOOK_MANAGERS} Until previous_secret_expires_at (grace_seconds, default 24 hours, at most 7 days) deliveries carry two signatures, ` +
+      "one with each secret, so receivers can switch without losing one. 404 WEBHOOK_ENDPOINT_NOT_FOUND.",
+    auth: "credential",
+    body: "WebhookSecretRotateRequest",
+    optionalBody: true,
+    ok: { 200: "WebhookEndpointWithSecret" },
+    refusals: [404],
+  },
+  "POST /api/v1/merchants/{merchant_uuid}/webhook-endpoints/{endpoint_uuid}/test": {
+    id: "sendTestWebhook",
+    tag: "webhook-endpoints",
+    summary: "Send a webhook.test event to the endpoint (webhook.manage)",
+    description:
+      `${WEBHOOK_MANAGERS} Answers the test event; its delivery shows in the endpoint's deliveries. It is sent to this endpoint only and never listed among the events. ` +
+      "404 WEBHOOK_ENDPOINT_NOT_FOUND. 409 WEBHOOK_ENDPOINT_DISABLED.",
+    auth: "credential",
+    body: "empty",
+    ok: { 202: "WebhookTestEvent" },
+    refusals: [404, 409],
+  },
+  "GET /api/v1/merchants/{merchant_uuid}/webhook-endpoints/{endpoint_uuid}/deliveries": {
+    id: "listWebhookDeliveries",
+    tag: "webhook-endpoints",
+    summary: "List an endpoint's deliveries with every attempt, newest first (webhook.manage)",
+    description: `${WEBHOOK_MANAGERS} Page with \`before\`: send the answer's next_before. 404 WEBHOOK_ENDPOINT_NOT_FOUND.`,
+    auth: "credential",
+    query: DELIVERY_QUERY,
+    ok: { 200: "DeliveryList" },
+    refusals: [404],
+  },
+  "POST /api/v1/merchants/{merchant_uuid}/webhook-endpoints/{endpoint_uuid}/resend-failed": {
+    id: "resendFailedWebhookDeliveries",
+    tag: "webhook-endpoints",
+    summary: "Send again every failed delivery of the endpoint since a time (webhook.manage)",
+    description:
+      `${WEBHOOK_MANAGERS} Every delivery of an event created at or after \`since\` that failed (given up, or waiting for a retry) is queued again at once. ` +
+      "404 WEBHOOK_ENDPOINT_NOT_FOUND. 409 WEBHOOK_ENDPOINT_DISABLED.",
+    auth: "credential",
+    body: "FailedDeliveriesResendRequest",
+    ok: { 202: "ResentDeliveries" },
+    refusals: [404, 409],
   },
   "POST /api/v1/auth/login": {
     id: "login",
@@ -657,7 +813,7 @@ function successResponse(key: string, op: Op, status: number, schema: string | n
   if (status === 201 && op.location) {
     headers.Location = { description: `${op.location}, under /api/v1`, required: true, schema: str({ format: "uri-reference" }) };
   }
-  if (key.startsWith("POST /api/v1/merchants/")) {
+  if (op.idempotent) {
     headers["Idempotent-Replayed"] = { description: "true when the answer replays the create of the same key", schema: str({ enum: ["true"] }) };
   }
   return {
@@ -673,11 +829,11 @@ function operation(key: string, op: Op): Schema {
     name: m[1]!,
     in: "path",
     required: true,
-    schema: /uuid$/.test(m[1]!) ? uuid : str(),
+    schema: /(uuid|_id)$/.test(m[1]!) ? uuid : str(),
   }));
   const method = key.slice(0, key.indexOf(" "));
   const headers: Schema[] = [{ $ref: "#/components/parameters/requestId" }];
-  if (key.startsWith("POST /api/v1/merchants/")) {
+  if (op.idempotent) {
     headers.push({
       name: "Idempotency-Key",
       in: "header",
@@ -694,6 +850,7 @@ function operation(key: string, op: Op): Schema {
     responses[status] = schema !== undefined ? successResponse(key, op, status, schema) : { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}` };
   }
   const emptyBody = op.body === "empty";
+  const optional = emptyBody || op.optionalBody === true;
   return {
     operationId: op.id,
     tags: [op.tag],
@@ -705,8 +862,8 @@ function operation(key: string, op: Op): Schema {
     ...(op.body
       ? {
           requestBody: {
-            required: !emptyBody,
-            ...(emptyBody ? { description: "none, or an empty JSON object" } : {}),
+            required: !optional,
+            ...(emptyBody ? { description: "none, or an empty JSON object" } : op.optionalBody ? { description: "optional: none is the same as an empty JSON object" } : {}),
             content: { "application/json": { schema: emptyBody ? object({}) : ref(op.body) } },
           },
         }
@@ -730,11 +887,15 @@ export function openApiDocument(): Record<string, unknown> {
       version: "0.8.0",
       description:
         "Merchant pay-in intents and platform administration. Errors are {error:{code,message,request_id}}; every answer carries " +
-        "X-Request-Id. Lists answer {data, pagination:{total, limit, offset}} and take limit (1 to 100, default 20) and offset (>= 0).\n\n" +
+        "X-Request-Id. Lists answer {data, pagination:{total, limit, offset}} and take limit (1 to 100, default 20) and offset (>= 0); " +
+        "the event and delivery logs, which grow while they are read, are paged by cursor instead: {data, has_more, next_after} " +
+        "(events, oldest first) and {data, has_more, next_before} (deliveries, newest first), with limit (1 to 100, default 20).\n\n" +
+        "Events: what happens to a merchant's pay-ins and checkouts is recorded as events (GET …/events), and sent to its webhook " +
+        "endpoints signed per Standard Webhooks 1.0; the webhooks section documents each type's payload.\n\n" +
         "Authentication: each request uses exactly one of the two security schemes, never both. A merchant's server sends its " +
         "machine credential as `Authorization: Bearer mpk_…` (bearer). A person signs in with POST /api/v1/auth/login choosing a " +
         "transport: bearer (send the answered token as `Authorization: Bearer`) or cookie (the __Host-payin_session cookie, for " +
-        "browsers; POST, PUT and DELETE then need X-CSRF-Token, the session's csrf_token). A request carrying both the cookie and " +
+        "browsers; POST, PUT, PATCH and DELETE then need X-CSRF-Token, the session's csrf_token). A request carrying both the cookie and " +
         "an Authorization header is refused with 400 AUTH_AMBIGUOUS: a generated client must be configured with one scheme only.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
@@ -743,6 +904,7 @@ export function openApiDocument(): Record<string, unknown> {
     security: [{ bearer: [] }, { session: [] }],
     tags: TAGS,
     paths,
+    webhooks: webhooksSection(),
     components: {
       schemas,
       parameters: {
@@ -755,6 +917,7 @@ export function openApiDocument(): Record<string, unknown> {
           description: "the caller's own id for the request: when it matches the pattern it is logged as client_request_id beside the platform's id, and used for nothing else; the answer's X-Request-Id is always the platform's",
           schema: str({ pattern: REQUEST_ID_PATTERN.source }),
         },
+        ...WEBHOOK_HEADER_PARAMETERS,
         csrfToken: {
           name: "X-CSRF-Token",
           in: "header",

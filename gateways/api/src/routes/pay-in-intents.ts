@@ -9,14 +9,12 @@ import type { Permission } from "@payin/permissions";
 import type { Principal } from "../auth/authenticator.js";
 import type { AppDeps } from "../deps.js";
 import { authoriseForMerchant } from "../auth/merchant-access.js";
+import { parseDateTime } from "./date-time.js";
 
 const { PayInStatus } = payinsV1;
 
 const CREATE_FIELDS = ["asset", "amount", "jurisdiction", "expires_at", "reference"];
 const REQUIRED_FIELDS = ["asset", "amount", "jurisdiction", "expires_at"];
-
-/** RFC 3339 date-time in UTC: `Z`, or the offset `+00:00` that RFC 3339 makes the same. */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|\+00:00)$/;
 
 /** Create response: exactly the contract's fields (docs/api.md). */
 export function createView(i: payinsV1.PayInIntent) {
@@ -70,16 +68,6 @@ export function transfersView(intentUuid: string, res: payinsV1.ListPayInTransfe
 
 /** The read's 404: a missing intent, a malformed uuid, another merchant's intent. */
 const intentNotFound = () => new ApiError("PAY_IN_INTENT_NOT_FOUND", "pay-in intent not found");
-
-function parseDateTime(value: string): Date | null {
-  if (!DATE_TIME.test(value)) return null;
-  // Date rolls 2030-02-30 over into March and takes hour 24 as the next day;
-  // RFC 3339 allows neither.
-  const [year, month, day, hour] = [value.slice(0, 4), value.slice(5, 7), value.slice(8, 10), value.slice(11, 13)].map(Number) as [number, number, number, number];
-  if (hour > 23 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return null;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? null : date;
-}
 
 /** Checks the create body's shape and types; value rules are the payins service's. */
 function parseCreateBody(body: Record<string, unknown>) {
