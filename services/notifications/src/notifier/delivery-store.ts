@@ -1,0 +1,202 @@
+import { dateOrNull, prepared, sql, type Database, type Queryable } from "@payin/db";
+import type { SealedSecrets } from "../domain/model.js";
+import type { AttemptDecision } from "../domain/retry-schedule.js";
+import { DELIVER_TASK, deliveryJobKey as jobKey, JOB_SCHEMA } from "../store/job-queue.js";
+
+/** A delivery as the notifier attempts it: with its event and its endpoint. */
+export interface DeliveryToAttempt {
+  deliveryUuid: string;
+  status: "pending" | "succeeded" | "failed";
+  nextAttemptAt: Date | null;
+  roundAttempts: number;
+  eventUuid: string;
+  eventType: string;
+  eventCreatedAt: Date;
+  data: string;
+  endpointUuid: string;
+  url: string;
+  enabled: boolean;
+  secrets: SealedSecrets;
+}
+
+export interface AttemptRecord {
+  attemptUuid: string;
+  deliveryUuid: string;
+  attemptedAt: Date;
+  statusCode: number;
+  durationMs: number;
+  responseExcerpt: string;
+  error: string;
+}
+
+
+const LOAD = prepared<{
+  delivery_uuid: string;
+  status: DeliveryToAttempt["status"];
+  next_attempt_at: string | null;
+  round_attempts: number;
+  event_uuid: string;
+  type: string;
+  created_at: string;
+  data: string;
+  endpoint_uuid: string;
+  url: string;
+  enabled: boolean;
+  secret_sealed: Buffer;
+  previous_secret_sealed: Buffer | null;
+  previous_secret_expires_at: string | null;
+}>(
+  "notifier_load_delivery",
+  `select d.delivery_uuid, d.status, d.next_attempt_at, d.round_attempts,
+          e.event_uuid, e.type, e.created_at, e.data,
+          w.endpoint_uuid, w.url, w.enabled, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
+     from deliveries d
+     join events e on e.event_uuid = d.event_uuid
+     join webhook_endpoints w on w.endpoint_uuid = d.endpoint_uuid
+    where d.delivery_uuid = $1`,
+);
+
+/** Adds (or moves) a delivery's job: graphile-worker's add_job, keyed by the delivery, in the caller's transaction. */
+const ADD_JOB = prepared(
+  "notifier_add_job",
+  `select 1 from ${JOB_SCHEMA}.add_job('${DELIVER_TASK}', json_build_object('delivery_uuid', $1::text), run_at := $2::timestamptz, job_key := $3::text, max_attempts := 25)`,
+);
+
+const INSERT_ATTEMPT = prepared(
+  "notifier_insert_attempt",
+  `insert into delivery_attempts (attempt_uuid, delivery_uuid, attempted_at, status_code, duration_ms, response_excerpt, error)
+   values ($1, $2, $3, $4, $5, $6, $7)`,
+);
+
+const LOCK_DELIVERY = prepared<{ status: string; round_attempts: number; endpoint_uuid: string }>(
+  "notifier_lock_delivery",
+  `select status, round_attempts, endpoint_uuid from deliveries where delivery_uuid = $1 for update`,
+);
+
+const COUNT_ATTEMPT = prepared(
+  "notifier_count_attempt",
+  `update deliveries set attempt_count = attempt_count + 1, round_attempts = round_attempts + 1, updated_at = $2 where delivery_uuid = $1`,
+);
+
+const FINISH = prepared(
+  "notifier_finish_delivery",
+  `update deliveries set status = $2, next_attempt_at = null, updated_at = $3 where delivery_uuid = $1 and status = 'pending'`,
+);
+
+const SCHEDULE = prepared(
+  "notifier_schedule_delivery",
+  `update deliveries set next_attempt_at = $2, updated_at = $3 where delivery_uuid = $1`,
+);
+
+const ENDPOINT_SUCCEEDED = prepared(
+  "notifier_endpoint_succeeded",
+  `update webhook_endpoints set failing_since = null where endpoint_uuid = $1 and failing_since is not null`,
+);
+
+const ENDPOINT_FAILED = prepared<{ failing_since: string }>(
+  "notifier_endpoint_failed",
+  `update webhook_endpoints set failing_since = coalesce(failing_since, $2) where endpoint_uuid = $1 returning failing_since`,
+);
+
+const DISABLE_ENDPOINT = sql(
+  `update webhook_endpoints
+      set enabled = false, disabled_reason = $2, disabled_at = $3, updated_at = $3
+    where endpoint_uuid = $1 and enabled`,
+);
+
+const FAIL_PENDING_OF_ENDPOINT = sql(
+  `update deliveries set status = 'failed', next_attempt_at = null, updated_at = $2
+    where endpoint_uuid = $1 and status = 'pending'`,
+);
+
+/** The notifier's reads and writes of the notifications schema (and its graphile-worker jobs). */
+export class DeliveryStore {
+  constructor(private readonly db: Database) {}
+
+  async load(deliveryUuid: string): Promise<DeliveryToAttempt | null> {
+    const [row] = await this.db.query(LOAD, [deliveryUuid]);
+    if (!row) return null;
+    return {
+      deliveryUuid: row.delivery_uuid,
+      status: row.status,
+      nextAttemptAt: dateOrNull(row.next_attempt_at),
+      roundAttempts: row.round_attempts,
+      eventUuid: row.event_uuid,
+      eventType: row.type,
+      eventCreatedAt: new Date(row.created_at),
+      data: row.data,
+      endpointUuid: row.endpoint_uuid,
+      url: row.url,
+      enabled: row.enabled,
+      secrets: {
+        secretSealed: row.secret_sealed,
+        previousSecretSealed: row.previous_secret_sealed,
+        previousSecretExpiresAt: dateOrNull(row.previous_secret_expires_at),
+      },
+    };
+  }
+
+  /** Queues the delivery's job again at `runAt` (its key replaces the running one's: one job per delivery). */
+  async requeue(deliveryUuid: string, runAt: Date, tx: Queryable = this.db): Promise<void> {
+    await tx.query(ADD_JOB, [deliveryUuid, runAt, jobKey(deliveryUuid)]);
+  }
+
+  /** Marks a pending delivery failed without an attempt (its endpoint is disabled). */
+  async failUnattempted(deliveryUuid: string, now: Date): Promise<void> {
+    await this.db.query(FINISH, [deliveryUuid, "failed", now]);
+  }
+
+  /**
+   * Records one attempt and what follows from it, in one transaction: the
+   * attempt row; then, if the delivery is still pending, its counts and the
+   * decision `decide` makes from its round's attempts (this one included) and
+   * from since when the endpoint has been failing (a success clears that, a
+   * failure starts it). Answers the decision taken, or null when the delivery
+   * was no longer pending.
+   */
+  async recordAttempt<D extends AttemptDecision>(
+    attempt: AttemptRecord,
+    success: boolean,
+    decide: (roundAttempts: number, failingSince: Date | null) => D,
+  ): Promise<D | null> {
+    return this.db.transaction(async (tx) => {
+      const now = attempt.attemptedAt;
+      await tx.query(INSERT_ATTEMPT, [
+        attempt.attemptUuid,
+        attempt.deliveryUuid,
+        now,
+        attempt.statusCode,
+        attempt.durationMs,
+        attempt.responseExcerpt,
+        attempt.error,
+      ]);
+      const [delivery] = await tx.query(LOCK_DELIVERY, [attempt.deliveryUuid]);
+      if (!delivery || delivery.status !== "pending") return null;
+      await tx.query(COUNT_ATTEMPT, [attempt.deliveryUuid, now]);
+      let failingSince: Date | null = null;
+      if (success) await tx.query(ENDPOINT_SUCCEEDED, [delivery.endpoint_uuid]);
+      else {
+        const [endpoint] = await tx.query(ENDPOINT_FAILED, [delivery.endpoint_uuid, now]);
+        failingSince = endpoint ? new Date(endpoint.failing_since) : null;
+      }
+      const decision = decide(delivery.round_attempts + 1, failingSince);
+      switch (decision.kind) {
+        case "succeeded":
+          await tx.query(FINISH, [attempt.deliveryUuid, "succeeded", now]);
+          break;
+        case "give_up":
+          await tx.query(FINISH, [attempt.deliveryUuid, "failed", now]);
+          break;
+        case "retry":
+          await tx.query(SCHEDULE, [attempt.deliveryUuid, decision.at, now]);
+          await tx.query(ADD_JOB, [attempt.deliveryUuid, decision.at, jobKey(attempt.deliveryUuid)]);
+          break;
+        case "disable":
+          await tx.query(DISABLE_ENDPOINT, [delivery.endpoint_uuid, decision.reason, now]);
+          await tx.query(FAIL_PENDING_OF_ENDPOINT, [delivery.endpoint_uuid, now]);
+          break;
+      }
+      return decision;
+    });
+  }
+}
