@@ -140,6 +140,7 @@ function fakeStore(intents: Record<string, ObservedIntent>) {
         },
         async writeEvents(intentUuid, events) {
           mustHold(intentUuid);
+          if (events.length === 0) throw new Error("asked to write no events");
           log.writes.push(...events.map((e) => `event ${intentUuid} ${e.type}`));
         },
         async checkoutPaid(intentUuid) {
@@ -434,6 +435,8 @@ describe("recordObservations", () => {
     const fake = fakeStore({ [A]: intent("paid") });
     expect(await recordObservations(fake.store, [armed(A)], NOW)).toEqual([{ intentUuid: A, known: true, expiresAt: DEADLINE, paid: true }]);
     expect(fake.updatedAt(A)).toBeNull();
+    // Nothing changed: no event, and its checkout (if any) is not told paid again.
+    expect(fake.transactions.flatMap((t) => t.writes)).toEqual([]);
   });
 
   it("fails on counting transfers that report different decimals, recording nothing of that intent", async () => {
