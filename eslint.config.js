@@ -21,6 +21,7 @@ export default [
           allow: [
             "@payin/payins/store/pay-in-repository", "@payin/allocation/store/wallet-repository", "@payin/local-chains", "@payin/rpc-proxy",
             "@payin/identity/rpc/callers", "@payin/merchants/rpc/callers", "@payin/payins/rpc/callers", "@payin/allocation/rpc/callers",
+            "@payin/notifications/rpc/callers",
           ],
           // tools/bench/src/unary-client-micro.ts loads @payin/rpc (or a build of it) on purpose.
           checkDynamicDependenciesExceptions: ["@payin/rpc"],

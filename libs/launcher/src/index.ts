@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import path from "node:path";
-import { assertionKeysFor, callerDigestsFor, deriveCredential } from "@payin/config";
+import { assertionKeysFor, callerDigestsFor, deriveCredential, deriveWebhookSecretKey } from "@payin/config";
 import { REPO_ROOT } from "./paths.js";
 
 export { REPO_ROOT };
@@ -14,13 +14,16 @@ export interface ProcessSpec {
   portVariable: string;
 }
 
-/** The four services, then the gateways: the order they start in. */
+/** The five services, in the order they start: payins last (it calls the others). */
 export const SERVICES: ProcessSpec[] = [
   { name: "identity", entry: "services/identity/src/main.ts", portVariable: "IDENTITY_PORT" },
   { name: "merchants", entry: "services/merchants/src/main.ts", portVariable: "MERCHANTS_PORT" },
+  { name: "notifications", entry: "services/notifications/src/main.ts", portVariable: "NOTIFICATIONS_PORT" },
   { name: "allocation", entry: "services/allocation/src/main.ts", portVariable: "ALLOCATION_PORT" },
   { name: "payins", entry: "services/payins/src/main.ts", portVariable: "PAYINS_PORT" },
 ];
+/** The service that starts after the others (it calls them): payins. */
+const LAST_SERVICE = "payins";
 /** allocation's chain observer: its own process, started after payins (to which it reports). */
 export const OBSERVER: ProcessSpec = { name: "observer", entry: "services/allocation/src/observer-main.ts", portVariable: "OBSERVER_PORT" };
 export const GATEWAYS: ProcessSpec[] = [
@@ -35,7 +38,10 @@ export const PLATFORM_PROCESSES: readonly ProcessSpec[] = [...SERVICES, OBSERVER
  * launcher derives them: the processes that call services, and the operator CLI.
  * Each service's own allowlist (src/rpc/callers.ts) says what each may call.
  */
-export const INTERNAL_CALLERS: readonly string[] = ["api", "checkout", "payins", "allocation", "observer", "identity", "payinctl"];
+export const INTERNAL_CALLERS: readonly string[] = ["api", "checkout", "payins", "allocation", "observer", "identity", "notifications", "payinctl"];
+
+/** The processes that seal or open webhook endpoints' secrets: they get WEBHOOK_SECRET_KEY (see processEnv). */
+const WEBHOOK_SECRET_HOLDERS: ReadonlySet<string> = new Set(["notifications", "notifier"]);
 
 /**
  * The environment a process starts with. When it holds the master secret
@@ -43,8 +49,10 @@ export const INTERNAL_CALLERS: readonly string[] = ["api", "checkout", "payins",
  * credential (SERVICE_CREDENTIAL, derived for its name) and the digests of the
  * callers' credentials (SERVICE_CALLER_DIGESTS, for INTERNAL_CALLERS and
  * `extraCallers`), and the actor assertion keys (ACTOR_ASSERTION_PUBLIC_KEY;
- * identity also ACTOR_ASSERTION_SIGNING_KEY). Without it, the environment is
- * passed as it is (credentials, digests and keys set by whoever deploys).
+ * identity also ACTOR_ASSERTION_SIGNING_KEY); the notifications service and
+ * the notifier the key sealing webhook secrets (WEBHOOK_SECRET_KEY). Without
+ * it, the environment is passed as it is (credentials, digests and keys set by
+ * whoever deploys).
  */
 export function processEnv(
   name: string,
@@ -61,6 +69,7 @@ export function processEnv(
     const keys = assertionKeysFor(master);
     out.ACTOR_ASSERTION_PUBLIC_KEY = keys.ACTOR_ASSERTION_PUBLIC_KEY;
     if (name === "identity") out.ACTOR_ASSERTION_SIGNING_KEY = keys.ACTOR_ASSERTION_SIGNING_KEY;
+    if (WEBHOOK_SECRET_HOLDERS.has(name)) out.WEBHOOK_SECRET_KEY = deriveWebhookSecretKey(master);
   }
   return out;
 }
@@ -172,10 +181,10 @@ export interface Platform {
 }
 
 /**
- * Starts the four services (identity, merchants and allocation together, then
- * payins, which calls them) and then the chain observer and the gateways, all
- * with `env`. Ports come
- * from `env`; each process migrates its own schema on boot.
+ * Starts the services (identity, merchants, notifications and allocation
+ * together, then payins, which calls them) and then the chain observer and
+ * the gateways, all with `env`. Ports come from `env`; each process migrates
+ * its own schema on boot.
  */
 export async function launchPlatform(options: StartOptions & { env: Record<string, string> }): Promise<Platform> {
   const processes = new Map<string, RunningProcess>();
@@ -194,13 +203,13 @@ export async function launchPlatform(options: StartOptions & { env: Record<strin
     if (proc) await killProcess(proc);
   };
   const stopAll = async () => {
-    for (const group of [[...GATEWAYS, OBSERVER], [SERVICES[3]!], SERVICES.slice(0, 3)]) {
+    for (const group of [[...GATEWAYS, OBSERVER], SERVICES.filter((s) => s.name === LAST_SERVICE), SERVICES.filter((s) => s.name !== LAST_SERVICE)]) {
       await Promise.all(group.map((s) => stop(s.name)));
     }
   };
   try {
-    await Promise.all(SERVICES.slice(0, 3).map((s) => start(s.name)));
-    await start("payins");
+    await Promise.all(SERVICES.filter((s) => s.name !== LAST_SERVICE).map((s) => start(s.name)));
+    await start(LAST_SERVICE);
     await Promise.all([OBSERVER, ...GATEWAYS].map((s) => start(s.name)));
   } catch (error) {
     await stopAll();

@@ -17,6 +17,16 @@ describe("processEnv", () => {
     }
   });
 
+  it("hands the key sealing webhook secrets to the notifications service and the notifier alone", () => {
+    const key = processEnv("notifications", { SERVICE_TOKEN: MASTER }).WEBHOOK_SECRET_KEY;
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(processEnv("notifier", { SERVICE_TOKEN: MASTER }).WEBHOOK_SECRET_KEY).toBe(key);
+    for (const name of ["identity", "merchants", "payins", "allocation", "api", "checkout"]) {
+      expect(processEnv(name, { SERVICE_TOKEN: MASTER }).WEBHOOK_SECRET_KEY, name).toBeUndefined();
+    }
+    expect(processEnv("notifications", { SERVICE_TOKEN: `${MASTER}-other` }).WEBHOOK_SECRET_KEY).not.toBe(key);
+  });
+
   it("passes an environment without the master secret as it is", () => {
     const env = { SERVICE_CREDENTIAL: "set-by-the-deployment", SERVICE_CALLER_DIGESTS: "also" };
     expect(processEnv("api", env)).toEqual(env);

@@ -45,6 +45,8 @@ export async function startTestPlatform(options: { env?: Record<string, string> 
     // that are not about priorities (priority.test.ts tests those).
     PROCESS_NICE: "0",
     WORKER_SCHED_IDLE: "false",
+    // Tests' webhook receivers listen on loopback over http (private and link-local addresses stay refused).
+    WEBHOOK_ALLOW_INSECURE_URLS: "true",
     ...options.env,
   };
   const serviceUrls: Record<string, string> = {};

@@ -78,8 +78,9 @@ describe("AppendAuditEvents", () => {
     expect(await logged(good.eventUuid)).toEqual([]);
   });
 
-  it("is identity's and allocation's alone (their outboxes): no other caller may write events with an actor of its choosing", async () => {
+  it("is identity's, allocation's and notifications' alone (their outboxes): no other caller may write events with an actor of its choosing", async () => {
     expect((await server.client("allocation").appendAuditEvents({ events: [recorded()] })).appended).toBe(1);
+    expect((await server.client("notifications").appendAuditEvents({ events: [recorded()] })).appended).toBe(1);
     for (const caller of ["api", "payinctl", "checkout", "payins", "stack"]) {
       const error = await failure(server.client(caller).appendAuditEvents({ events: [recorded()] }));
       expect({ caller, code: error.code }).toEqual({ caller, code: Code.PermissionDenied });

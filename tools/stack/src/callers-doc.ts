@@ -14,8 +14,9 @@ import { CALLERS as allocationCallers } from "@payin/allocation/rpc/callers";
 import { CALLERS as identityCallers } from "@payin/identity/rpc/callers";
 import { INTERNAL_CALLERS, REPO_ROOT } from "@payin/launcher";
 import { CALLERS as merchantsCallers } from "@payin/merchants/rpc/callers";
+import { CALLERS as notificationsCallers } from "@payin/notifications/rpc/callers";
 import { CALLERS as payinsCallers } from "@payin/payins/rpc/callers";
-import { allocationV1, identityV1, merchantsV1, payinsV1 } from "@payin/proto";
+import { allocationV1, identityV1, merchantsV1, notificationsV1, payinsV1 } from "@payin/proto";
 import type { CallerPolicy } from "@payin/rpc";
 
 export const CALLERS_DOC = path.join(REPO_ROOT, "docs/callers.md");
@@ -24,6 +25,7 @@ export const CALLERS_DOC = path.join(REPO_ROOT, "docs/callers.md");
 const SERVICES: readonly { name: string; service: DescService; callers: CallerPolicy }[] = [
   { name: "identity", service: identityV1.IdentityService, callers: identityCallers },
   { name: "merchants", service: merchantsV1.MerchantsService, callers: merchantsCallers },
+  { name: "notifications", service: notificationsV1.NotificationsService, callers: notificationsCallers },
   { name: "payins", service: payinsV1.PayinsService, callers: payinsCallers },
   { name: "allocation", service: allocationV1.AllocationService, callers: allocationCallers },
 ];
@@ -40,6 +42,7 @@ const PROCESSES: Record<string, { process: string; code: readonly string[] }> = 
   allocation: { process: "the allocation service (and its audit outbox's relay)", code: ["services/allocation/src/clients", "libs/rpc/src/audit-log.ts"] },
   observer: { process: "allocation's chain observer (`services/allocation/src/observer-main.ts`)", code: ["services/allocation/src/observer"] },
   identity: { process: "the identity service (its audit outbox's relay)", code: ["services/identity/src", "libs/rpc/src/audit-log.ts"] },
+  notifications: { process: "the notifications service (its audit outbox's relay)", code: ["services/notifications/src", "libs/rpc/src/audit-log.ts"] },
   payinctl: { process: "the operator CLI (`tools/payinctl`)", code: ["tools/payinctl/src", "libs/operations/src"] },
   stack: {
     process: "`npm start`'s own provisioning (`tools/stack`: the first admin, the demo merchant and its checkout link): services are never given its digest in a deployment",

@@ -107,6 +107,9 @@ async function main(): Promise<void> {
     MERCHANTS_PORT: String(config.MERCHANTS_PORT),
     PAYINS_PORT: String(config.PAYINS_PORT),
     ALLOCATION_PORT: String(config.ALLOCATION_PORT),
+    NOTIFICATIONS_PORT: String(config.NOTIFICATIONS_PORT),
+    // A local stack's receivers are local: webhooks may go to http and loopback URLs (never private or link-local ones).
+    WEBHOOK_ALLOW_INSECURE_URLS: "true",
   };
   env.OBSERVER_PORT = String(config.OBSERVER_PORT);
   // No rail endpoint configured: two local anvil chains stand in for BSC and Ethereum.
@@ -138,7 +141,7 @@ async function main(): Promise<void> {
   out("payin platform is running");
   out(`  API gateway   http://${host}:${env.API_PORT}   (health: /health, API: /api/v1)`);
   out(`  checkout      http://${host}:${env.CHECKOUT_PORT}   (payer pages: /c/<token>, merchant area: /merchant)`);
-  for (const name of ["identity", "merchants", "payins", "allocation"]) {
+  for (const name of ["identity", "merchants", "payins", "allocation", "notifications"]) {
     out(`  ${name.padEnd(13)} grpc+connect://${host}:${env[`${name.toUpperCase()}_PORT`]}`);
   }
   out(`  observer      http://${host}:${env.OBSERVER_PORT}/health`);

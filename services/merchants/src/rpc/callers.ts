@@ -63,6 +63,8 @@ export const CALLERS = allowCallers(merchantsV1.MerchantsService, {
   ],
   // The identity service's outbox relay: the audit events of its own changes.
   identity: ["appendAuditEvents"],
+  // The notifications service's outbox relay: the audit events of webhook endpoint changes and redeliveries.
+  notifications: ["appendAuditEvents"],
   // The test harness and the benchmark only: never given a digest in a deployment.
   test: ALL_METHODS,
 });
