@@ -20,6 +20,8 @@ describe("permissionsForMerchant", () => {
     expect(sorted(permissionsForMerchant(MEMBER, { role: "merchant_admin" }))).toEqual([...ADMIN].sort());
     expect(sorted(permissionsForMerchant(ADMIN, { role: "merchant_member" }))).toEqual([...MEMBER].sort());
     expect(permissionsForMerchant(ADMIN, { role: "merchant_member" }).has("checkout.manage")).toBe(false);
+    expect(permissionsForMerchant(ADMIN, { role: "merchant_member" }).has("webhook.manage")).toBe(false);
+    expect(permissionsForMerchant(MEMBER, { role: "merchant_admin" }).has("webhook.manage")).toBe(true);
   });
 
   it("keeps administrative permissions as they are, and gives nothing for a role it does not know", () => {

@@ -200,6 +200,7 @@ describe("RemoveRole", () => {
       "merchant.payin.create",
       "merchant.payin.read",
       "checkout.manage",
+      "webhook.manage",
     ]);
     await expectFailure(h.client.removeRole({ ...caller(token), identityUuid: person.uuid, role: "platform_operator" }), Code.FailedPrecondition, "ROLE_NOT_HELD");
     // A name that is no role is not held either.

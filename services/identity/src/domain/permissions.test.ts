@@ -10,7 +10,7 @@ describe("permissionsOf", () => {
   it("grants nothing without a grant, and never duplicates", () => {
     expect(permissionsOf([])).toEqual([]);
     expect(permissionsOf(["machine_credential", "machine_credential"])).toHaveLength(2);
-    expect(permissionsOf(["merchant_admin", "merchant_member"])).toEqual(["merchant.payin.create", "merchant.payin.read", "checkout.manage"]);
+    expect(permissionsOf(["merchant_admin", "merchant_member"])).toEqual(["merchant.payin.create", "merchant.payin.read", "checkout.manage", "webhook.manage"]);
   });
 
   it("maps every role as docs/platform-api.md's table decides", () => {
@@ -20,7 +20,7 @@ describe("permissionsOf", () => {
     expect([...admin, ...MERCHANT_PERMISSIONS].sort()).toEqual([...PERMISSIONS].sort());
     expect(admin).toEqual(expect.arrayContaining(["identity.create", "identity.manage", "credential.manage", "provider.manage", "audit.read"]));
     expect(permissionsOf(["platform_operator"]).sort()).toEqual(["audit.read", "identity.read", "merchant.read"]);
-    expect(permissionsOf(["merchant_admin"]).sort()).toEqual(["checkout.manage", "merchant.payin.create", "merchant.payin.read"]);
+    expect(permissionsOf(["merchant_admin"]).sort()).toEqual(["checkout.manage", "merchant.payin.create", "merchant.payin.read", "webhook.manage"]);
     expect(permissionsOf(["merchant_member"]).sort()).toEqual(["merchant.payin.create", "merchant.payin.read"]);
   });
 
@@ -47,8 +47,8 @@ describe("isPrivileged", () => {
     expect(isPrivileged(permissionsOf(["merchant_admin", "platform_operator"]))).toBe(true);
     for (const grant of ["merchant_admin", "merchant_member", "machine_credential"] as const) expect(isPrivileged(permissionsOf([grant]))).toBe(false);
     expect(isPrivileged([])).toBe(false);
-    // Every permission but the three merchant-side ones makes a principal privileged.
+    // Every permission but the four merchant-side ones makes a principal privileged.
     const administrative = PERMISSIONS.filter((p) => isPrivileged([p]));
-    expect(PERMISSIONS.filter((p) => !administrative.includes(p))).toEqual(["merchant.payin.create", "merchant.payin.read", "checkout.manage"]);
+    expect(PERMISSIONS.filter((p) => !administrative.includes(p))).toEqual(["merchant.payin.create", "merchant.payin.read", "checkout.manage", "webhook.manage"]);
   });
 });

@@ -1244,8 +1244,9 @@ export type Principal = Message<"payin.identity.v1.Principal"> & {
 
   /**
    * True when the permissions include an administrative one (any but
-   * merchant.payin.create, merchant.payin.read and checkout.manage): such a
-   * principal may act only through a session that completed MFA.
+   * merchant.payin.create, merchant.payin.read, checkout.manage and
+   * webhook.manage): such a principal may act only through a session that
+   * completed MFA.
    *
    * @generated from field: bool privileged = 12;
    */
