@@ -16,6 +16,7 @@ import { ErrorDetailSchema, identityV1, type notificationsV1 } from "@payin/prot
 import { Code, ConnectError, fromTimestamp, toTimestamp } from "@payin/rpc";
 import { pageErrorMiddleware } from "../../http/page-errors.js";
 import { createViews } from "../../views.js";
+import { dashboardRoutes, type DashboardDeps } from "./dashboard.js";
 import { webhookRoutes, type WebhooksDeps } from "./webhooks.js";
 
 const MERCHANT = "0194f000-0000-7000-8000-000000000001";
@@ -177,7 +178,9 @@ const deps = {
     },
   },
   notifications,
-} as unknown as WebhooksDeps;
+  allocation: { getReadiness: async () => ({ pairs: [] }) },
+  payins: { listCheckoutSessions: async () => ({ sessions: [], total: 0n }), listPayInIntents: async () => ({ intents: [], total: 0n }) },
+} as unknown as WebhooksDeps & DashboardDeps;
 
 let server: ReturnType<Koa["listen"]>;
 let base = "";
@@ -185,9 +188,10 @@ let base = "";
 beforeAll(async () => {
   const app = new Koa();
   app.use(pageErrorMiddleware(createLogger("test", {}, new Writable({ write: (_c, _e, done) => done() })), deps.views));
-  const router = webhookRoutes(deps);
-  app.use(router.routes());
-  app.use(router.allowedMethods({ throw: false }));
+  for (const router of [webhookRoutes(deps), dashboardRoutes(deps)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: false }));
+  }
   server = app.listen(0, "127.0.0.1");
   await once(server, "listening");
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -252,6 +256,19 @@ describe("the webhooks overview", () => {
     const created = await post("/merchant/webhooks/new", [["url", "https://x.example.com/"]], "member");
     expect(created.status).toBe(403);
     expect(calls).toEqual([]);
+  });
+
+  it("says on the area's overview when the platform disabled an endpoint or deliveries fail, to those who manage webhooks", async () => {
+    expect(await get("/merchant").then((page) => page.text)).not.toContain('id="webhooks-attention"');
+    endpoints.push(endpointOf({ enabled: false, disabledReason: "failing" }), endpointOf({ failingSince: toTimestamp(NOW) }), endpointOf({ enabled: false }));
+    const overview = await get("/merchant");
+    expect(overview.status).toBe(200);
+    const body = text(overview.text);
+    expect(body).toContain("1 endpoint was disabled by the platform");
+    expect(body).toContain("Deliveries to 1 endpoint are failing");
+    const memberOverview = await get("/merchant", "member");
+    expect(memberOverview.status).toBe(200);
+    expect(memberOverview.text).not.toContain('id="webhooks-attention"');
   });
 
   it("sends a visitor without a session to the sign-in page", async () => {
