@@ -10,6 +10,7 @@ import { toTimestamp } from "@payin/rpc";
 import { startPayinsHarness } from "./harness.js";
 import type { AddressAllocator, MerchantDirectory, PayinContext } from "../src/domain/create-pay-in-intent.js";
 import { relayOnce } from "../src/events/relay.js";
+import { CheckoutRepository } from "../src/store/checkout-repository.js";
 import { tellPassedDeadlines } from "../src/store/deadline-store.js";
 
 const { PayInStatus, TransferState } = payinsV1;
@@ -302,6 +303,23 @@ describe("checkout events", () => {
     events = await checkoutEvents(other!.checkoutUuid);
     expect(events.map((e) => [e.type, e.sequence])).toEqual([["checkout.created", 1], ["checkout.disabled", 2]]);
     expect(events[1]!.data.checkout).toMatchObject({ state: "disabled" });
+  });
+});
+
+describe("a checkout whose intent was paid before its start recorded it", () => {
+  it("is told started and paid by the start that links it", async () => {
+    const merchantUuid = uuidv7();
+    const { session } = await client.createCheckoutSession({ merchantUuid, amount: "10.5", jurisdiction: "DE", pairs: [{ asset: "usdt", rail: "bep20" }] });
+    // The start's create stored the intent, and a payment was recorded, before the start linked it.
+    const intent = await createIntent(merchantUuid);
+    await client.recordObservations({ observations: [transfer(intent, "a", FULL)] });
+    expect(await new CheckoutRepository(db).link(session!.checkoutUuid, intent.intentUuid, new Date())).toBe(true);
+    const events = await checkoutEvents(session!.checkoutUuid);
+    expect(events.map((e) => [e.type, e.sequence])).toEqual([["checkout.created", 1], ["checkout.started", 2], ["checkout.paid", 3]]);
+    expect(events[2]!.data.checkout).toMatchObject({ state: "paid", intent_uuid: intent.intentUuid });
+    // Linked again (a retried start): nothing more.
+    expect(await new CheckoutRepository(db).link(session!.checkoutUuid, intent.intentUuid, new Date())).toBe(true);
+    expect(await checkoutEvents(session!.checkoutUuid)).toHaveLength(3);
   });
 });
 

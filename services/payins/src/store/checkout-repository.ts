@@ -153,11 +153,25 @@ export async function writeCheckoutPaid(trx: Queryable, intentUuid: string, now:
   if (row) await writeEvents(trx, [checkoutOutboxEvent(toRecord(row), "checkout.paid", row.event_sequence, now)]);
 }
 
-/** Writes a checkout's event after its change (in the change's transaction), read as the change left it. */
+/** Counts one more event of a checkout (checkout.paid told by its start). */
+const COUNT_ONE = prepared("payins.checkout-count-event", `update checkout_sessions set event_sequence = event_sequence + 1 where uuid = $1`);
+
+/**
+ * Writes a checkout's event after its change (in the change's transaction),
+ * read as the change left it. A start that links an intent already paid (paid
+ * before the start recorded it) tells checkout.paid too: the recording that
+ * paid it found no checkout to tell.
+ */
 async function writeChangeEvent(trx: Queryable, checkoutUuid: string, type: CheckoutEventType, sequence: number, now: Date): Promise<void> {
   const [row] = await trx.query(GET_ANY, [checkoutUuid]);
   if (!row) throw new Error(`checkout ${checkoutUuid} vanished within its own change`);
-  await writeEvents(trx, [checkoutOutboxEvent(toRecord(row), type, sequence, now)]);
+  const record = toRecord(row);
+  const events = [checkoutOutboxEvent(record, type, sequence, now)];
+  if (type === "checkout.started" && record.intentStatus === "paid") {
+    await trx.query(COUNT_ONE, [checkoutUuid]);
+    events.push(checkoutOutboxEvent(record, "checkout.paid", sequence + 1, now));
+  }
+  await writeEvents(trx, events);
 }
 
 /**
