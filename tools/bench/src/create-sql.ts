@@ -11,12 +11,12 @@
  *                                 one listening connection; merchants' pay-in context statement only
  *                                 when payins holds no answer: not in steady use)
  *   allocation  ALLOCATE       (takes the wallet's row lock until it commits)
- *   payins      COMPLETE_KEY   (the intent and its key, together)
+ *   payins      COMPLETE_KEY   (the intent, its key and its created event, together)
  */
 
 // The catch-up is merchants' feed's code: sql-runner.ts calls listenForNotifications' sync() of @payin/db.
 
-/** payins' claimKey (claims the key) and completeKey (stores the intent and completes its key). */
+/** payins' claimKey (claims the key) and completeKey (stores the intent, completes its key, writes its created event). */
 export { CLAIM_KEY, COMPLETE_KEY } from "@payin/payins/store/pay-in-repository";
 /** allocation's allocate: next index and its pre-derived address. */
 export { ALLOCATE } from "@payin/allocation/store/wallet-repository";

@@ -42,7 +42,12 @@
  * BENCH_LOGINS_PER_S (default 20), BENCH_MIXED_REPEATS (default 3),
  * BENCH_MIXED_READ_PERCENT (reads offered in the mixed pairs, % of flat out, default 30),
  * BENCH_MIXED_DURATION (s, each window of those pairs, default 20),
- * BENCH_SCENARIOS (groups to run, default "baselines,create,read,list,checkout,mixed,observation"),
+ * Then the webhooks group (src/webhooks.ts): events from a create's commit to a
+ * receiver on loopback at 500 creates a second (lag p50/p99, target p99 ≤ 1 s),
+ * and a backlog of 20,000 events delivered as fast as it goes (target ≥ 1,000 a
+ * second).
+ *
+ * BENCH_SCENARIOS (groups to run, default "baselines,create,read,list,checkout,mixed,observation,webhooks"),
  * BENCH_OBSERVATION_WATCHED (default "1000,100000"), BENCH_OBSERVATION_TRANSFERS (default 10000),
  * BENCH_OBSERVATION_POLL_MS (default 1000),
  * BENCH_PROFILE_DIR (write V8 CPU profiles of the platform's processes there). Everything
@@ -72,6 +77,7 @@ import type { LoginLoadConfig, LoginResult } from "./login-runner.js";
 import type { SqlLoadConfig } from "./sql-runner.js";
 import { FILL_B1_POOL } from "./create-sql.js";
 import { printObservation, runObservation, stopObservation, type ObservationResult } from "./observation.js";
+import { runWebhooks, WEBHOOK_TARGETS, type WebhookResult } from "./webhooks.js";
 import { PgWaitSampler } from "./pg-waits.js";
 import { envInt, fmt, quantile, type LoadResult } from "./stats.js";
 
@@ -92,7 +98,7 @@ const READ_SHARE = envInt("BENCH_MIXED_READ_PERCENT", 30, 1) / 100;
 const MIXED_DURATION_S = envInt("BENCH_MIXED_DURATION", 20, 1);
 const SMALL_LIST_ROWS = 1_000;
 /** Scenario groups to run (comma-separated): all of them unless BENCH_SCENARIOS says otherwise. */
-const SCENARIO_GROUPS = ["baselines", "create", "read", "list", "checkout", "mixed", "observation"] as const;
+const SCENARIO_GROUPS = ["baselines", "create", "read", "list", "checkout", "mixed", "observation", "webhooks"] as const;
 type ScenarioGroup = (typeof SCENARIO_GROUPS)[number];
 const SELECTED = new Set<string>((process.env.BENCH_SCENARIOS ?? SCENARIO_GROUPS.join(",")).split(",").map((g) => g.trim()).filter(Boolean));
 for (const group of SELECTED) {
@@ -231,6 +237,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     // The checkout gateway's public limits, raised and in memory for the run (src/checkout.ts).
     ...CHECKOUT_ENV,
+    // The webhooks group's receiver listens on loopback over http.
+    WEBHOOK_ALLOW_INSECURE_URLS: "true",
   };
   const urls: Record<string, string> = {};
   for (const spec of PLATFORM_PROCESSES) {
@@ -300,6 +308,15 @@ async function main(): Promise<void> {
     checkoutMerchant = await newMerchant("Bench checkout");
     await allowPayins(checkoutMerchant);
     await allocation.setWallet({ merchantUuid: checkoutMerchant, xpub: accountXpub(randomBytes(32)) });
+  }
+
+  // The webhooks group's merchant: ready, with a wallet of its own, and its one
+  // endpoint (the receiver) created when the group runs.
+  let webhookMerchant: string | undefined;
+  if (runs("webhooks")) {
+    webhookMerchant = await newMerchant("Bench webhooks");
+    await allowPayins(webhookMerchant);
+    await allocation.setWallet({ merchantUuid: webhookMerchant, xpub: accountXpub(randomBytes(32)) });
   }
 
   // The identities the mixed run signs in (in turn; see login-runner.ts): no MFA,
@@ -659,6 +676,12 @@ async function main(): Promise<void> {
     });
   }
 
+  // --- webhooks: events from commit to a receiver (src/webhooks.ts) -----------------------------
+  let webhooks: WebhookResult | undefined;
+  if (runs("webhooks") && webhookMerchant) {
+    webhooks = await runWebhooks({ urls, serviceToken, merchantUuid: webhookMerchant, jurisdiction: JURISDICTION, log, step });
+  }
+
   // --- report ----------------------------------------------------------------------------
   out();
   out(`Results (${CONNECTIONS} connections, ${DURATION_S} s each; ${os.cpus().length} cores = ${os.cpus().length * 100}% CPU in all)`);
@@ -782,6 +805,12 @@ async function main(): Promise<void> {
     out(`  (for reference: create / B1a ${ratios.createVsB1a?.toFixed(2) ?? "-"}; list at ${countCreated.toLocaleString("en")} intents p99 ${fmt(list.result.p99, 2)} ms)`);
   }
   if (observation) printObservation(observation, out, verdict);
+  if (webhooks) {
+    const { lag, throughput } = webhooks;
+    out(`  webhook lag, commit to receiver, at ${lag.offeredPerS} creates/s   p50 ${fmt(lag.p50Ms, 1)} ms, p99 ${fmt(lag.p99Ms, 1)} ms, max ${fmt(lag.maxMs, 1)} ms   target p99 ≤ ${WEBHOOK_TARGETS.lagP99Ms} ms   ${verdict(lag.p99Ms <= WEBHOOK_TARGETS.lagP99Ms && lag.delivered >= lag.created)}`);
+    out(`    (${lag.created} created, ${lag.failedCreates} failed creates, ${lag.delivered} delivered, ${lag.duplicates} duplicates)`);
+    out(`  webhook deliveries of a backlog   ${throughput.delivered} of ${throughput.events} in ${fmt(throughput.seconds, 2)} s = ${fmt(throughput.perS)} /s   target ≥ ${WEBHOOK_TARGETS.deliveriesPerS} /s   ${verdict(throughput.perS >= WEBHOOK_TARGETS.deliveriesPerS && throughput.delivered >= throughput.events)}   (${throughput.duplicates} duplicates)`);
+  }
   out();
   if (runs("mixed")) out(`Target: read p99 with logins vs without: read p99 with ${LOGINS_PER_S} logins/s / read p99 alone ≤ ${TARGETS.readP99WithLoginsVsAlone.toFixed(2)}, reads offered at ${pacedRate}/s = ${Math.round(READ_SHARE * 100)}% of flat out (pairs measured back to back; identity threads by nice value ${JSON.stringify(identityNices)})`);
   for (const [i, pair] of mixedPairs.entries()) {
@@ -828,6 +857,7 @@ async function main(): Promise<void> {
         ),
         ratios,
         observation: observation ?? null,
+        webhooks: webhooks ?? null,
       },
       null,
       2,

@@ -10,6 +10,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 import { listenForNotifications, type NotificationListener } from "@payin/db";
 import { CLAIM_LEASE_MS, RELEASED_REUSE_MS } from "@payin/payins/store/pay-in-repository";
+import { intentOutboxEvent } from "@payin/payins/events/outbox-events";
 import { ALLOCATE, CLAIM_KEY, COMPLETE_KEY } from "./create-sql.js";
 import { LatencyRecorder, printResult, quantile, type LoadResult } from "./stats.js";
 
@@ -91,11 +92,19 @@ async function createOnce(c: Connections): Promise<void> {
     address = allocated.rows[0].address as string;
     derivationPath = allocated.rows[0].derivation_path as string;
   }
+  const intent = {
+    intentUuid, merchantUuid: merchant, status: "created", asset, rail, expectedAmount: `${10 + (n % 1000)}.25`, address,
+    allocationReference: derivationPath, reference: `order-${prefix}-${n}`, jurisdiction: config.jurisdiction,
+    createdAt: now, expiresAt: new Date(now.getTime() + 86_400_000), updatedAt: now,
+  } as const;
+  // Its created event, built as payins builds it, goes in with it (the statement's $15 and $16).
+  const event = intentOutboxEvent(intent, 1, now, { type: "pay_in_intent.created" });
   const completed = await c.payins.query({
     ...COMPLETE_KEY,
     values: [
-      intentUuid, merchant, "created", asset, rail, `${10 + (n % 1000)}.25`, address, derivationPath,
-      `order-${prefix}-${n}`, config.jurisdiction, now, new Date(now.getTime() + 86_400_000), now, key,
+      intent.intentUuid, intent.merchantUuid, intent.status, intent.asset, intent.rail, intent.expectedAmount, intent.address,
+      intent.allocationReference, intent.reference, intent.jurisdiction, intent.createdAt, intent.expiresAt, intent.updatedAt, key,
+      event.eventUuid, event.data,
     ],
   });
   if (completed.rowCount !== 1) throw new Error("key not completed");
