@@ -275,12 +275,14 @@ export function webhooksSection(): Record<string, Schema> {
             parameters: Object.keys(WEBHOOK_HEADER_PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
             requestBody: { required: true, content: { "application/json": { schema: ref(webhookSchemaName(type)) } } },
             responses: {
-              "2XX": { description: "received: the delivery succeeded (any 2xx within 15 seconds; the body is not read beyond its first bytes)" },
+              "2XX": { description: "received: the delivery succeeded (any 2xx within 15 seconds; the answer's first bytes are kept in the delivery log)" },
               "410": { description: "gone: the endpoint is disabled and nothing more is sent to it until a person enables it again" },
-              "429": { description: "too many requests: retried after Retry-After (seconds or an HTTP date) when it says, else on the schedule" },
+              "429": {
+                description: "too many requests: a failure, retried on the schedule but no sooner than its Retry-After (seconds or an HTTP date, honoured up to a day)",
+              },
               default: {
                 description:
-                  "anything else (3xx included, no redirect is followed), no answer within 15 seconds or no connection: a failure, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter); 503 with Retry-After is honoured like 429",
+                  "anything else (3xx included, no redirect is followed), no answer within 15 seconds or no connection: a failure, retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (with jitter), then given up; 503 with Retry-After is honoured like 429. An endpoint every delivery to which has failed for 5 days is disabled",
               },
             },
           },
