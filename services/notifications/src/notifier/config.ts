@@ -37,6 +37,17 @@ export const notifierConfigSchema = {
   WEBHOOK_TIMEOUT_MS: int(DEFAULT_WEBHOOK_TIMEOUT_MS, 100, 60_000),
   /** How often the queue is polled for deliveries due later (new ones arrive at once by notification). */
   NOTIFIER_POLL_INTERVAL_MS: int(500, 50, 60_000),
+  /**
+   * graphile-worker's local queue: jobs fetched (and locked) per query, handed to
+   * the workers as they free up; 0 or 1 fetches one job per worker and query.
+   */
+  NOTIFIER_LOCAL_QUEUE_SIZE: int(32, 0, 10_000),
+  /**
+   * graphile-worker's batching of job completions: the window in ms (0 completes
+   * each job at once). A job completed but not yet deleted when the process dies
+   * runs again and finds its delivery done.
+   */
+  NOTIFIER_COMPLETE_BATCH_MS: int(10, 0, 10_000),
   /** How often the notifier beats (and sweeps dead notifiers' jobs). */
   NOTIFIER_HEARTBEAT_MS: int(3_000, 100, 60_000),
   /** A notifier silent for this long is taken for dead and its jobs are handed back. */

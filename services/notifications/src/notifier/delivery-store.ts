@@ -68,6 +68,28 @@ const INSERT_ATTEMPT = prepared(
    values ($1, $2, $3, $4, $5, $6, $7)`,
 );
 
+/**
+ * A success in one statement (the hot path): the attempt, the delivery
+ * succeeded if it was still pending, the endpoint's failing mark cleared.
+ * Answers a row when the delivery was pending.
+ */
+const RECORD_SUCCESS = prepared<{ endpoint_uuid: string }>(
+  "notifier_record_success",
+  `with attempt as (
+     insert into delivery_attempts (attempt_uuid, delivery_uuid, attempted_at, status_code, duration_ms, response_excerpt, error)
+     values ($1, $2, $3, $4, $5, $6, $7)
+   ), delivery as (
+     update deliveries
+        set status = 'succeeded', attempt_count = attempt_count + 1, round_attempts = round_attempts + 1, next_attempt_at = null, updated_at = $3
+      where delivery_uuid = $2 and status = 'pending'
+     returning endpoint_uuid
+   ), endpoint as (
+     update webhook_endpoints set failing_since = null
+      where endpoint_uuid in (select endpoint_uuid from delivery) and failing_since is not null
+   )
+   select endpoint_uuid from delivery`,
+);
+
 const LOCK_DELIVERY = prepared<{ status: string; round_attempts: number; endpoint_uuid: string }>(
   "notifier_lock_delivery",
   `select status, round_attempts, endpoint_uuid from deliveries where delivery_uuid = $1 for update`,
@@ -151,25 +173,33 @@ export class DeliveryStore {
    * attempt row; then, if the delivery is still pending, its counts and the
    * decision `decide` makes from its round's attempts (this one included) and
    * from since when the endpoint has been failing (a success clears that, a
-   * failure starts it). Answers the decision taken, or null when the delivery
-   * was no longer pending.
+   * failure starts it). A success (decided without either) is one statement.
+   * Answers the decision taken, or null when the delivery was no longer pending.
    */
   async recordAttempt<D extends AttemptDecision>(
     attempt: AttemptRecord,
     success: boolean,
     decide: (roundAttempts: number, failingSince: Date | null) => D,
   ): Promise<D | null> {
+    const values = [
+      attempt.attemptUuid,
+      attempt.deliveryUuid,
+      attempt.attemptedAt,
+      attempt.statusCode,
+      attempt.durationMs,
+      attempt.responseExcerpt,
+      attempt.error,
+    ];
+    if (success) {
+      const decision = decide(0, null);
+      if (decision.kind === "succeeded") {
+        const [pending] = await this.db.query(RECORD_SUCCESS, values);
+        return pending ? decision : null;
+      }
+    }
     return this.db.transaction(async (tx) => {
       const now = attempt.attemptedAt;
-      await tx.query(INSERT_ATTEMPT, [
-        attempt.attemptUuid,
-        attempt.deliveryUuid,
-        now,
-        attempt.statusCode,
-        attempt.durationMs,
-        attempt.responseExcerpt,
-        attempt.error,
-      ]);
+      await tx.query(INSERT_ATTEMPT, values);
       const [delivery] = await tx.query(LOCK_DELIVERY, [attempt.deliveryUuid]);
       if (!delivery || delivery.status !== "pending") return null;
       await tx.query(COUNT_ATTEMPT, [attempt.deliveryUuid, now]);

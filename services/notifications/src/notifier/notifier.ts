@@ -12,6 +12,7 @@ import { signingSecrets } from "../domain/secrets.js";
 import { webhookHeaders } from "../domain/signing.js";
 import { checkWebhookUrl, type HostLookup } from "../domain/webhook-url.js";
 import { DeliveryStore, type DeliveryToAttempt } from "./delivery-store.js";
+import { EndpointLimiter } from "./endpoint-limiter.js";
 import { Heartbeat } from "./heartbeat.js";
 import { postWebhook, type PostResult } from "./post.js";
 import { workerLogger } from "./queue.js";
@@ -28,10 +29,15 @@ export interface NotifierOptions {
   concurrency: number;
   /** Deliveries in flight at once per endpoint in this process. */
   endpointConcurrency: number;
+  /** How long a delivery waits for its saturated endpoint before its job is queued again (default 250 ms). */
+  endpointWaitMs?: number;
   /** How long a receiver has to answer (the contract: 15 s). */
   timeoutMs: number;
   /** graphile-worker's poll for jobs due later (new jobs arrive by LISTEN/NOTIFY). */
   pollIntervalMs: number;
+  /** graphile-worker's local queue size (0: off) and completion batching window in ms (0: off). */
+  localQueueSize?: number;
+  completeBatchMs?: number;
   heartbeatMs: number;
   staleAfterMs: number;
   logger: Logger;
@@ -60,7 +66,7 @@ export class Notifier {
   private runner: Runner | undefined;
   private heartbeat: Heartbeat | undefined;
   private readonly store: DeliveryStore;
-  private readonly inFlight = new Map<string, number>();
+  private readonly limiter: EndpointLimiter;
   private readonly agents = {
     http: new http.Agent({ keepAlive: true, maxFreeSockets: 64 }),
     https: new https.Agent({ keepAlive: true, maxFreeSockets: 64 }),
@@ -71,6 +77,7 @@ export class Notifier {
 
   constructor(private readonly options: NotifierOptions) {
     this.store = new DeliveryStore(options.db);
+    this.limiter = new EndpointLimiter(options.endpointConcurrency, options.endpointWaitMs ?? 250);
     this.random = options.random ?? Math.random;
     this.now = options.now ?? (() => new Date());
   }
@@ -101,6 +108,12 @@ export class Notifier {
       taskList: { deliver: task },
       logger: workerLogger(this.options.logger),
       events,
+      preset: {
+        worker: {
+          ...((this.options.localQueueSize ?? 0) > 1 ? { localQueue: { size: this.options.localQueueSize! } } : {}),
+          completeJobBatchDelay: (this.options.completeBatchMs ?? 0) > 0 ? this.options.completeBatchMs! : -1,
+        },
+      },
       // The sweeper (heartbeat.ts) hands a dead notifier's jobs back within seconds; graphile's own 4 h reset stays as a backstop.
     });
     if (!pool) throw new Error("graphile-worker started without a worker pool");
@@ -111,9 +124,7 @@ export class Notifier {
 
   /** Deliveries in flight now, per endpoint. */
   inFlightCount(): number {
-    let total = 0;
-    for (const n of this.inFlight.values()) total += n;
-    return total;
+    return this.limiter.total();
   }
 
   heartbeatStatus() {
@@ -142,19 +153,15 @@ export class Notifier {
       await this.store.requeue(deliveryUuid, delivery.nextAttemptAt);
       return;
     }
-    const inFlight = this.inFlight.get(delivery.endpointUuid) ?? 0;
-    if (inFlight >= this.options.endpointConcurrency) {
+    if (!(await this.limiter.acquire(delivery.endpointUuid))) {
       this.counters.deferred_for_endpoint_limit += 1;
-      await this.store.requeue(deliveryUuid, new Date(now.getTime() + 500 + randomInt(1_000)));
+      await this.store.requeue(deliveryUuid, new Date(this.now().getTime() + 500 + randomInt(1_000)));
       return;
     }
-    this.inFlight.set(delivery.endpointUuid, inFlight + 1);
     try {
       await this.attempt(delivery);
     } finally {
-      const left = (this.inFlight.get(delivery.endpointUuid) ?? 1) - 1;
-      if (left > 0) this.inFlight.set(delivery.endpointUuid, left);
-      else this.inFlight.delete(delivery.endpointUuid);
+      this.limiter.release(delivery.endpointUuid);
     }
   }
 

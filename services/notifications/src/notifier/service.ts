@@ -44,6 +44,8 @@ export const startNotifier: StartService<NotifierConfig, NotifierDeps> = async (
     endpointConcurrency: config.NOTIFIER_ENDPOINT_CONCURRENCY,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     pollIntervalMs: config.NOTIFIER_POLL_INTERVAL_MS,
+    localQueueSize: config.NOTIFIER_LOCAL_QUEUE_SIZE,
+    completeBatchMs: config.NOTIFIER_COMPLETE_BATCH_MS,
     heartbeatMs: config.NOTIFIER_HEARTBEAT_MS,
     staleAfterMs: config.NOTIFIER_STALE_AFTER_MS,
     logger,
