@@ -1,4 +1,4 @@
-import { dateOrNull, sql, type Queryable } from "@payin/db";
+import { dateOrNull, prepared, sql, type Queryable } from "@payin/db";
 import type { Delivery, DeliveryAttempt, DeliveryQuery, DeliveryStatus, DeliveryStore, NewDelivery } from "../domain/model.js";
 
 const COLUMNS = `delivery_uuid, event_uuid, endpoint_uuid, merchant_uuid, event_type, status, attempt_count, round_attempts, next_attempt_at, created_at, updated_at`;
@@ -44,7 +44,8 @@ interface AttemptRow {
 }
 
 // One statement for a whole batch: every (event, endpoint) that has no delivery yet gets one, pending and due.
-const INSERT_NEW = sql<DeliveryRow>(`
+// Prepared: RecordEvents runs it for every batch with new deliveries.
+const INSERT_NEW = prepared<DeliveryRow>("notifications_deliveries_insert_new", `
   insert into deliveries (delivery_uuid, event_uuid, endpoint_uuid, merchant_uuid, event_type, status, next_attempt_at, created_at, updated_at)
   select u, ev, ep, m, t, 'pending', due, at, at
     from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::timestamptz[]) as n(u, ev, ep, m, t, due, at)

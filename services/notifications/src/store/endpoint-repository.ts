@@ -1,4 +1,4 @@
-import { dateOrNull, sql, type Queryable } from "@payin/db";
+import { dateOrNull, prepared, sql, type Queryable } from "@payin/db";
 import type { DisabledReason, EndpointStore, SealedSecrets, WebhookEndpoint } from "../domain/model.js";
 
 const COLUMNS = `endpoint_uuid, merchant_uuid, url, description, event_types, enabled, disabled_reason, disabled_at, failing_since,
@@ -61,7 +61,8 @@ const SET_SECRETS = sql(`
    where endpoint_uuid = $1`);
 const SECRETS = sql<SecretsRow>(`select secret_sealed, previous_secret_sealed, previous_secret_expires_at from webhook_endpoints where endpoint_uuid = $1`);
 const DELETE = sql(`delete from webhook_endpoints where endpoint_uuid = $1`);
-const ENABLED_OF = sql<EndpointRow>(`select ${COLUMNS} from webhook_endpoints where merchant_uuid = any($1::uuid[]) and enabled`);
+// Prepared: RecordEvents runs it for every batch with new events.
+const ENABLED_OF = prepared<EndpointRow>("notifications_endpoints_enabled_of", `select ${COLUMNS} from webhook_endpoints where merchant_uuid = any($1::uuid[]) and enabled`);
 
 /** EndpointStore on PostgreSQL (`webhook_endpoints`). */
 export class EndpointRepository implements EndpointStore {

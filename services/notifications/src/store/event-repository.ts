@@ -1,4 +1,4 @@
-import { sql, type Queryable } from "@payin/db";
+import { prepared, sql, type Queryable } from "@payin/db";
 import type { EventQuery, EventStore, StoredEvent } from "../domain/model.js";
 
 const COLUMNS = `event_uuid, merchant_uuid, type, sequence, intent_uuid, checkout_uuid, created_at, recorded_at, data, test`;
@@ -32,7 +32,8 @@ function toEvent(r: EventRow): StoredEvent {
 }
 
 // One statement for a whole batch: the events as arrays, each new one inserted, those kept before skipped.
-const INSERT_NEW = sql<{ event_uuid: string }>(`
+// Prepared: RecordEvents runs it for every batch payins hands over.
+const INSERT_NEW = prepared<{ event_uuid: string }>("notifications_events_insert_new", `
   insert into events (${COLUMNS})
   select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::uuid[], $6::uuid[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::boolean[])
   on conflict (event_uuid) do nothing

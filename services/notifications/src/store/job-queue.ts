@@ -6,7 +6,7 @@
  * the delivery: a delivery is never pending without its job. The notifier
  * (notifier-main.ts) runs them.
  */
-import { sql, type Queryable } from "@payin/db";
+import { prepared, sql, type Queryable } from "@payin/db";
 import { runMigrations, Logger } from "graphile-worker";
 import type { DueDelivery, JobQueue } from "../domain/model.js";
 
@@ -32,7 +32,8 @@ export async function installJobQueue(databaseUrl: string, log?: (level: string,
 }
 
 // Every job of a batch in one call (add_jobs with an array of job specs: graphile-worker 0.17's SQL API).
-const ENQUEUE = sql(`
+// Prepared: RecordEvents runs it for every batch with new deliveries.
+const ENQUEUE = prepared("notifications_jobs_enqueue", `
   select count(*) from ${JOB_SCHEMA}.add_jobs(array(
     select row('${DELIVER_TASK}', json_build_object('delivery_uuid', u), null, due, null, 'delivery:' || u, null, null)::${JOB_SCHEMA}.job_spec
       from unnest($1::uuid[], $2::timestamptz[]) as j(u, due)))`);
