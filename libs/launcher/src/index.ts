@@ -26,12 +26,17 @@ export const SERVICES: ProcessSpec[] = [
 const LAST_SERVICE = "payins";
 /** allocation's chain observer: its own process, started after payins (to which it reports). */
 export const OBSERVER: ProcessSpec = { name: "observer", entry: "services/allocation/src/observer-main.ts", portVariable: "OBSERVER_PORT" };
+/**
+ * The notifications service's webhook notifier: its own process, started after
+ * the services (notifications' boot installs the delivery queue it works from).
+ */
+export const NOTIFIER: ProcessSpec = { name: "notifier", entry: "services/notifications/src/notifier-main.ts", portVariable: "NOTIFIER_PORT" };
 export const GATEWAYS: ProcessSpec[] = [
   { name: "api", entry: "gateways/api/src/main.ts", portVariable: "API_PORT" },
   { name: "checkout", entry: "gateways/checkout/src/main.ts", portVariable: "CHECKOUT_PORT" },
 ];
 /** Every process of the platform. */
-export const PLATFORM_PROCESSES: readonly ProcessSpec[] = [...SERVICES, OBSERVER, ...GATEWAYS];
+export const PLATFORM_PROCESSES: readonly ProcessSpec[] = [...SERVICES, OBSERVER, NOTIFIER, ...GATEWAYS];
 
 /**
  * The internal callers whose credentials every service recognises when the
@@ -182,8 +187,8 @@ export interface Platform {
 
 /**
  * Starts the services (identity, merchants, notifications and allocation
- * together, then payins, which calls them) and then the chain observer and
- * the gateways, all with `env`. Ports come from `env`; each process migrates
+ * together, then payins, which calls them) and then the chain observer, the
+ * webhook notifier and the gateways, all with `env`. Ports come from `env`; each process migrates
  * its own schema on boot.
  */
 export async function launchPlatform(options: StartOptions & { env: Record<string, string> }): Promise<Platform> {
@@ -203,14 +208,14 @@ export async function launchPlatform(options: StartOptions & { env: Record<strin
     if (proc) await killProcess(proc);
   };
   const stopAll = async () => {
-    for (const group of [[...GATEWAYS, OBSERVER], SERVICES.filter((s) => s.name === LAST_SERVICE), SERVICES.filter((s) => s.name !== LAST_SERVICE)]) {
+    for (const group of [[...GATEWAYS, OBSERVER, NOTIFIER], SERVICES.filter((s) => s.name === LAST_SERVICE), SERVICES.filter((s) => s.name !== LAST_SERVICE)]) {
       await Promise.all(group.map((s) => stop(s.name)));
     }
   };
   try {
     await Promise.all(SERVICES.filter((s) => s.name !== LAST_SERVICE).map((s) => start(s.name)));
     await start(LAST_SERVICE);
-    await Promise.all([OBSERVER, ...GATEWAYS].map((s) => start(s.name)));
+    await Promise.all([OBSERVER, NOTIFIER, ...GATEWAYS].map((s) => start(s.name)));
   } catch (error) {
     await stopAll();
     throw error;

@@ -2,7 +2,7 @@
  * The platform of `npm start` (started by main.ts in a process group of its own):
  * an embedded PostgreSQL with its data under .data/ (unless DATABASE_URL names
  * one), two local anvil chains (unless a rail's endpoint is configured), then
- * the four services, the chain observer and the gateways (API and hosted
+ * the five services, the chain observer, the webhook notifier and the gateways (API and hosted
  * checkout); prints the URLs and, on local chains, a demo intent and checkout
  * link and the commands that pay them. A process that exits on its own is
  * started again (supervisor.ts); one that keeps crashing stops the platform
@@ -112,6 +112,7 @@ async function main(): Promise<void> {
     WEBHOOK_ALLOW_INSECURE_URLS: "true",
   };
   env.OBSERVER_PORT = String(config.OBSERVER_PORT);
+  env.NOTIFIER_PORT = String(config.NOTIFIER_PORT);
   // No rail endpoint configured: two local anvil chains stand in for BSC and Ethereum.
   if (!["BEP20_RPC_URL", "BEP20_RPC_URLS", "ERC20_RPC_URL", "ERC20_RPC_URLS"].some((name) => process.env[name])) {
     if (stopping) return;
@@ -145,6 +146,7 @@ async function main(): Promise<void> {
     out(`  ${name.padEnd(13)} grpc+connect://${host}:${env[`${name.toUpperCase()}_PORT`]}`);
   }
   out(`  observer      http://${host}:${env.OBSERVER_PORT}/health`);
+  out(`  notifier      http://${host}:${env.NOTIFIER_PORT}/health   (webhook deliveries)`);
   const psql = embeddedPsql();
   databaseBanner(database, path.resolve(config.PAYIN_DATA_DIR), { command: psql ?? "psql", found: psql !== undefined || onPath("psql") }).forEach(out);
   out(`  processes     ${pids.file}   (name → pid, kept up to date while it runs)`);

@@ -15,7 +15,7 @@ afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
 
 describe("the ports npm start checks before it starts anything", () => {
   it("are every process's <NAME>_PORT on HOST, and PG_PORT on 127.0.0.1 when set and no DATABASE_URL replaces it", () => {
-    const config = { HOST: "0.0.0.0", PG_PORT: 5433, API_PORT: 8080, CHECKOUT_PORT: 8081, IDENTITY_PORT: 50051, MERCHANTS_PORT: 50052, PAYINS_PORT: 50053, ALLOCATION_PORT: 50054, OBSERVER_PORT: 50055, NOTIFICATIONS_PORT: 50056 };
+    const config = { HOST: "0.0.0.0", PG_PORT: 5433, API_PORT: 8080, CHECKOUT_PORT: 8081, IDENTITY_PORT: 50051, MERCHANTS_PORT: 50052, PAYINS_PORT: 50053, ALLOCATION_PORT: 50054, OBSERVER_PORT: 50055, NOTIFICATIONS_PORT: 50056, NOTIFIER_PORT: 50057 };
     expect(platformPortClaims(config).map((c) => `${c.variable}=${c.host}:${c.port}`).sort()).toEqual([
       "ALLOCATION_PORT=0.0.0.0:50054",
       "API_PORT=0.0.0.0:8080",
@@ -23,6 +23,7 @@ describe("the ports npm start checks before it starts anything", () => {
       "IDENTITY_PORT=0.0.0.0:50051",
       "MERCHANTS_PORT=0.0.0.0:50052",
       "NOTIFICATIONS_PORT=0.0.0.0:50056",
+      "NOTIFIER_PORT=0.0.0.0:50057",
       "OBSERVER_PORT=0.0.0.0:50055",
       "PAYINS_PORT=0.0.0.0:50053",
       "PG_PORT=127.0.0.1:5433",

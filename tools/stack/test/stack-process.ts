@@ -138,7 +138,7 @@ export function killTree(root: number): void {
 }
 
 /** The port variables of the platform's processes. */
-export const PORT_VARIABLES = ["API_PORT", "CHECKOUT_PORT", "IDENTITY_PORT", "MERCHANTS_PORT", "PAYINS_PORT", "ALLOCATION_PORT", "OBSERVER_PORT", "NOTIFICATIONS_PORT"];
+export const PORT_VARIABLES = ["API_PORT", "CHECKOUT_PORT", "IDENTITY_PORT", "MERCHANTS_PORT", "PAYINS_PORT", "ALLOCATION_PORT", "OBSERVER_PORT", "NOTIFICATIONS_PORT", "NOTIFIER_PORT"];
 
 /**
  * A fresh data directory under the system's temporary directory and an

@@ -119,7 +119,7 @@ async function killAndAwaitRestart(name: string): Promise<number> {
 
 describe("a process that dies is restarted", () => {
   it("each service killed under load comes back by itself; every answer meanwhile is 2xx or 503, and the API serves again within seconds", { timeout: 300_000 }, async () => {
-    expect(Object.keys(await pids()).sort()).toEqual(["allocation", "api", "checkout", "identity", "merchants", "observer", "payins"]);
+    expect(Object.keys(await pids()).sort()).toEqual(["allocation", "api", "checkout", "identity", "merchants", "notifications", "notifier", "observer", "payins"]);
     expect(await readIntent()).toBe(200);
     const load = steadyLoad();
     const servedAgainAfter: Record<string, number> = {};
