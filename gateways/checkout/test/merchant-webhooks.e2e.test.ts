@@ -345,5 +345,24 @@ describe("merchant webhooks", () => {
     const badSince = await admin.post(`/merchant/webhooks/${mine}/resend-failed`, { ...fields, since: "<script>" });
     expect(badSince.status).toBe(400);
     expect(textOf(badSince.text, "since-error")).toContain("Enter a date and time in UTC");
+
+    // Hostile form values: refused readably, nothing added.
+    const before = await endpointIds(admin);
+    for (const [over, status] of [
+      [{ url: "javascript:alert(1)" }, 400],
+      [{ url: `https://example.com/${"a".repeat(2_100)}` }, 400],
+      [{ description: "null \u0000 byte" }, 400],
+      [{ description: "Refund \u202Eredro" }, 400],
+      [{ scope: "some", event_type: "pay_in_intent.paid\u0000" }, 400],
+      [{ description: "x".repeat(17_000) }, 413],
+    ] as const) {
+      const form: Record<string, string> = { ...fields, url: `${receiverUrl}/hooks/hostile`, scope: "all" };
+      const res = await admin.post("/merchant/webhooks/new", Object.assign(form, over));
+      expect(res.status, JSON.stringify(over).slice(0, 60)).toBe(status);
+      expectSecurityHeaders(res);
+      expect(res.text).not.toMatch(SECRET);
+    }
+    expect(await endpointIds(admin)).toEqual(before);
+    expect((await admin.request("PUT", `/merchant/webhooks/${mine}/rotate`)).status).toBe(405);
   });
 });
