@@ -84,6 +84,22 @@ describe("notifier processes", () => {
     await heir.stop();
   }, LONG);
 
+  it("hand back the jobs locked by a worker that never beat (killed before its first heartbeat)", async () => {
+    const { endpointUuid, receiver } = await endpointAndReceiver();
+    // No notifier runs: the jobs wait, and are then locked as by a notifier that died at once.
+    const { eventUuids, deliveryUuids } = await rows.events(endpointUuid, 3);
+    const { rowCount } = await rows.query(
+      `update graphile_worker._private_jobs set locked_by = 'pool-ghost', locked_at = now() - interval '1 minute', attempts = attempts + 1
+        where key = any($1::text[])`,
+      [deliveryUuids.map((d) => `delivery:${d}`)],
+    );
+    expect(rowCount).toBe(3);
+    const n = await notifier("notifier-replicas-ghost");
+    await vi.waitFor(() => allSucceeded(deliveryUuids), WAIT);
+    expect(new Set(receiver.received.map((r) => r.id))).toEqual(new Set(eventUuids));
+    await n.stop();
+  }, LONG);
+
   it("deliver each event once to a healthy receiver when two run at once", async () => {
     const { endpointUuid, receiver } = await endpointAndReceiver();
     const second = await endpointAndReceiver();
