@@ -5,11 +5,8 @@ import pg from "pg";
 import { Webhook } from "standardwebhooks";
 import { inject } from "vitest";
 import { uuidv7 } from "@payin/ids";
-import { killProcess, startProcess, stopProcess, type ProcessSpec, type RunningProcess } from "@payin/launcher";
+import { killProcess, NOTIFIER, startProcess, stopProcess, type RunningProcess } from "@payin/launcher";
 import { newSigningKey, sealSigningKey, secretText } from "../src/domain/secrets.js";
-
-/** The notifier as the launcher starts it. */
-export const NOTIFIER_SPEC: ProcessSpec = { name: "notifier", entry: "services/notifications/src/notifier-main.ts", portVariable: "NOTIFIER_PORT" };
 
 /** A notifier process started on the test's database. */
 export interface NotifierProcess {
@@ -27,7 +24,7 @@ export interface NotifierEnv {
 }
 
 export async function startNotifierProcess(options: NotifierEnv): Promise<NotifierProcess> {
-  const running = await startProcess(NOTIFIER_SPEC, {
+  const running = await startProcess(NOTIFIER, {
     env: {
       DATABASE_URL: options.databaseUrl,
       WEBHOOK_SECRET_KEY: options.sealingKey.toString("base64url"),

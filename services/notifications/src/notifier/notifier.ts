@@ -202,7 +202,7 @@ export class Notifier {
     }
   }
 
-  /** The URL checked again, then one POST to a checked address. */
+  /** The URL checked again, then one POST to a checked address, within the timeout all told. */
   private async send(delivery: DeliveryToAttempt, now: Date): Promise<PostResult> {
     const started = performance.now();
     const check = await checkWebhookUrl(delivery.url, { allowInsecure: this.options.allowInsecureUrls, lookup: this.options.lookup });
@@ -214,12 +214,16 @@ export class Notifier {
       return { error: "the endpoint's secret could not be opened (WEBHOOK_SECRET_KEY)", excerpt: "", durationMs: 0 };
     }
     const body = webhookBody(delivery.eventType, delivery.eventCreatedAt, delivery.data);
-    return postWebhook(check.url, {
+    // The receiver's time counts from the attempt's start: resolving its name is part of it.
+    const spent = performance.now() - started;
+    const result = await postWebhook(check.url, {
       addresses: check.addresses,
       headers: webhookHeaders(delivery.eventUuid, now, body, secrets),
       body,
-      timeoutMs: this.options.timeoutMs,
+      timeoutMs: Math.max(1, Math.round(this.options.timeoutMs - spent)),
+      limitMs: this.options.timeoutMs,
       agents: this.agents,
     });
+    return { ...result, durationMs: Math.round(performance.now() - started) };
   }
 }

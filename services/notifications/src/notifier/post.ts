@@ -24,6 +24,8 @@ export interface PostOptions {
   body: string;
   /** The whole exchange, connection to the excerpt read. */
   timeoutMs: number;
+  /** The limit errors name (default timeoutMs): the caller's whole budget, of which timeoutMs is what is left. */
+  limitMs?: number;
   /** Keep-alive agents (one each for http and https). */
   agents?: { http: http.Agent; https: https.Agent };
 }
@@ -68,11 +70,12 @@ export function postWebhook(url: URL, options: PostOptions): Promise<PostResult>
       lookup: pinnedLookup(options.addresses),
       agent: options.agents ? (url.protocol === "https:" ? options.agents.https : options.agents.http) : undefined,
     });
+    const limit = options.limitMs ?? options.timeoutMs;
     let cutShort: ((why: string) => void) | undefined;
     const timer = setTimeout(() => {
       // An answer whose status came in time is that status, its body read so far the excerpt.
-      if (cutShort) cutShort(`the answer's body did not end within ${options.timeoutMs} ms`);
-      else request.destroy(Object.assign(new Error(`no answer within ${options.timeoutMs} ms`), { code: "ETIMEDOUT" }));
+      if (cutShort) cutShort(`the answer's body did not end within ${limit} ms`);
+      else request.destroy(Object.assign(new Error(`no answer within ${limit} ms`), { code: "ETIMEDOUT" }));
     }, options.timeoutMs);
     request.on("error", (error) => finish({ error: describeError(error), excerpt: "" }));
     request.on("response", (response) => {
