@@ -15,11 +15,11 @@ export default [
       "@nx/enforce-module-boundaries": [
         "error",
         {
-          // The bench's baseline B1 runs the services' own create SQL (tools/bench/src/create-sql.ts).
+          // The bench's baseline B1 runs the services' own create SQL (tools/bench/src/create-sql.ts), with the created event payins builds.
           // Tests and `npm start` run on the local chains of tools/local-chains; tests put tools/rpc-proxy's faults in front of them.
           // docs/callers.md is generated from the services' allowlists (tools/stack/src/callers-doc.ts).
           allow: [
-            "@payin/payins/store/pay-in-repository", "@payin/allocation/store/wallet-repository", "@payin/local-chains", "@payin/rpc-proxy",
+            "@payin/payins/store/pay-in-repository", "@payin/payins/events/outbox-events", "@payin/allocation/store/wallet-repository", "@payin/local-chains", "@payin/rpc-proxy",
             "@payin/identity/rpc/callers", "@payin/merchants/rpc/callers", "@payin/payins/rpc/callers", "@payin/allocation/rpc/callers",
             "@payin/notifications/rpc/callers",
           ],
