@@ -84,6 +84,28 @@ describe("notifier processes", () => {
     await heir.stop();
   }, LONG);
 
+  it("stop cleanly mid-delivery (SIGTERM): the attempt cut short is not recorded, its job is handed back and delivered later", async () => {
+    let holding = true;
+    const { endpointUuid, receiver } = await endpointAndReceiver((_req, res) => {
+      if (!holding) res.end("ok");
+    });
+    const stopping = await notifier("notifier-replicas-stopping");
+    const { deliveryUuids } = await rows.events(endpointUuid, 1);
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1), WAIT);
+    const started = Date.now();
+    await stopping.stop();
+    expect(await stopping.process.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(await rows.attempts(deliveryUuids[0]!)).toEqual([]);
+    const { rows: jobs } = await rows.query<{ locked_by: string | null }>(`select locked_by from graphile_worker.jobs where key = $1`, [`delivery:${deliveryUuids[0]}`]);
+    expect(jobs).toEqual([{ locked_by: null }]);
+    holding = false;
+    const next = await notifier("notifier-replicas-after-stop");
+    await vi.waitFor(() => allSucceeded(deliveryUuids), WAIT);
+    expect(receiver.received.length).toBe(2);
+    await next.stop();
+  }, LONG);
+
   it("hand back the jobs locked by a worker that never beat (killed before its first heartbeat)", async () => {
     const { endpointUuid, receiver } = await endpointAndReceiver();
     // No notifier runs: the jobs wait, and are then locked as by a notifier that died at once.

@@ -14,7 +14,12 @@ const BEAT = prepared(
    on conflict (worker_id) do update set beat_at = now()`,
 );
 
-const FORGET = prepared("notifier_heartbeat_forget", `delete from notifier_heartbeats where worker_id = $1`);
+/** Hands back what the stopped worker still holds (graphile-worker does not wait for its last job's completion or failure to be written) and forgets it. */
+const FORGET = prepared(
+  "notifier_heartbeat_forget",
+  `with unlocked as (select graphile_worker.force_unlock_workers(array[$1::text]))
+   delete from notifier_heartbeats where worker_id = $1 and exists (select 1 from unlocked)`,
+);
 
 /**
  * Claims the dead notifiers (beat older than the stale interval) and hands
@@ -94,10 +99,15 @@ export class Heartbeat {
     return { worker_id: this.workerId, last_beat_at: this.lastBeatAt?.toISOString() ?? null, last_error: this.lastError };
   }
 
-  /** Stops beating and removes the row (after the worker's jobs are done: nothing of it stays locked). */
+  /**
+   * Once the worker has stopped: stops beating, unlocks whatever jobs the
+   * worker still holds (an attempt cut short by the stop, a completion not yet
+   * written: such a job runs again and finds its delivery as it is) and
+   * removes the row.
+   */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.tick;
-    await this.db.query(FORGET, [this.workerId]).catch(() => {});
+    await this.db.query(FORGET, [this.workerId]).catch((error: unknown) => this.logger.error({ err: error }, "could not hand back the stopped notifier's jobs"));
   }
 }

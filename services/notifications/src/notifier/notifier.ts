@@ -86,13 +86,13 @@ export class Notifier {
   workerId: string | undefined;
 
   async start(): Promise<void> {
-    const task: Task = async (payload) => {
+    const task: Task = async (payload, helpers) => {
       const deliveryUuid = (payload as { delivery_uuid?: unknown } | null)?.delivery_uuid;
       if (typeof deliveryUuid !== "string" || !isUuid(deliveryUuid)) {
         this.options.logger.warn({ payload }, "deliver job without a delivery uuid: dropped");
         return;
       }
-      await this.deliver(deliveryUuid);
+      await this.deliver(deliveryUuid, helpers.abortSignal);
     };
     let pool: WorkerPool | undefined;
     const events = new EventEmitter();
@@ -106,8 +106,11 @@ export class Notifier {
       pollInterval: this.options.pollIntervalMs,
       noHandleSignals: true,
       taskList: { deliver: task },
+      crontab: "",
       logger: workerLogger(this.options.logger),
       events,
+      // Jobs still running 3 s into a stop are aborted (and run again later), well before runUntilStopped's 8 s.
+      gracefulShutdownAbortTimeout: 3_000,
       preset: {
         worker: {
           ...((this.options.localQueueSize ?? 0) > 1 ? { localQueue: { size: this.options.localQueueSize! } } : {}),
@@ -140,7 +143,7 @@ export class Notifier {
   }
 
   /** One job: one attempt of the delivery (or none, when there is nothing to do now). */
-  async deliver(deliveryUuid: string): Promise<void> {
+  async deliver(deliveryUuid: string, signal?: AbortSignal): Promise<void> {
     const delivery = await this.store.load(deliveryUuid);
     if (!delivery || delivery.status !== "pending") return;
     const now = this.now();
@@ -159,15 +162,17 @@ export class Notifier {
       return;
     }
     try {
-      await this.attempt(delivery);
+      await this.attempt(delivery, signal);
     } finally {
       this.limiter.release(delivery.endpointUuid);
     }
   }
 
-  private async attempt(delivery: DeliveryToAttempt): Promise<void> {
+  private async attempt(delivery: DeliveryToAttempt, signal?: AbortSignal): Promise<void> {
     const attemptedAt = this.now();
-    const result = await this.send(delivery, attemptedAt);
+    const result = await this.send(delivery, attemptedAt, signal);
+    // Stopping cut the attempt short: nothing is recorded; the job is handed back at the stop (Heartbeat.stop) and runs again.
+    if (result.aborted) throw new Error("the notifier stopped during the attempt; the delivery is attempted again");
     this.counters.attempts += 1;
     const success = isSuccess(result.statusCode);
     if (success) this.counters.succeeded += 1;
@@ -203,7 +208,7 @@ export class Notifier {
   }
 
   /** The URL checked again, then one POST to a checked address, within the timeout all told. */
-  private async send(delivery: DeliveryToAttempt, now: Date): Promise<PostResult> {
+  private async send(delivery: DeliveryToAttempt, now: Date, signal?: AbortSignal): Promise<PostResult> {
     const started = performance.now();
     const check = await checkWebhookUrl(delivery.url, { allowInsecure: this.options.allowInsecureUrls, lookup: this.options.lookup });
     if (!check.ok) return { error: `refused: ${check.reason}`, excerpt: "", durationMs: Math.round(performance.now() - started) };
@@ -222,6 +227,7 @@ export class Notifier {
       body,
       timeoutMs: Math.max(1, Math.round(this.options.timeoutMs - spent)),
       limitMs: this.options.timeoutMs,
+      signal,
       agents: this.agents,
     });
     return { ...result, durationMs: Math.round(performance.now() - started) };

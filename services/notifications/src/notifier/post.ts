@@ -15,6 +15,8 @@ export interface PostResult {
   /** Why there was no answer (timeout, refused connection, TLS failure, …). */
   error?: string;
   durationMs: number;
+  /** The exchange was cut by `signal`: no judgement on the receiver. */
+  aborted?: boolean;
 }
 
 export interface PostOptions {
@@ -26,6 +28,8 @@ export interface PostOptions {
   timeoutMs: number;
   /** The limit errors name (default timeoutMs): the caller's whole budget, of which timeoutMs is what is left. */
   limitMs?: number;
+  /** Aborts the exchange (the notifier is stopping): the result is then `aborted`, not an answer. */
+  signal?: AbortSignal;
   /** Keep-alive agents (one each for http and https). */
   agents?: { http: http.Agent; https: https.Agent };
 }
@@ -77,6 +81,13 @@ export function postWebhook(url: URL, options: PostOptions): Promise<PostResult>
       if (cutShort) cutShort(`the answer's body did not end within ${limit} ms`);
       else request.destroy(Object.assign(new Error(`no answer within ${limit} ms`), { code: "ETIMEDOUT" }));
     }, options.timeoutMs);
+    const onAbort = () => {
+      finish({ error: "the notifier stopped during the attempt", excerpt: "", aborted: true });
+      request.destroy();
+    };
+    if (options.signal?.aborted) queueMicrotask(onAbort);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    request.on("close", () => options.signal?.removeEventListener("abort", onAbort));
     request.on("error", (error) => finish({ error: describeError(error), excerpt: "" }));
     request.on("response", (response) => {
       const chunks: Buffer[] = [];
