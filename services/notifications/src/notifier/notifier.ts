@@ -106,7 +106,7 @@ export class Notifier {
       pollInterval: this.options.pollIntervalMs,
       noHandleSignals: true,
       taskList: { deliver: task },
-      crontab: "",
+      parsedCronItems: [],
       logger: workerLogger(this.options.logger),
       events,
       // Jobs still running 3 s into a stop are aborted (and run again later), well before runUntilStopped's 8 s.
