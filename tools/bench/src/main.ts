@@ -247,7 +247,7 @@ async function main(): Promise<void> {
     urls[spec.name] = `http://127.0.0.1:${port}`;
   }
   for (const spec of SERVICES) env[`${spec.name.toUpperCase()}_URL`] = urls[spec.name]!;
-  step("starting the platform (identity, merchants, allocation, payins, observer, api, checkout)…");
+  step("starting the platform (identity, merchants, notifications, allocation, payins, observer, notifier, api, checkout)…");
   running.platform = await launchPlatform({
     extraCallers: ["test"],
     env,

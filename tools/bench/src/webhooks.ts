@@ -149,7 +149,7 @@ export async function runWebhooks(options: {
           dataJson: JSON.stringify(data),
         });
       });
-      await notifications.recordEvents({ events }, { timeoutMs: 60_000 });
+      await notifications.recordEvents({ events }, { timeoutMs: 30_000 });
     }
     const backlog = await drained(receiver, EVENTS);
     const seconds = Math.max(0.001, (backlog.lastAt - handedAt) / 1000);

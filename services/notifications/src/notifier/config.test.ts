@@ -14,7 +14,7 @@ describe("the notifier's settings", () => {
     expect(config.WEBHOOK_ALLOW_INSECURE_URLS).toBe("false");
     expect(config.WEBHOOK_DNS_SERVERS).toEqual([]);
     expect(config.NOTIFIER_PORT).toBe(50057);
-    expect(config.NOTIFIER_ENDPOINT_CONCURRENCY).toBe(4);
+    expect(config.NOTIFIER_ENDPOINT_CONCURRENCY).toBe(16);
     expect(config.NOTIFIER_STALE_AFTER_MS).toBe(15_000);
     expect(config.WEBHOOK_SECRET_KEY.equals(key)).toBe(true);
   });

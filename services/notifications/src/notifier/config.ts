@@ -31,8 +31,13 @@ export const notifierConfigSchema = {
   WEBHOOK_DNS_SERVERS: dnsServers,
   /** Deliveries in flight at once in this process. */
   NOTIFIER_CONCURRENCY: int(32, 1, 512),
-  /** Deliveries in flight at once to one endpoint, in this process. */
-  NOTIFIER_ENDPOINT_CONCURRENCY: int(4, 1, 256),
+  /**
+   * Deliveries in flight at once to one endpoint, in this process: half of
+   * NOTIFIER_CONCURRENCY, so a receiver that hangs holds at most half the
+   * notifier while a healthy one still gets a thousand deliveries a second
+   * (at 4, one endpoint got under 500: docs/decisions.md, "Webhook delivery").
+   */
+  NOTIFIER_ENDPOINT_CONCURRENCY: int(16, 1, 256),
   /** How long a receiver has to answer, in ms (the contract is 15 s; tests shorten it). */
   WEBHOOK_TIMEOUT_MS: int(DEFAULT_WEBHOOK_TIMEOUT_MS, 100, 60_000),
   /** How often the queue is polled for deliveries due later (new ones arrive at once by notification). */

@@ -1,4 +1,5 @@
 import { dateOrNull, prepared, sql, type Database, type Queryable } from "@payin/db";
+import { coalesce } from "@payin/rpc";
 import type { SealedSecrets } from "../domain/model.js";
 import type { AttemptDecision } from "../domain/retry-schedule.js";
 import { DELIVER_TASK, deliveryJobKey as jobKey, JOB_SCHEMA } from "../store/job-queue.js";
@@ -30,7 +31,8 @@ export interface AttemptRecord {
 }
 
 
-const LOAD = prepared<{
+/** A delivery with its event and endpoint, as LOAD answers it. */
+type LoadRow = {
   delivery_uuid: string;
   status: DeliveryToAttempt["status"];
   next_attempt_at: string | null;
@@ -45,16 +47,21 @@ const LOAD = prepared<{
   secret_sealed: Buffer;
   previous_secret_sealed: Buffer | null;
   previous_secret_expires_at: string | null;
-}>(
-  "notifier_load_delivery",
+};
+
+const LOAD = prepared<LoadRow>(
+  "notifier_load_deliveries",
   `select d.delivery_uuid, d.status, d.next_attempt_at, d.round_attempts,
           e.event_uuid, e.type, e.created_at, e.data,
           w.endpoint_uuid, w.url, w.enabled, w.secret_sealed, w.previous_secret_sealed, w.previous_secret_expires_at
      from deliveries d
      join events e on e.event_uuid = d.event_uuid
      join webhook_endpoints w on w.endpoint_uuid = d.endpoint_uuid
-    where d.delivery_uuid = $1`,
+    where d.delivery_uuid = any($1::uuid[])`,
 );
+
+/** Most deliveries loaded, or successes recorded, in one statement. */
+const MAX_BATCH = 100;
 
 /** Adds (or moves) a delivery's job: graphile-worker's add_job, keyed by the delivery, in the caller's transaction. */
 const ADD_JOB = prepared(
@@ -73,21 +80,25 @@ const INSERT_ATTEMPT = prepared(
  * succeeded if it was still pending, the endpoint's failing mark cleared.
  * Answers a row when the delivery was pending.
  */
-const RECORD_SUCCESS = prepared<{ endpoint_uuid: string }>(
-  "notifier_record_success",
-  `with attempt as (
+const RECORD_SUCCESSES = prepared<{ delivery_uuid: string }>(
+  "notifier_record_successes",
+  `with a as (
+     select * from unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[])
+       as a(attempt_uuid, delivery_uuid, attempted_at, status_code, duration_ms, response_excerpt, error)
+   ), attempt as (
      insert into delivery_attempts (attempt_uuid, delivery_uuid, attempted_at, status_code, duration_ms, response_excerpt, error)
-     values ($1, $2, $3, $4, $5, $6, $7)
+     select attempt_uuid, delivery_uuid, attempted_at, status_code, duration_ms, response_excerpt, error from a
    ), delivery as (
-     update deliveries
-        set status = 'succeeded', attempt_count = attempt_count + 1, round_attempts = round_attempts + 1, next_attempt_at = null, updated_at = $3
-      where delivery_uuid = $2 and status = 'pending'
-     returning endpoint_uuid
+     update deliveries d
+        set status = 'succeeded', attempt_count = attempt_count + 1, round_attempts = round_attempts + 1, next_attempt_at = null, updated_at = a.attempted_at
+       from a
+      where d.delivery_uuid = a.delivery_uuid and d.status = 'pending'
+     returning d.delivery_uuid, d.endpoint_uuid
    ), endpoint as (
      update webhook_endpoints set failing_since = null
       where endpoint_uuid in (select endpoint_uuid from delivery) and failing_since is not null
    )
-   select endpoint_uuid from delivery`,
+   select delivery_uuid from delivery`,
 );
 
 const LOCK_DELIVERY = prepared<{ status: string; round_attempts: number; endpoint_uuid: string }>(
@@ -133,29 +144,39 @@ const FAIL_PENDING_OF_ENDPOINT = sql(
 
 /** The notifier's reads and writes of the notifications schema (and its graphile-worker jobs). */
 export class DeliveryStore {
+  /**
+   * Loads, and successes, of the deliveries running together (the jobs of one
+   * fetch of the queue) share one statement each: at a thousand deliveries a
+   * second, a statement per delivery cost the notifier and PostgreSQL more
+   * than the deliveries.
+   */
+  private readonly loadTogether = coalesce((ids: string[]) => this.loadMany(ids), { maxBatch: MAX_BATCH });
+  private readonly succeedTogether = coalesce((attempts: AttemptRecord[]) => this.recordSuccesses(attempts), { maxBatch: MAX_BATCH });
+
   constructor(private readonly db: Database) {}
 
-  async load(deliveryUuid: string): Promise<DeliveryToAttempt | null> {
-    const [row] = await this.db.query(LOAD, [deliveryUuid]);
-    if (!row) return null;
-    return {
-      deliveryUuid: row.delivery_uuid,
-      status: row.status,
-      nextAttemptAt: dateOrNull(row.next_attempt_at),
-      roundAttempts: row.round_attempts,
-      eventUuid: row.event_uuid,
-      eventType: row.type,
-      eventCreatedAt: new Date(row.created_at),
-      data: row.data,
-      endpointUuid: row.endpoint_uuid,
-      url: row.url,
-      enabled: row.enabled,
-      secrets: {
-        secretSealed: row.secret_sealed,
-        previousSecretSealed: row.previous_secret_sealed,
-        previousSecretExpiresAt: dateOrNull(row.previous_secret_expires_at),
-      },
-    };
+  load(deliveryUuid: string): Promise<DeliveryToAttempt | null> {
+    return this.loadTogether(deliveryUuid);
+  }
+
+  private async loadMany(deliveryUuids: string[]): Promise<(DeliveryToAttempt | null)[]> {
+    const rows = await this.db.query(LOAD, [deliveryUuids]);
+    const byUuid = new Map(rows.map((row) => [row.delivery_uuid, row]));
+    return deliveryUuids.map((uuid) => {
+      const row = byUuid.get(uuid);
+      return row ? deliveryOf(row) : null;
+    });
+  }
+
+  /** Whether each success was recorded (false: its delivery was no longer pending). */
+  private async recordSuccesses(attempts: AttemptRecord[]): Promise<boolean[]> {
+    const column = <T>(pick: (a: AttemptRecord) => T) => attempts.map(pick);
+    const rows = await this.db.query(RECORD_SUCCESSES, [
+      column((a) => a.attemptUuid), column((a) => a.deliveryUuid), column((a) => a.attemptedAt), column((a) => a.statusCode),
+      column((a) => a.durationMs), column((a) => a.responseExcerpt), column((a) => a.error),
+    ]);
+    const recorded = new Set(rows.map((row) => row.delivery_uuid));
+    return attempts.map((a) => recorded.has(a.deliveryUuid));
   }
 
   /** Queues the delivery's job again at `runAt` (its key replaces the running one's: one job per delivery). */
@@ -173,7 +194,7 @@ export class DeliveryStore {
    * attempt row; then, if the delivery is still pending, its counts and the
    * decision `decide` makes from its round's attempts (this one included) and
    * from since when the endpoint has been failing (a success clears that, a
-   * failure starts it). A success (decided without either) is one statement.
+   * failure starts it). A success (decided without either) shares one statement with the successes recorded together.
    * Answers the decision taken, or null when the delivery was no longer pending.
    */
   async recordAttempt<D extends AttemptDecision>(
@@ -193,8 +214,7 @@ export class DeliveryStore {
     if (success) {
       const decision = decide(0, null);
       if (decision.kind === "succeeded") {
-        const [pending] = await this.db.query(RECORD_SUCCESS, values);
-        return pending ? decision : null;
+        return (await this.succeedTogether(attempt)) ? decision : null;
       }
     }
     return this.db.transaction(async (tx) => {
@@ -229,4 +249,25 @@ export class DeliveryStore {
       return decision;
     });
   }
+}
+
+function deliveryOf(row: LoadRow): DeliveryToAttempt {
+  return {
+    deliveryUuid: row.delivery_uuid,
+    status: row.status,
+    nextAttemptAt: dateOrNull(row.next_attempt_at),
+    roundAttempts: row.round_attempts,
+    eventUuid: row.event_uuid,
+    eventType: row.type,
+    eventCreatedAt: new Date(row.created_at),
+    data: row.data,
+    endpointUuid: row.endpoint_uuid,
+    url: row.url,
+    enabled: row.enabled,
+    secrets: {
+      secretSealed: row.secret_sealed,
+      previousSecretSealed: row.previous_secret_sealed,
+      previousSecretExpiresAt: dateOrNull(row.previous_secret_expires_at),
+    },
+  };
 }

@@ -3,13 +3,18 @@ import { sql, type Database } from "@payin/db";
 import { loggableError, type Logger } from "@payin/logging";
 import { installJobQueue } from "../store/job-queue.js";
 
-/** graphile-worker's log lines through the process logger. */
+/**
+ * graphile-worker's log lines through the process logger: its errors and
+ * warnings as they are, its info lines at debug. It writes one info line per
+ * job ("Completed task …"), which at a thousand deliveries a second cost the
+ * notifier more than the deliveries did; the attempts are in the delivery log.
+ */
 export function workerLogger(logger: Logger): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {
+    if (level !== "error" && level !== "warning" && !logger.isLevelEnabled("debug")) return;
     const fields = { scope, ...(meta?.error ? { err: loggableError(meta.error) } : {}) };
     if (level === "error") logger.error(fields, message);
     else if (level === "warning") logger.warn(fields, message);
-    else if (level === "info") logger.info(fields, message);
     else logger.debug(fields, message);
   });
 }

@@ -11,6 +11,23 @@ import { migrateQueue } from "./queue.js";
 
 export type NotifierConfig = ConfigOf<typeof notifierConfigSchema>;
 
+/**
+ * The notifier's sessions commit without waiting for the WAL flush
+ * (synchronous_commit off). Safe for what it writes: every transaction it
+ * commits (an attempt recorded, a job taken, completed or queued again) is
+ * followed, in the WAL, by the commit that retires the job or by nothing the
+ * delivery depends on, so a crash loses at most a suffix of them; the job is
+ * then still there and the delivery is attempted again (at least once). The
+ * events and their jobs are written by the notifications service, which
+ * commits synchronously.
+ */
+export function asyncCommitUrl(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const options = url.searchParams.get("options");
+  url.searchParams.set("options", `${options ? `${options} ` : ""}-c synchronous_commit=off`);
+  return url.toString();
+}
+
 export interface NotifierDeps {
   logger?: Logger;
   random?: () => number;
@@ -26,16 +43,17 @@ export interface NotifierDeps {
 export const startNotifier: StartService<NotifierConfig, NotifierDeps> = async (config, deps = {}) => {
   const logger = deps.logger ?? createLogger("notifier", { level: config.LOG_LEVEL });
   if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
-  const db = await openDatabase({ ...ormOptions(config.DATABASE_URL, config.NOTIFIER_CONCURRENCY + 4), applicationName: "notifications notifier" });
+  const databaseUrl = asyncCommitUrl(config.DATABASE_URL);
+  const db = await openDatabase({ ...ormOptions(databaseUrl, config.NOTIFIER_CONCURRENCY + 4), applicationName: "notifications notifier" });
   try {
     // The queue's schema is always brought up to date: the runner needs it (graphile-worker would migrate it itself, unserialised).
-    await migrateQueue(db, config.DATABASE_URL, logger);
+    await migrateQueue(db, databaseUrl, logger);
   } catch (error) {
     await db.close();
     throw error;
   }
   const notifier = new Notifier({
-    databaseUrl: config.DATABASE_URL,
+    databaseUrl,
     db,
     sealingKey: config.WEBHOOK_SECRET_KEY,
     allowInsecureUrls: config.WEBHOOK_ALLOW_INSECURE_URLS === "true",
