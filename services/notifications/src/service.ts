@@ -12,7 +12,7 @@ import { checkWebhookUrl, type HostLookup } from "./domain/webhook-url.js";
 import { CALLERS } from "./rpc/callers.js";
 import { notificationsHandlers } from "./rpc/notifications-handlers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
-import { installJobQueue } from "./store/job-queue.js";
+import { migrateQueue } from "./notifier/queue.js";
 import { ormOptions } from "./store/orm.js";
 import { startRetentionPurge } from "./store/retention-purge.js";
 import { unitOfWork } from "./store/unit-of-work.js";
@@ -83,13 +83,17 @@ export interface NotificationsDeps {
  */
 export const startService: StartService<NotificationsConfig, NotificationsDeps> = async (config, deps = {}) => {
   const logger = deps.logger ?? createLogger("notifications", { level: config.LOG_LEVEL, mixin: requestLogFields });
-  if (config.MIGRATE_ON_BOOT === "true") {
-    await migrate(ormOptions(config.DATABASE_URL));
-    await installJobQueue(config.DATABASE_URL, (level, message) => {
-      if (level === "error" || level === "warning") logger.warn({ graphile_worker: level }, message);
-    });
-  }
+  if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
   const db = await openDatabase(ormOptions(config.DATABASE_URL, config.DB_POOL_MAX));
+  if (config.MIGRATE_ON_BOOT === "true") {
+    // The delivery queue's schema, one process at a time (replicas and notifiers may start together).
+    try {
+      await migrateQueue(db, config.DATABASE_URL, logger);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
   const ports: NotificationsPorts = {
     db,
     assertionKey: config.ACTOR_ASSERTION_PUBLIC_KEY,

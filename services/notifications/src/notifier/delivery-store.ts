@@ -2,7 +2,7 @@ import { dateOrNull, prepared, sql, type Database, type Queryable } from "@payin
 import { coalesce } from "@payin/rpc";
 import type { SealedSecrets } from "../domain/model.js";
 import type { AttemptDecision } from "../domain/retry-schedule.js";
-import { DELIVER_TASK, deliveryJobKey as jobKey, JOB_SCHEMA } from "../store/job-queue.js";
+import { DELIVER_TASK, DELIVERY_JOB_MAX_ATTEMPTS, deliveryJobKey as jobKey, JOB_SCHEMA } from "../store/job-queue.js";
 
 /** A delivery as the notifier attempts it: with its event and its endpoint. */
 export interface DeliveryToAttempt {
@@ -66,7 +66,7 @@ const MAX_BATCH = 100;
 /** Adds (or moves) a delivery's job: graphile-worker's add_job, keyed by the delivery, in the caller's transaction. */
 const ADD_JOB = prepared(
   "notifier_add_job",
-  `select 1 from ${JOB_SCHEMA}.add_job('${DELIVER_TASK}', json_build_object('delivery_uuid', $1::text), run_at := $2::timestamptz, job_key := $3::text, max_attempts := 25)`,
+  `select 1 from ${JOB_SCHEMA}.add_job('${DELIVER_TASK}', json_build_object('delivery_uuid', $1::text), run_at := $2::timestamptz, job_key := $3::text, max_attempts := ${DELIVERY_JOB_MAX_ATTEMPTS})`,
 );
 
 const INSERT_ATTEMPT = prepared(

@@ -31,11 +31,20 @@ export async function installJobQueue(databaseUrl: string, log?: (level: string,
   await runMigrations({ connectionString: databaseUrl, schema: JOB_SCHEMA, logger });
 }
 
+/**
+ * Tries of one delivery job before graphile-worker gives it up. A try fails
+ * only when the notifier cannot record (the database unavailable, the notifier
+ * stopped mid-attempt): the receiver's answers are the delivery's own schedule.
+ * With graphile-worker's backoff (at most about 6 h apart) this keeps a job
+ * for months, so no pending delivery is left without one.
+ */
+export const DELIVERY_JOB_MAX_ATTEMPTS = 1000;
+
 // Every job of a batch in one call (add_jobs with an array of job specs: graphile-worker 0.17's SQL API).
 // Prepared: RecordEvents runs it for every batch with new deliveries.
 const ENQUEUE = prepared("notifications_jobs_enqueue", `
   select count(*) from ${JOB_SCHEMA}.add_jobs(array(
-    select row('${DELIVER_TASK}', json_build_object('delivery_uuid', u), null, due, null, 'delivery:' || u, null, null)::${JOB_SCHEMA}.job_spec
+    select row('${DELIVER_TASK}', json_build_object('delivery_uuid', u), null, due, ${DELIVERY_JOB_MAX_ATTEMPTS}, 'delivery:' || u, null, null)::${JOB_SCHEMA}.job_spec
       from unnest($1::uuid[], $2::timestamptz[]) as j(u, due)))`);
 const DROP = sql(`select count(${JOB_SCHEMA}.remove_job('delivery:' || u)) from unnest($1::uuid[]) as u`);
 
