@@ -323,6 +323,44 @@ describe("a checkout whose intent was paid before its start recorded it", () => 
   });
 });
 
+describe("a start and a payment recorded at the same moment", () => {
+  it("tell the checkout paid exactly once, whichever commits first", async () => {
+    const merchantUuid = uuidv7();
+    const rounds = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const { session } = await client.createCheckoutSession({ merchantUuid, amount: "10.5", jurisdiction: "DE", pairs: [{ asset: "usdt", rail: "bep20" }] });
+        const intent = await createIntent(merchantUuid);
+        await Promise.all([
+          new CheckoutRepository(db).link(session!.checkoutUuid, intent.intentUuid, new Date()),
+          client.recordObservations({ observations: [transfer(intent, "a", FULL)] }),
+        ]);
+        return (await checkoutEvents(session!.checkoutUuid)).map((e) => [e.type, e.sequence]);
+      }),
+    );
+    for (const events of rounds) expect(events).toEqual([["checkout.created", 1], ["checkout.started", 2], ["checkout.paid", 3]]);
+  });
+
+  it("a start waits for a payment being recorded for its intent, and then tells it paid", async () => {
+    const merchantUuid = uuidv7();
+    const { session } = await client.createCheckoutSession({ merchantUuid, amount: "10.5", jurisdiction: "DE", pairs: [{ asset: "usdt", rail: "bep20" }] });
+    const intent = await createIntent(merchantUuid);
+    let linking: Promise<boolean> | undefined;
+    let linkedEarly = false;
+    // A recording of a payment, caught in the middle: the intent's row locked as recording locks it, its status paid, not yet committed.
+    await db.transaction(async (tx) => {
+      await tx.query(sql(`select 1 from pay_in_intents where intent_uuid = $1 for no key update`), [intent.intentUuid]);
+      await tx.query(sql(`update pay_in_intents set status = 'paid' where intent_uuid = $1`), [intent.intentUuid]);
+      linking = new CheckoutRepository(db).link(session!.checkoutUuid, intent.intentUuid, new Date());
+      void linking.then(() => (linkedEarly = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    expect(linkedEarly, "the start linked while the payment was being recorded").toBe(false);
+    expect(await linking).toBe(true);
+    const events = await checkoutEvents(session!.checkoutUuid);
+    expect(events.map((e) => [e.type, e.sequence])).toEqual([["checkout.created", 1], ["checkout.started", 2], ["checkout.paid", 3]]);
+  });
+});
+
 describe("the relay", () => {
   const OUTBOX_COUNT = sql<{ n: string }>(`select count(*) as n from event_outbox`);
   const outboxSize = async () => Number((await db.query(OUTBOX_COUNT))[0]!.n);

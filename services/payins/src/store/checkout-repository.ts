@@ -130,6 +130,14 @@ const LINK = prepared<{ event_sequence: number }>(
           returning event_sequence`,
 );
 
+/**
+ * The intent a start links, locked as recording observations locks it (and
+ * before the checkout's row, in the same order): a payment recorded at the
+ * same moment either commits first, and the link then reads it paid, or waits
+ * for the link, and then finds the checkout to tell paid.
+ */
+const LOCK_INTENT = prepared("payins.checkout-link-lock-intent", `select 1 from pay_in_intents where intent_uuid = $1 for no key update`);
+
 const LINKED = prepared<{ linked: number }>(
   "payins.checkout-linked",
   `select 1 as linked from checkout_sessions where uuid = $1 and intent_uuid = $2`,
@@ -230,6 +238,7 @@ export class CheckoutRepository implements CheckoutStore {
 
   async link(checkoutUuid: string, intentUuid: string, now: Date): Promise<boolean> {
     return this.db.transaction(async (trx) => {
+      await trx.query(LOCK_INTENT, [intentUuid]);
       const [row] = await trx.query(LINK, [checkoutUuid, intentUuid, now]);
       // Linked to this intent already (a concurrent or retried start): told once, by the start that linked it.
       if (!row) return (await trx.query(LINKED, [checkoutUuid, intentUuid])).length > 0;
