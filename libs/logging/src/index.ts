@@ -17,8 +17,8 @@ export const REDACT_PATHS = SENSITIVE_KEYS.flatMap((key) => {
   return [key.includes("-") ? k : key, `*${dot}`, `*.*${dot}`];
 });
 
-/** Bearer tokens, machine tokens and long base64url runs are scrubbed from free text. */
-const TOKEN_PATTERN = /(mpk_[0-9a-f]{32}[A-Za-z0-9_-]{43})|(Bearer\s+[A-Za-z0-9._~+/=-]+)/g;
+/** Bearer tokens, machine tokens and webhook signing secrets are scrubbed from free text. */
+const TOKEN_PATTERN = /(mpk_[0-9a-f]{32}[A-Za-z0-9_-]{43})|(Bearer\s+[A-Za-z0-9._~+/=-]+)|(whsec_[A-Za-z0-9+/=]+)/g;
 
 /** Replaces anything that looks like a token inside a message string. */
 export function scrubText(text: string): string {

@@ -124,8 +124,12 @@ export async function updateEndpoint(
 export async function deleteEndpoint(deps: Deps, input: { merchantUuid: string; endpointUuid: string; actor: ChangeActor }): Promise<void> {
   const merchantUuid = checkMerchantUuid(input.merchantUuid);
   await deps.uow.transaction(async (stores) => {
+    // Its pending deliveries locked before the endpoint, in the order an attempt in
+    // flight takes them (its delivery, then its endpoint): the deletion waits for it
+    // instead of deadlocking with it.
+    const pending = isUuid(input.endpointUuid) ? await stores.deliveries.pendingOf(input.endpointUuid) : [];
     const endpoint = await endpointOf(stores, merchantUuid, input.endpointUuid, true);
-    await stores.jobs.drop(await stores.deliveries.pendingOf(endpoint.endpointUuid));
+    await stores.jobs.drop(pending);
     await stores.endpoints.delete(endpoint.endpointUuid);
     await recordChange(stores, deps, input.actor, { action: `${TARGET}.delete`, targetType: TARGET, targetUuid: endpoint.endpointUuid, at: deps.now() });
   });

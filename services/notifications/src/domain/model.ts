@@ -164,7 +164,7 @@ export interface DeliveryStore {
    * waiting for a retry after a failed attempt) for events created at or after `since`.
    */
   restartFailed(endpointUuid: string, since: Date, now: Date): Promise<Delivery[]>;
-  /** The pending deliveries of an endpoint (their jobs are dropped when it is deleted). */
+  /** The pending deliveries of an endpoint, locked until the transaction ends (their jobs are dropped when it is deleted). */
   pendingOf(endpointUuid: string): Promise<string[]>;
 }
 

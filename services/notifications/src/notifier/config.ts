@@ -30,12 +30,13 @@ export const notifierConfigSchema = {
   /** Unset: the system's resolver. Set: only these servers are asked (A and AAAA). */
   WEBHOOK_DNS_SERVERS: dnsServers,
   /** Deliveries in flight at once in this process. */
-  NOTIFIER_CONCURRENCY: int(32, 1, 512),
+  NOTIFIER_CONCURRENCY: int(64, 1, 512),
   /**
-   * Deliveries in flight at once to one endpoint, in this process: half of
-   * NOTIFIER_CONCURRENCY, so a receiver that hangs holds at most half the
-   * notifier while a healthy one still gets a thousand deliveries a second
-   * (at 4, one endpoint got under 500: docs/decisions.md, "Webhook delivery").
+   * Deliveries in flight at once to one endpoint, in this process: a quarter of
+   * NOTIFIER_CONCURRENCY, so receivers that hang hold at most a quarter of the
+   * notifier each, while a healthy one still gets a thousand deliveries a
+   * second (at 4, one endpoint got under 500: docs/decisions.md, "Webhook
+   * delivery: the queue, measured").
    */
   NOTIFIER_ENDPOINT_CONCURRENCY: int(16, 1, 256),
   /** How long a receiver has to answer, in ms (the contract is 15 s; tests shorten it). */

@@ -137,9 +137,15 @@ const DISABLE_ENDPOINT = sql(
     where endpoint_uuid = $1 and enabled`,
 );
 
+/**
+ * The pending deliveries of an endpoint just disabled, failed; those another
+ * attempt holds are skipped (waiting for them, while they wait for the
+ * endpoint this transaction holds, would deadlock): their own attempt is
+ * recorded, and the next one finds the endpoint disabled and fails them.
+ */
 const FAIL_PENDING_OF_ENDPOINT = sql(
   `update deliveries set status = 'failed', next_attempt_at = null, updated_at = $2
-    where endpoint_uuid = $1 and status = 'pending'`,
+    where delivery_uuid in (select delivery_uuid from deliveries where endpoint_uuid = $1 and status = 'pending' for update skip locked)`,
 );
 
 /** The notifier's reads and writes of the notifications schema (and its graphile-worker jobs). */

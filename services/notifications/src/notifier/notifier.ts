@@ -216,7 +216,9 @@ export class Notifier {
     try {
       secrets = signingSecrets(this.options.sealingKey, delivery.endpointUuid, delivery.secrets, now);
     } catch {
-      return { error: "the endpoint's secret could not be opened (WEBHOOK_SECRET_KEY)", excerpt: "", durationMs: 0 };
+      // Ours to fix (WEBHOOK_SECRET_KEY), not the receiver's failure: nothing is sent or
+      // recorded, and the job is tried again with graphile-worker's backoff.
+      throw new Error("the endpoint's signing secret could not be opened: is WEBHOOK_SECRET_KEY the notifications service's?");
     }
     const body = webhookBody(delivery.eventType, delivery.eventCreatedAt, delivery.data);
     // The receiver's time counts from the attempt's start: resolving its name is part of it.

@@ -44,7 +44,8 @@ export const startNotifier: StartService<NotifierConfig, NotifierDeps> = async (
   const logger = deps.logger ?? createLogger("notifier", { level: config.LOG_LEVEL });
   if (config.MIGRATE_ON_BOOT === "true") await migrate(ormOptions(config.DATABASE_URL));
   const databaseUrl = asyncCommitUrl(config.DATABASE_URL);
-  const db = await openDatabase({ ...ormOptions(databaseUrl, config.NOTIFIER_CONCURRENCY + 4), applicationName: "notifications notifier" });
+  // Loads and successes of the deliveries running together share statements (delivery-store.ts): a pool far smaller than the concurrency serves it.
+  const db = await openDatabase({ ...ormOptions(databaseUrl, Math.min(config.NOTIFIER_CONCURRENCY, 16) + 4), applicationName: "notifications notifier" });
   try {
     // The queue's schema is always brought up to date: the runner needs it (graphile-worker would migrate it itself, unserialised).
     await migrateQueue(db, databaseUrl, logger);

@@ -79,7 +79,7 @@ const RESTART_FAILED = sql<DeliveryRow>(`
    where d.endpoint_uuid = $1 and e.event_uuid = d.event_uuid and e.created_at >= $2
      and (d.status = 'failed' or (d.status = 'pending' and d.round_attempts > 0))
   returning ${D_COLUMNS}`);
-const PENDING_OF = sql<{ delivery_uuid: string }>(`select delivery_uuid from deliveries where endpoint_uuid = $1 and status = 'pending'`);
+const PENDING_OF = sql<{ delivery_uuid: string }>(`select delivery_uuid from deliveries where endpoint_uuid = $1 and status = 'pending' for update`);
 
 /** DeliveryStore on PostgreSQL (`deliveries`, `delivery_attempts`). */
 export class DeliveryRepository implements DeliveryStore {

@@ -137,6 +137,8 @@ export function webhookRoutes(deps: WebhookDeps) {
       const endpoint = res.endpoint!;
       ctx.status = 201;
       ctx.set("location", `/api/v1/merchants/${merchantOf(ctx)}/webhook-endpoints/${endpoint.endpointUuid}`);
+      // The secret, shown this once: kept by no cache on the way.
+      ctx.set("cache-control", "no-store");
       ctx.body = endpointWithSecretView(endpoint, res.secret);
     });
   });
@@ -184,6 +186,7 @@ export function webhookRoutes(deps: WebhookDeps) {
       const endpointUuid = endpointUuidOf(ctx);
       const { graceSeconds } = await optionalBody(ctx, parseRotateSecret);
       const res = await notifications.rotateWebhookSecret({ merchantUuid: merchantOf(ctx), endpointUuid, graceSeconds, actorAssertion: person.actorAssertion });
+      ctx.set("cache-control", "no-store");
       ctx.body = endpointWithSecretView(res.endpoint!, res.secret);
     });
   });

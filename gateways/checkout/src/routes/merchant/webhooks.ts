@@ -162,6 +162,8 @@ function refusalOnForm(error: unknown): { state: Omit<FormState, "values">; stat
 
 function renderSecret(ctx: Context, deps: WebhooksDeps, area: Area, kind: "created" | "rotated", endpoint: Parameters<typeof endpointView>[0], secret: string, status: number): void {
   renderAreaPage(ctx, deps, area, "merchant/webhook-secret.njk", "webhooks", { kind, endpoint: endpointView(endpoint, deps.now()), secret }, status);
+  // The secret, shown this once: kept by no cache (nor the browser's history of the page).
+  ctx.set("cache-control", "no-store");
 }
 
 /** The `?before=` cursor of a log: a delivery uuid, or "" for the newest; null when it is neither. */
