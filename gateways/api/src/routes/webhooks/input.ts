@@ -2,7 +2,7 @@
  * What the events and webhook-endpoint routes read, checked before any call:
  * query parameters and JSON bodies, strictly (an unknown field or parameter,
  * a wrong type, a value out of its range is 400 VALIDATION_ERROR naming it).
- * Pure: no Koa, no service; the routes (events.ts, endpoints.ts) call these
+ * Pure: no Koa, no service; the routes (routes.ts) call these
  * after authorising, and the OpenAPI document reads the same limits.
  * What only the notifications service can decide — whether a URL is https and
  * resolves to a public address, the merchant's endpoint limit — is its answer.
