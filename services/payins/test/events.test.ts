@@ -1,17 +1,19 @@
 import { createHash, randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import { sql, type Database, type MikroORM } from "@payin/db";
-import { checkoutView, intentReadView, transferView, type EventData } from "@payin/events";
+import { checkoutView, intentReadView, isEventType, transferView, type EventData, type EventType } from "@payin/events";
 import { uuidv7 } from "@payin/ids";
 import { payinsV1, type notificationsV1 } from "@payin/proto";
-import { toTimestamp } from "@payin/rpc";
+import { Code, ConnectError, toTimestamp } from "@payin/rpc";
 import { startPayinsHarness } from "./harness.js";
 import type { AddressAllocator, MerchantDirectory, PayinContext } from "../src/domain/create-pay-in-intent.js";
-import { relayOnce } from "../src/events/relay.js";
+import type { OutboxEvent } from "../src/events/outbox-events.js";
+import { relayOnce, startEventRelay, type RefusedEvent } from "../src/events/relay.js";
 import { CheckoutRepository } from "../src/store/checkout-repository.js";
 import { tellPassedDeadlines } from "../src/store/deadline-store.js";
+import { writeEvents } from "../src/store/event-outbox.js";
 
 const { PayInStatus, TransferState } = payinsV1;
 
@@ -404,5 +406,154 @@ describe("the relay", () => {
     await relayOnce(db, async (events) => void sent.push(...events));
     expect(sent.filter((e) => e.intentUuid === intent.intentUuid).map((e) => e.type)).toEqual(["pay_in_intent.created"]);
     expect(await outboxSize()).toBe(0);
+  });
+});
+
+describe("the relay, when notifications refuses an event", () => {
+  const OUTBOX = sql<{ event_uuid: string }>(`select event_uuid from event_outbox order by event_uuid`);
+  const REFUSED = sql<OutboxRow & { refused_at: string; refusal_message: string }>(`select * from event_outbox_refused where event_uuid = $1`);
+  const outbox = async () => (await db.query(OUTBOX)).map((r) => r.event_uuid);
+  const refusedRow = async (eventUuid: string) => (await db.query(REFUSED, [eventUuid]))[0];
+
+  /** Notifications as RecordEvents behaves: a batch holding an event of a type it does not know is refused whole, INVALID_ARGUMENT. */
+  function notifications() {
+    const calls: string[][] = [];
+    const recorded: notificationsV1.Event[] = [];
+    const record = async (events: notificationsV1.Event[]) => {
+      calls.push(events.map((e) => e.eventUuid));
+      const bad = events.findIndex((e) => !isEventType(e.type));
+      if (bad >= 0) throw new ConnectError(`events[${bad}]: type "${events[bad]!.type}" is not an event type this service records`, Code.InvalidArgument);
+      recorded.push(...events);
+    };
+    return { record, calls, recorded };
+  }
+
+  /** An event of a type this notifications does not know yet (as when payins is deployed first with a new type), written now. */
+  async function writeUnknownEvent(): Promise<OutboxEvent> {
+    const event: OutboxEvent = {
+      eventUuid: uuidv7(), merchantUuid: uuidv7(), type: "checkout.expired" as EventType, sequence: 2, intentUuid: null, checkoutUuid: uuidv7(),
+      createdAt: new Date(Math.floor(Date.now() / 1000) * 1000), data: JSON.stringify({ secret: "never logged" }),
+    };
+    await writeEvents(db, [event]);
+    return event;
+  }
+
+  async function createCheckout(merchantUuid: string): Promise<string> {
+    const { session } = await client.createCheckoutSession({ merchantUuid, amount: "10.5", jurisdiction: "DE", pairs: [{ asset: "usdt", rail: "bep20" }] });
+    return session!.checkoutUuid;
+  }
+
+  /** Empties the outbox (what earlier tests left). */
+  async function drain() {
+    while ((await relayOnce(db, async () => {})) > 0);
+    expect(await outbox()).toEqual([]);
+  }
+
+  it("hands over the events around it in order, sets it aside in event_outbox_refused, and goes on with later events", async () => {
+    await drain();
+    const merchantUuid = uuidv7();
+    const first = await createCheckout(merchantUuid);
+    const bad = await writeUnknownEvent();
+    const second = await createCheckout(merchantUuid);
+    const waiting = await outbox();
+    expect(waiting).toHaveLength(3);
+    expect(waiting[1]).toBe(bad.eventUuid);
+
+    const { record, calls, recorded } = notifications();
+    const refused: RefusedEvent[] = [];
+    expect(await relayOnce(db, record, 1000, (e) => refused.push(e))).toBe(3);
+    // The batch, refused whole; then each of its events alone, oldest first.
+    expect(calls).toEqual([waiting, [waiting[0]], [waiting[1]], [waiting[2]]]);
+    expect(recorded.map((e) => e.checkoutUuid)).toEqual([first, second]);
+    expect(await outbox()).toEqual([]);
+    const row = await refusedRow(bad.eventUuid);
+    expect(row).toMatchObject({
+      merchant_uuid: bad.merchantUuid, type: "checkout.expired", sequence: "2", intent_uuid: null, checkout_uuid: bad.checkoutUuid, data: bad.data,
+      refusal_message: 'events[0]: type "checkout.expired" is not an event type this service records',
+    });
+    expect(new Date(row!.created_at)).toEqual(bad.createdAt);
+    expect(Math.abs(Date.now() - new Date(row!.refused_at).getTime())).toBeLessThan(60_000);
+    expect(refused).toEqual([{ eventUuid: bad.eventUuid, type: "checkout.expired", message: row!.refusal_message }]);
+
+    // Later events go as usual, in one batch.
+    const third = await createCheckout(merchantUuid);
+    calls.length = 0;
+    expect(await relayOnce(db, record, 1000, (e) => refused.push(e))).toBe(1);
+    expect(calls).toHaveLength(1);
+    expect(recorded.map((e) => e.checkoutUuid)).toEqual([first, second, third]);
+    expect(refused).toHaveLength(1);
+  });
+
+  it("keeps every event in the outbox when notifications is unavailable, even while it sends them one at a time", async () => {
+    await drain();
+    const good = await createCheckout(uuidv7());
+    const bad = await writeUnknownEvent();
+    const waiting = await outbox();
+    const refused: RefusedEvent[] = [];
+    const unavailable = async () => Promise.reject(new ConnectError("connect ECONNREFUSED", Code.Unavailable));
+    await expect(relayOnce(db, unavailable, 1000, (e) => refused.push(e))).rejects.toThrow(/ECONNREFUSED/);
+    await expect(relayOnce(db, async () => Promise.reject(new ConnectError("slow", Code.DeadlineExceeded)))).rejects.toThrow(/slow/);
+    // Refused whole, then down while the events go one at a time: the pass is undone, nothing is set aside.
+    const { record } = notifications();
+    let call = 0;
+    const failsSecond = async (events: notificationsV1.Event[]) => {
+      if (++call === 3) throw new ConnectError("connect ECONNREFUSED", Code.Unavailable);
+      await record(events);
+    };
+    await expect(relayOnce(db, failsSecond, 1000, (e) => refused.push(e))).rejects.toThrow(/ECONNREFUSED/);
+    expect(await outbox()).toEqual(waiting);
+    expect(await refusedRow(bad.eventUuid)).toBeUndefined();
+    expect(refused).toEqual([]);
+
+    // Back: the good event is handed over, the bad one set aside.
+    const back = notifications();
+    expect(await relayOnce(db, back.record, 1000, (e) => refused.push(e))).toBe(2);
+    expect(back.recorded.map((e) => e.checkoutUuid)).toEqual([good]);
+    expect(refused.map((e) => e.eventUuid)).toEqual([bad.eventUuid]);
+  });
+
+  it("takes an event put back into the outbox once notifications knows it, and sets it aside again (one row) while it does not", async () => {
+    await drain();
+    const bad = await writeUnknownEvent();
+    const { record } = notifications();
+    await relayOnce(db, record);
+    const PUT_BACK = sql(
+      `insert into event_outbox (event_uuid, merchant_uuid, type, sequence, intent_uuid, checkout_uuid, created_at, data)
+         select event_uuid, merchant_uuid, type, sequence, intent_uuid, checkout_uuid, created_at, data from event_outbox_refused where event_uuid = $1`,
+    );
+    await db.query(PUT_BACK, [bad.eventUuid]);
+    expect(await outbox()).toEqual([bad.eventUuid]);
+    await relayOnce(db, record);
+    expect(await outbox()).toEqual([]);
+    expect(await db.query(REFUSED, [bad.eventUuid])).toHaveLength(1);
+
+    // Notifications upgraded: the event put back is handed over.
+    await db.query(PUT_BACK, [bad.eventUuid]);
+    const sent: notificationsV1.Event[] = [];
+    await relayOnce(db, async (events) => void sent.push(...events));
+    expect(sent.map((e) => [e.eventUuid, e.type, e.dataJson])).toEqual([[bad.eventUuid, "checkout.expired", bad.data]]);
+    expect(await outbox()).toEqual([]);
+  });
+
+  it("logs each refused event once, at error level, with its uuid and type and never its data", async () => {
+    await drain();
+    const bad = await writeUnknownEvent();
+    const good = await createCheckout(uuidv7());
+    const { record, recorded } = notifications();
+    const logger = { warn: vi.fn(), info: vi.fn(), error: vi.fn() };
+    const relay = startEventRelay({ db, record, logger, idleMs: 10 });
+    try {
+      await vi.waitFor(async () => expect(await outbox()).toEqual([]), { timeout: 5_000, interval: 20 });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      await relay.stop();
+    }
+    expect(recorded.map((e) => e.checkoutUuid)).toEqual([good]);
+    expect(logger.error).toHaveBeenCalledTimes(1);
+    const [fields, message] = logger.error.mock.calls[0]!;
+    expect(fields).toEqual({ eventUuid: bad.eventUuid, type: "checkout.expired", reason: expect.stringContaining("not an event type"), alert: true });
+    expect(message).toMatch(/event_outbox_refused/);
+    expect(JSON.stringify(logger.error.mock.calls)).not.toContain("never logged");
+    expect(logger.warn).not.toHaveBeenCalled();
   });
 });

@@ -6,6 +6,7 @@ import { CheckoutSessions } from "./migration-2026-11-25-checkout-sessions.js";
 import { AfterPaidTransfers } from "./migration-2026-11-27-after-paid-transfers.js";
 import { VanishedTransfers } from "./migration-2026-11-27-vanished-transfers.js";
 import { EventOutbox } from "./migration-2026-11-27-event-outbox.js";
+import { EventOutboxRefused } from "./migration-2026-11-27-event-outbox-refused.js";
 
 /** Every migration of the payins schema, oldest first. Never edit a shipped one. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   { name: "2026-11-27-after-paid-transfers", class: AfterPaidTransfers },
   { name: "2026-11-27-vanished-transfers", class: VanishedTransfers },
   { name: "2026-11-27-event-outbox", class: EventOutbox },
+  { name: "2026-11-27-event-outbox-refused", class: EventOutboxRefused },
 ];
