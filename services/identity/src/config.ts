@@ -1,5 +1,5 @@
 import { actorAssertionSigningKey, ConfigError, int, oneOf, port, serviceBase, serviceCredential, serviceUrl, type Reader } from "@payin/config";
-import { parseEncryptionKey } from "./domain/secret-box.js";
+import { parseEncryptionKey } from "@payin/sealing";
 
 /**
  * The AES-256 key sealing TOTP secrets at rest: required, base64url (no padding)

@@ -3,7 +3,7 @@ import type { identityV1 } from "@payin/proto";
 import { Code, reasonOf, ConnectError } from "@payin/rpc";
 import { expectFailure } from "@payin/testing";
 import { RECOVERY_CODE_COUNT, recoveryCodeDigest, recoveryCodeHash, recoveryCodePepper } from "../src/domain/recovery-codes.js";
-import { open } from "../src/domain/secret-box.js";
+import { open } from "@payin/sealing";
 import { randomEmail, randomIp, secretOfUri, signIn, useHarness } from "./support.js";
 
 const h = useHarness();

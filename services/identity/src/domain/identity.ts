@@ -8,7 +8,7 @@ import { isRole, ROLES, type Role } from "./permissions.js";
 import type { HumanPrincipal } from "./principal.js";
 import { IdentityReason } from "./reasons.js";
 import { issueRecoveryCodes } from "./recovery-codes.js";
-import { seal } from "./secret-box.js";
+import { seal } from "@payin/sealing";
 import { withoutHash, type Identity, type IdentityDeps, type IdentityStatus } from "./stores.js";
 import { generateTotpSecret, otpauthUri } from "./totp.js";
 

@@ -4,7 +4,7 @@ import { callerSession } from "./caller.js";
 import { verifyCurrentPassword } from "./own-sessions.js";
 import { IdentityReason } from "./reasons.js";
 import { issueRecoveryCodes, useRecoveryCode } from "./recovery-codes.js";
-import { open, seal } from "./secret-box.js";
+import { open, seal } from "@payin/sealing";
 import type { IdentityDeps, IdentityStore, TotpFactor } from "./stores.js";
 import { generateTotpSecret, looksLikeTotpCode, matchTotp, otpauthUri } from "./totp.js";
 

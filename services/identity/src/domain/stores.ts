@@ -28,7 +28,7 @@ export interface StoredIdentity extends Identity {
 /** A TOTP factor: pending until `confirmedAt` is set. */
 export interface TotpFactor {
   identityUuid: string;
-  /** AES-256-GCM sealed secret (see secret-box.ts). */
+  /** AES-256-GCM sealed secret (@payin/sealing). */
   secretCiphertext: Buffer;
   confirmedAt: Date | null;
   /** Last step accepted; a step at or below it is refused. */

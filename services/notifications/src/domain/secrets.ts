@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, seal } from "./secret-box.js";
+import { open, seal } from "@payin/sealing";
 import type { SealedSecrets } from "./model.js";
 
 /** What a Standard Webhooks secret starts with. */

@@ -1,5 +1,5 @@
 import { ConfigError, int, list, oneOf, port, secret, serviceBase, type Reader } from "@payin/config";
-import { parseEncryptionKey } from "../domain/secret-box.js";
+import { parseEncryptionKey } from "@payin/sealing";
 
 /** The receivers' time to answer: 2xx within 15 s is a success. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;

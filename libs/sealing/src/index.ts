@@ -1,10 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 
 /**
- * AES-256-GCM sealing of small secrets at rest (webhook signing secrets, as
- * identity seals TOTP secrets). A sealed value is `version (1 byte) ‖ IV (12) ‖
- * tag (16) ‖ ciphertext`. The additional data binds a ciphertext to its row
- * (the endpoint's uuid), so it cannot be moved to another.
+ * AES-256-GCM sealing of small secrets at rest: identity's TOTP secrets, the
+ * notifications service's webhook signing secrets. A sealed value is
+ * `version (1 byte) ‖ IV (12) ‖ tag (16) ‖ ciphertext`. The additional data
+ * binds a ciphertext to its row (the identity's or the endpoint's uuid), so it
+ * cannot be moved to another.
  */
 const VERSION = 1;
 const IV_BYTES = 12;

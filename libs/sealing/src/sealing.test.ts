@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { open, parseEncryptionKey, seal } from "./secret-box.js";
+import { open, parseEncryptionKey, seal } from "./index.js";
 
 describe("secret box (AES-256-GCM)", () => {
   const key = randomBytes(32);
