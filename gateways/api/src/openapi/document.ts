@@ -504,8 +504,8 @@ const OPERATIONS: Record<string, Op> = {
     description:
       "The merchant's events kept for the retention period (at least 30 days), oldest first; each is the object a webhook delivers as its `data`. " +
       "Page with `after`: send the answer's next_after. When has_more is false, the same next_after later answers the events listed since, so a " +
-      "client can poll instead of (or besides) receiving webhooks; an event is listed a moment after its change, so a poller asks from a little " +
-      "behind the newest event it has and skips the ids it has seen. `type` is one type or a comma-separated list of types (each once; the parameter itself once). " +
+      "client can poll instead of (or besides) receiving webhooks. Events are listed in the order they were recorded (not always that of their ids), so " +
+      "the cursor never skips one: polling from the last next_after misses nothing. `type` is one type or a comma-separated list of types (each once; the parameter itself once). " +
       "Same access as the pay-in reads: 403 for another merchant's credential, before any lookup. webhook.test events are never listed.",
     auth: "credential",
     query: [

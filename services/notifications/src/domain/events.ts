@@ -109,7 +109,8 @@ export function plannedDeliveries(events: readonly StoredEvent[], endpoints: rea
 /**
  * Takes a batch of events: all checked first (one malformed event refuses the
  * batch, nothing written), then in one transaction the new ones are kept
- * (one already kept changes nothing), each gets its deliveries, and each
+ * (one already kept changes nothing) with the next positions of their
+ * merchants (the listing's order), each gets its deliveries, and each
  * delivery its job. Answers how many events were new.
  */
 export async function recordEvents(deps: Deps, inputs: readonly EventInput[]): Promise<number> {
@@ -134,7 +135,10 @@ export async function recordEvents(deps: Deps, inputs: readonly EventInput[]): P
   });
 }
 
-/** A merchant's events oldest first, after a cursor, of some types or one intent, kept within the retention period. */
+/**
+ * A merchant's events in the order they were recorded, after a cursor (an
+ * event id), of some types or one intent, kept within the retention period.
+ */
 export async function listEvents(
   deps: Deps,
   input: { merchantUuid: string; after: string; types: readonly string[]; intentUuid: string | undefined; limit: number },

@@ -101,7 +101,10 @@ export interface ChangeActor {
 
 export interface EventQuery {
   merchantUuid: string;
-  /** Only events after this uuid (UUIDv7 order). */
+  /**
+   * Only events recorded after this one of the merchant's listed events (by
+   * position); another id: the events whose id is greater.
+   */
   after: string | null;
   types: readonly string[];
   intentUuid: string | null;
@@ -121,11 +124,15 @@ export interface DeliveryQuery {
 }
 
 export interface EventStore {
-  /** Inserts the events no row has yet (by uuid); answers those inserted. */
+  /**
+   * Inserts the events no row has yet (by uuid), each listed one with its
+   * merchant's next position (the merchant's counter stays locked until the
+   * transaction ends); answers those inserted.
+   */
   insertNew(events: readonly StoredEvent[]): Promise<StoredEvent[]>;
   /** One event of the merchant created at or after `since`; test events only when `includeTest`. */
   get(merchantUuid: string, eventUuid: string, since: Date, includeTest: boolean): Promise<StoredEvent | null>;
-  /** Listed events (never test ones), oldest first. */
+  /** Listed events (never test ones) in the order they were recorded (their merchant's positions). */
   list(query: EventQuery): Promise<StoredEvent[]>;
   /** Deletes up to `limit` events created before `before` (with their deliveries); answers how many. */
   purge(before: Date, limit: number): Promise<number>;
