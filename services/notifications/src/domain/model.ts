@@ -37,7 +37,7 @@ export interface WebhookEndpoint {
   updatedAt: Date;
 }
 
-/** An endpoint's signing secrets, sealed (secret-box.ts) as they are kept. */
+/** An endpoint's signing secrets, sealed (@payin/sealing) as they are kept. */
 export interface SealedSecrets {
   secretSealed: Buffer;
   previousSecretSealed: Buffer | null;
