@@ -146,7 +146,9 @@ export class Rows {
       const now = new Date();
       const data = JSON.stringify({ id: eventUuid, type: "pay_in_intent.created", sequence: i + 1, merchant_uuid: this.merchantUuid });
       await this.client.query(
-        `insert into events (event_uuid, merchant_uuid, type, sequence, created_at, recorded_at, data) values ($1, $2, 'pay_in_intent.created', $3, $4, $4, $5)`,
+        // Its place in the merchant's listing after the ones before (what RecordEvents gives a new event).
+        `insert into events (event_uuid, merchant_uuid, type, sequence, created_at, recorded_at, data, position)
+         values ($1, $2, 'pay_in_intent.created', $3, $4, $4, $5, coalesce((select max(position) from events where merchant_uuid = $2), 0) + 1)`,
         [eventUuid, this.merchantUuid, i + 1, now, data],
       );
       await this.client.query(

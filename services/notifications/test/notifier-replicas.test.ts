@@ -8,7 +8,14 @@ import { newSealingKey, Rows, startNotifierProcess, startReceiver, type Notifier
 // of deliveries and another taking over its locked jobs (heartbeats every
 // 500 ms, a notifier silent for 3 s taken for dead, instead of the defaults'
 // 3 s and 15 s), and two at once.
-const FAST_SWEEP = { NOTIFIER_HEARTBEAT_MS: "500", NOTIFIER_STALE_AFTER_MS: "3000", NOTIFIER_CONCURRENCY: "16" };
+// At most 4 deliveries in flight to one endpoint: what can come twice after a kill.
+const ENDPOINT_CONCURRENCY = 4;
+const FAST_SWEEP = {
+  NOTIFIER_HEARTBEAT_MS: "500",
+  NOTIFIER_STALE_AFTER_MS: "3000",
+  NOTIFIER_CONCURRENCY: "16",
+  NOTIFIER_ENDPOINT_CONCURRENCY: String(ENDPOINT_CONCURRENCY),
+};
 const WAIT = { timeout: 90_000, interval: 100 };
 const LONG = 150_000;
 let databaseUrl: string;
@@ -64,7 +71,7 @@ describe("notifier processes", () => {
     });
     const victim = await notifier("notifier-replicas-victim");
     const { eventUuids, deliveryUuids } = await rows.events(endpointUuid, 30);
-    await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(4), WAIT);
+    await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(ENDPOINT_CONCURRENCY), WAIT);
     const { rows: locked } = await rows.query<{ n: string }>(`select count(*) as n from graphile_worker.jobs where locked_by is not null`);
     expect(Number(locked[0]!.n)).toBeGreaterThanOrEqual(1);
     await victim.kill();
@@ -76,7 +83,7 @@ describe("notifier processes", () => {
     expect(receiver.received.every((r) => r.verified)).toBe(true);
     const duplicates = [...counts.values()].filter((n) => n > 1).length;
     // Only the requests in flight at the kill can come twice: the per-endpoint limit bounds them.
-    expect(duplicates).toBeLessThanOrEqual(4);
+    expect(duplicates).toBeLessThanOrEqual(ENDPOINT_CONCURRENCY);
     await measured({ case: "sigkill mid-delivery", events: eventUuids.length, requests: receiver.received.length, delivered_twice: duplicates });
     // The dead notifier's heartbeat is gone, the heir's is there.
     const { rows: beats } = await rows.query<{ worker_id: string }>(`select worker_id from notifier_heartbeats`);

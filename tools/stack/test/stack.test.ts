@@ -244,7 +244,7 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
     expect(first, "needs the stack of the test before").toBeDefined();
     const tree = descendants(first.pid);
     const platformPids = tree.filter((pid) => /(services|gateways)\/\w+\/src\/main\.ts/.test(cmdline(pid)));
-    expect(platformPids).toHaveLength(6); // four services, two gateways
+    expect(platformPids).toHaveLength(7); // five services, two gateways
     expect(tree.some((pid) => /\/bin\/postgres /.test(cmdline(pid)))).toBe(true);
 
     // A connection of our own to the embedded PostgreSQL: it must outlive every
@@ -269,15 +269,16 @@ describe("a fresh data directory, Ctrl-C, a second start", () => {
       expect(shutdown, first.stdout).toContain(line);
       return shutdown.indexOf(line);
     };
-    const services = ["identity", "merchants", "allocation"].map((name) => at(`  ${name} stopped`));
+    const services = ["identity", "merchants", "notifications", "allocation"].map((name) => at(`  ${name} stopped`));
     expect(at("  api stopped")).toBeLessThan(at("  payins stopped"));
     expect(at("  checkout stopped")).toBeLessThan(at("  payins stopped"));
     expect(at("  observer stopped")).toBeLessThan(at("  payins stopped"));
+    expect(at("  notifier stopped")).toBeLessThan(at("  payins stopped"));
     for (const service of services) expect(at("  payins stopped")).toBeLessThan(service);
     for (const service of services) expect(service).toBeLessThan(at("  local chains stopped"));
     expect(at("  local chains stopped")).toBeLessThan(at("  PostgreSQL stopped"));
     expect(shutdown.at(-1)).toBe("stopped");
-    expect(shutdown.filter((line) => !line.startsWith("{"))).toHaveLength(11); // nothing else was reported
+    expect(shutdown.filter((line) => !line.startsWith("{"))).toHaveLength(13); // nothing else was reported
 
     // PostgreSQL ended our connection only once every platform process had ended.
     expect(await connectionEnd).toEqual([]);
