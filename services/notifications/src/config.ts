@@ -1,3 +1,4 @@
+import { dnsServers } from "./notifier/config.js";
 import { actorAssertionVerifyingKey, aes256Key, int, oneOf, port, serviceBase, serviceCredential, serviceUrl } from "@payin/config";
 
 export const configSchema = {
@@ -21,6 +22,8 @@ export const configSchema = {
    * deployment never does.
    */
   WEBHOOK_ALLOW_INSECURE_URLS: oneOf(["true", "false"] as const, "false"),
+  /** Unset: the system's resolver. Set: only these servers are asked, as the notifier asks them at delivery. */
+  WEBHOOK_DNS_SERVERS: dnsServers,
   /** How long events are kept and listed, in days (at least 30). */
   EVENT_RETENTION_DAYS: int(30, 30, 3650),
   /** How many webhook endpoints one merchant may have. */

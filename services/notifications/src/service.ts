@@ -8,7 +8,7 @@ import { merchantsV1, notificationsV1 } from "@payin/proto";
 import { appendToAuditLog, createServiceClient, domainErrorInterceptor, requestLogFields, serveService, type StartService } from "@payin/rpc";
 import type { configSchema } from "./config.js";
 import type { Deps } from "./domain/deps.js";
-import { checkWebhookUrl, type HostLookup } from "./domain/webhook-url.js";
+import { checkWebhookUrl, dnsServersLookup, type HostLookup } from "./domain/webhook-url.js";
 import { CALLERS } from "./rpc/callers.js";
 import { notificationsHandlers } from "./rpc/notifications-handlers.js";
 import { reasonCodes } from "./rpc/reason-codes.js";
@@ -100,6 +100,7 @@ export const startService: StartService<NotificationsConfig, NotificationsDeps> 
     sealingKey: config.WEBHOOK_SECRET_KEY,
     clock: deps.clock,
     allowInsecureUrls: config.WEBHOOK_ALLOW_INSECURE_URLS === "true",
+    lookup: config.WEBHOOK_DNS_SERVERS.length > 0 ? dnsServersLookup(config.WEBHOOK_DNS_SERVERS) : undefined,
     retentionDays: config.EVENT_RETENTION_DAYS,
     endpointLimit: config.WEBHOOK_ENDPOINTS_PER_MERCHANT,
   };

@@ -3,6 +3,8 @@ import { randomBytes } from "node:crypto";
 import { uuidv7 } from "@payin/ids";
 import { Code } from "@payin/rpc";
 import { expectFailure } from "@payin/testing";
+import { dnsServersLookup } from "../src/domain/webhook-url.js";
+import { startDnsTestServer } from "../src/notifier/dns-test-server.js";
 import { endpointSigningSecrets } from "../src/store/endpoint-secrets.js";
 import { ASSERTIONS, intentEvent, jobKeys, personAssertion, SEALING_KEY, startNotifications, type Harness } from "./harness.js";
 
@@ -105,6 +107,28 @@ describe("CreateWebhookEndpoint", () => {
       }
     } finally {
       await local.close();
+    }
+  });
+
+  it("resolves the URL's name with real DNS (WEBHOOK_DNS_SERVERS) and refuses names resolving to private, loopback or metadata addresses", async () => {
+    const dns = await startDnsTestServer({
+      "public.test": ["93.184.216.34"],
+      "inside.test": ["10.20.30.40"],
+      "meta.test": ["169.254.169.254"],
+      "loop.test": ["127.0.0.1"],
+      "mixed.test": ["93.184.216.34", "192.168.1.20"],
+    });
+    const resolved = await startNotifications({ lookup: dnsServersLookup([dns.address]) });
+    try {
+      const m = uuidv7();
+      expect((await resolved.client.createWebhookEndpoint({ merchantUuid: m, url: "https://public.test/hook" })).endpoint?.url).toBe("https://public.test/hook");
+      for (const url of ["https://inside.test/hook", "https://meta.test/latest/meta-data", "https://loop.test/hook", "https://mixed.test/hook", "https://nowhere.test/hook"]) {
+        await expectFailure(resolved.client.createWebhookEndpoint({ merchantUuid: m, url }), Code.InvalidArgument, "WEBHOOK_URL_INVALID");
+      }
+      expect(await resolved.rows<{ n: string }>(`select count(*) as n from webhook_endpoints where merchant_uuid = $1`, [m])).toEqual([{ n: "1" }]);
+    } finally {
+      await resolved.close();
+      await dns.close();
     }
   });
 

@@ -14,7 +14,8 @@ export function sealingKey(): Reader<Buffer> {
 }
 
 /** "host" or "host:port" items: the DNS servers receivers' names are resolved with. */
-const dnsServers = list((item) => (/^[0-9a-fA-F.:[\]]+$/.test(item) ? null : "is not an IP address (with an optional port)"));
+/** WEBHOOK_DNS_SERVERS: the DNS servers receivers' names are resolved with (the service's check at create, the notifier's at delivery). */
+export const dnsServers = list((item) => (/^[0-9a-fA-F.:[\]]+$/.test(item) ? null : "is not an IP address (with an optional port)"));
 
 /** The notifier's settings (notifier-main.ts). */
 export const notifierConfigSchema = {
