@@ -117,17 +117,34 @@ async function ephemeralLow(): Promise<number> {
 
 const PORT_FLOOR = 10_000;
 
+/** Slices of the port range handed to test workers (VITEST_POOL_ID 1, 2, …): more than any run uses. */
+const WORKER_SLICES = 8;
+/** Where this process's next port is looked for in its slice (set at the first call). */
+let cursor: number | undefined;
+
 /**
  * Finds a free TCP port on 127.0.0.1 for a server started next. It is chosen
  * below the kernel's range for outgoing connections: a port from that range,
  * free when probed, can be taken as the source port of any new connection of
- * the machine before the server binds it (EADDRINUSE). Falls back to any port.
+ * the machine before the server binds it (EADDRINUSE). A test worker
+ * (VITEST_POOL_ID) takes its ports from a slice of that range of its own, in
+ * turn from a random start: a port it was handed is bound seconds later by a
+ * process it starts, and meanwhile no other worker can probe the same port
+ * free and hand it out too (two platforms of nine processes each, started at
+ * once, did). Falls back to any port.
  */
 export async function freePort(): Promise<number> {
   const low = await ephemeralLow();
-  if (low - PORT_FLOOR >= 1_000) {
+  const span = low - PORT_FLOOR;
+  if (span >= 1_000) {
+    const worker = Number(process.env.VITEST_POOL_ID);
+    const sliced = Number.isInteger(worker) && worker >= 1;
+    const size = sliced ? Math.floor(span / WORKER_SLICES) : span;
+    const start = PORT_FLOOR + (sliced ? ((worker - 1) % WORKER_SLICES) * size : 0);
+    cursor ??= Math.floor(Math.random() * size);
     for (let attempt = 0; attempt < 100; attempt++) {
-      const port = await probePort(PORT_FLOOR + Math.floor(Math.random() * (low - PORT_FLOOR)));
+      const offset = sliced ? cursor++ % size : Math.floor(Math.random() * size);
+      const port = await probePort(start + offset);
       if (port !== null) return port;
     }
   }
