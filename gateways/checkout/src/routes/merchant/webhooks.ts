@@ -103,6 +103,18 @@ function endpointParam(ctx: Context, deps: WebhooksDeps, area: Area): string | n
   return null;
 }
 
+/**
+ * A form posted about one endpoint: its area, its fields and the endpoint's
+ * uuid; null once a page has answered instead (sign-in, CSRF, permission, a
+ * malformed uuid).
+ */
+async function endpointForm(deps: WebhooksDeps, ctx: Context) {
+  const taken = await formArea(deps, ctx, WEBHOOK_PERMISSION);
+  if (!taken) return null;
+  const uuid = endpointParam(ctx, deps, taken.area);
+  return uuid ? { ...taken, uuid } : null;
+}
+
 /** The endpoint, or null after a 404 page when the merchant has none such. */
 async function loadEndpoint(ctx: Context, deps: WebhooksDeps, area: Area, endpointUuid: string) {
   try {
@@ -324,11 +336,9 @@ export function webhookRoutes(deps: WebhooksDeps): Router {
   });
 
   router.post("/merchant/webhooks/:uuid/edit", async (ctx) => {
-    const taken = await formArea(deps, ctx, WEBHOOK_PERMISSION);
+    const taken = await endpointForm(deps, ctx);
     if (!taken) return;
-    const { area, form } = taken;
-    const uuid = endpointParam(ctx, deps, area);
-    if (!uuid) return;
+    const { area, form, uuid } = taken;
     const { values, errors } = readEndpointForm(form, { withEnabled: true });
     const shown = { uuid, url: values.url };
     if (Object.keys(errors).length > 0) return renderEndpointForm(ctx, deps, area, { values, errors }, 400, shown);
@@ -351,11 +361,9 @@ export function webhookRoutes(deps: WebhooksDeps): Router {
   });
 
   router.post("/merchant/webhooks/:uuid/enabled", async (ctx) => {
-    const taken = await formArea(deps, ctx, WEBHOOK_PERMISSION);
+    const taken = await endpointForm(deps, ctx);
     if (!taken) return;
-    const { area, form } = taken;
-    const uuid = endpointParam(ctx, deps, area);
-    if (!uuid) return;
+    const { area, form, uuid } = taken;
     const enabled = form.get("enabled");
     if (enabled !== "true" && enabled !== "false") {
       return renderAreaProblem(ctx, deps, area, 400, "Nothing was changed", "The form did not say whether to enable or disable the endpoint. Go back, reload the page and try again.", { section: "webhooks", backHref: `/merchant/webhooks/${uuid}`, backLabel: "Back to the endpoint" });
@@ -370,11 +378,9 @@ export function webhookRoutes(deps: WebhooksDeps): Router {
   });
 
   router.post("/merchant/webhooks/:uuid/rotate", async (ctx) => {
-    const taken = await formArea(deps, ctx, WEBHOOK_PERMISSION);
+    const taken = await endpointForm(deps, ctx);
     if (!taken) return;
-    const { area } = taken;
-    const uuid = endpointParam(ctx, deps, area);
-    if (!uuid) return;
+    const { area, uuid } = taken;
     let rotated;
     try {
       rotated = await deps.notifications.rotateWebhookSecret({ merchantUuid: area.merchantUuid, endpointUuid: uuid, actorAssertion: actor(area) });
@@ -397,11 +403,9 @@ export function webhookRoutes(deps: WebhooksDeps): Router {
   });
 
   router.post("/merchant/webhooks/:uuid/delete", async (ctx) => {
-    const taken = await formArea(deps, ctx, WEBHOOK_PERMISSION);
+    const taken = await endpointForm(deps, ctx);
     if (!taken) return;
-    const { area } = taken;
-    const uuid = endpointParam(ctx, deps, area);
-    if (!uuid) return;
+    const { area, uuid } = taken;
     try {
       await deps.notifications.deleteWebhookEndpoint({ merchantUuid: area.merchantUuid, endpointUuid: uuid, actorAssertion: actor(area) });
     } catch (error) {
@@ -412,11 +416,9 @@ export function webhookRoutes(deps: WebhooksDeps): Router {
   });
 
   router.post("/merchant/webhooks/:uuid/test", async (ctx) => {
-    const taken = await formArea(deps, ctx, WEBHOOK_PERMISSION);
+    const taken = await endpointForm(deps, ctx);
     if (!taken) return;
-    const { area } = taken;
-    const uuid = endpointParam(ctx, deps, area);
-    if (!uuid) return;
+    const { area, uuid } = taken;
     let sent;
     try {
       sent = await deps.notifications.sendTestEvent({ merchantUuid: area.merchantUuid, endpointUuid: uuid, actorAssertion: actor(area) });
@@ -429,11 +431,9 @@ export function webhookRoutes(deps: WebhooksDeps): Router {
   });
 
   router.post("/merchant/webhooks/:uuid/resend", async (ctx) => {
-    const taken = await formArea(deps, ctx, WEBHOOK_PERMISSION);
+    const taken = await endpointForm(deps, ctx);
     if (!taken) return;
-    const { area, form } = taken;
-    const uuid = endpointParam(ctx, deps, area);
-    if (!uuid) return;
+    const { area, form, uuid } = taken;
     const eventUuid = form.get("event_uuid") ?? "";
     if (!isUuidAnyCase(eventUuid)) return eventNotFound(ctx, deps, area);
     const event = eventUuid.toLowerCase();
@@ -447,11 +447,9 @@ export function webhookRoutes(deps: WebhooksDeps): Router {
   });
 
   router.post("/merchant/webhooks/:uuid/resend-failed", async (ctx) => {
-    const taken = await formArea(deps, ctx, WEBHOOK_PERMISSION);
+    const taken = await endpointForm(deps, ctx);
     if (!taken) return;
-    const { area, form } = taken;
-    const uuid = endpointParam(ctx, deps, area);
-    if (!uuid) return;
+    const { area, form, uuid } = taken;
     const raw = (form.get("since") ?? "").trim();
     const since = parseSince(raw, deps.now());
     if (!since) {
