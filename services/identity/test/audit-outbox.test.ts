@@ -129,7 +129,7 @@ describe("each change writes exactly one outbox row", () => {
     const token = await signIn(h, admin);
     const person = await createPerson(h, token, ["merchant_member"]);
     const first = await signIn(h, person);
-    await signIn(h, person); // a second session, to revoke
+    await signIn(h, person); // another sign-in of the person: the session to revoke
     const { sessions } = await h.client.listSessions({ ...caller(first) });
     const secondUuid = sessions.find((s) => !s.csrfToken)!.sessionUuid;
     const newPassword = `pw-${randomBytes(12).toString("base64url")}`;
